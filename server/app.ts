@@ -1,0 +1,62 @@
+import Koa from 'koa';
+import crypto from 'node:crypto';
+import type { Deps } from './deps.ts';
+import { errorMiddleware } from './http/error-middleware.ts';
+import { restApi } from './http/rest.ts';
+import { operations } from './http/routes.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import { NotFoundError } from './errors.ts';
+import { sitePages } from './http/pages/site.ts';
+
+/** Builds the Koa application from explicit dependencies; only server/main.ts listens on a port. */
+export function createApp(deps: Deps): Koa {
+  const app = new Koa();
+  app.proxy = deps.config.trustProxy;
+  const https = deps.config.publicUrl.startsWith('https:');
+  const openapi = JSON.stringify(buildOpenApi(operations, deps.config.publicUrl));
+
+  // Request id, access log and baseline security headers.
+  app.use(async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    ctx.state.requestId = crypto.randomUUID();
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'strict-origin-when-cross-origin');
+    if (https) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    try {
+      await next();
+    } finally {
+      deps.log.info('request', {
+        requestId: ctx.state.requestId,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      });
+    }
+  });
+  app.use(errorMiddleware(deps.log, deps.config.supportUrl));
+
+  app.use(async (ctx, next) => {
+    if (ctx.method === 'GET' && ctx.path === '/healthz') {
+      await deps.db.knex.raw('select 1');
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    if (ctx.method === 'GET' && ctx.path === '/openapi/v2.json') {
+      ctx.type = 'application/json';
+      ctx.body = openapi;
+      return;
+    }
+    return next();
+  });
+  app.use(restApi(deps, operations));
+  app.use(sitePages(deps));
+  app.use(async (ctx) => {
+    throw new NotFoundError(`Nothing at ${ctx.method} ${ctx.path}.`);
+  });
+  app.on('error', () => {
+    /* already logged by the error middleware */
+  });
+  return app;
+}

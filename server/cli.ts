@@ -1,0 +1,203 @@
+import { parseArgs } from 'node:util';
+import { configFromProcess, ConfigError, type Config } from './config.ts';
+import { createDeps, type Deps } from './deps.ts';
+import { openDb, migrate } from './db/connect.ts';
+import { runForever } from './main.ts';
+import { parseScopes } from './domain/keys.ts';
+import { AppError } from './errors.ts';
+
+const HELP: Record<string, string> = {
+  '': `refloop: self-hosted referral and affiliate programs
+
+Usage: refloop <command> [options]
+
+Commands:
+  serve                      Run the server (REST API, participant API, owner pages, jobs)
+  migrate                    Create or update the database schema
+  mail list                  Show the mail outbox with every link each message carries
+  team list                  List teams
+  team verify TEAM           Approve a team's verification request
+  team plan TEAM             Set a team's plan and payment method
+  team disable TEAM          Disable a team (its keys answer 403)
+  team enable TEAM           Re-enable a team
+  keys create                Create an API key (printed once)
+  keys revoke PREFIX         Revoke an API key by its prefix
+
+Configuration comes only from environment variables; see .env.example.
+Run 'refloop <command> --help' for a command's options.`,
+  serve: 'Usage: refloop serve\n\nRuns the server on PORT (default 8787) against DATABASE_URL (default ./data/refloop.db).',
+  migrate: 'Usage: refloop migrate\n\nApplies pending database migrations. Safe to run more than once.',
+  'mail list': 'Usage: refloop mail list [--to EMAIL] [--limit N] [--json]\n\nLists the outbox, newest first, including every link each message carries.',
+  'team list': 'Usage: refloop team list [--json]\n\nLists every team with its owner, plan and state.',
+  'team verify': 'Usage: refloop team verify TEAM\n\nApproves the verification of team TEAM (id), making its status VERIFIED.',
+  'team plan': 'Usage: refloop team plan TEAM --plan NAME [--payment-method on|off]\n\nPlans: TRIAL, FREE, STARTER, BUSINESS, ELITE, UNLIMITED. Only matters with BILLING=on.',
+  'team disable': 'Usage: refloop team disable TEAM\n\nDisables a team: its API keys answer 403 account disabled.',
+  'team enable': 'Usage: refloop team enable TEAM\n\nRe-enables a disabled team.',
+  'keys create': 'Usage: refloop keys create --team TEAM --scopes a,b [--programs x,y] [--label TEXT] [--json]\n\nCreates an API key and prints it once. It cannot be shown again.',
+  'keys revoke': 'Usage: refloop keys revoke PREFIX\n\nRevokes the API key whose display prefix is PREFIX (for example sk_AbCdEfGh).',
+};
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' },
+  to: { type: 'string' },
+  limit: { type: 'string' },
+  plan: { type: 'string' },
+  'payment-method': { type: 'string' },
+  team: { type: 'string' },
+  scopes: { type: 'string' },
+  programs: { type: 'string' },
+  label: { type: 'string' },
+} as const;
+
+type Out = { log(s: string): void; error(s: string): void };
+
+/** Runs one CLI command and returns the exit code (0 ok, 1 failure, 2 usage). */
+export async function main(argv: string[], out: Out = console, loadConfig: () => Config = configFromProcess): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    out.error(`${(err as Error).message}\n\n${HELP['']}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [cmd = '', sub = '', arg] = positionals;
+  const two = `${cmd} ${sub}`;
+  const helpKey = HELP[two] ? two : HELP[cmd] ? cmd : '';
+  if (values.help || cmd === '' || cmd === 'help') {
+    out.log(HELP[helpKey]!);
+    return 0;
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      out.error(err.message);
+      return 1;
+    }
+    throw err;
+  }
+  if (cmd === 'serve') {
+    await runForever(config);
+    return 0;
+  }
+  if (cmd === 'migrate') {
+    const db = openDb(config.database);
+    try {
+      await migrate(db);
+      out.log('Database is up to date.');
+    } finally {
+      await db.knex.destroy();
+    }
+    return 0;
+  }
+  if (!HELP[two]) {
+    out.error(`Unknown command: ${positionals.join(' ')}\n\n${HELP['']}`);
+    return 2;
+  }
+  const deps = await createDeps({ ...config, logLevel: 'silent' } as Config);
+  try {
+    return await run(two, arg, values, deps, out);
+  } catch (err) {
+    if (err instanceof AppError) {
+      out.error(err.message);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await deps.close();
+  }
+}
+
+async function run(cmd: string, arg: string | undefined, values: Record<string, string | boolean | undefined>, deps: Deps, out: Out): Promise<number> {
+  const need = (what: string): string | null => {
+    if (arg) return arg;
+    out.error(`Missing ${what}.\n\n${HELP[cmd]}`);
+    return null;
+  };
+  switch (cmd) {
+    case 'mail list': {
+      const limit = values.limit ? Number(values.limit) : 50;
+      const messages = await deps.mailer.list({ to: values.to as string | undefined, limit });
+      if (values.json) out.log(JSON.stringify(messages, null, 2));
+      else if (messages.length === 0) out.log('The outbox is empty.');
+      else
+        for (const m of messages) {
+          out.log(`${new Date(m.createdAt).toISOString()}  ${m.status.padEnd(6)}  to ${m.to}\n  ${m.subject}`);
+          for (const link of m.links) out.log(`  ${link}`);
+          out.log('');
+        }
+      return 0;
+    }
+    case 'team list': {
+      const teams = await deps.teams.list();
+      if (values.json) out.log(JSON.stringify(teams, null, 2));
+      else if (teams.length === 0) out.log('No teams yet.');
+      else
+        for (const t of teams)
+          out.log(`${t.id}  ${String(t.name)}  owner=${t.ownerEmail ?? '-'}  verified-email=${t.ownerEmailVerified}  verification=${t.verificationStatus}  plan=${t.plan}${t.disabled ? '  DISABLED' : ''}`);
+      return 0;
+    }
+    case 'team verify': {
+      const id = need('TEAM');
+      if (!id) return 2;
+      const team = await deps.teams.approveVerification(id);
+      out.log(`Team ${id} is ${team.verificationStatus}.`);
+      return 0;
+    }
+    case 'team plan': {
+      const id = need('TEAM');
+      if (!id) return 2;
+      if (!values.plan) {
+        out.error(`Missing --plan.\n\n${HELP[cmd]}`);
+        return 2;
+      }
+      const pm = values['payment-method'];
+      if (pm !== undefined && pm !== 'on' && pm !== 'off') {
+        out.error('--payment-method takes on or off.');
+        return 2;
+      }
+      await deps.teams.setPlan(id, String(values.plan).toUpperCase(), pm === undefined ? undefined : pm === 'on');
+      out.log(`Team ${id} is on plan ${String(values.plan).toUpperCase()}${pm ? ` with payment method ${pm}` : ''}.`);
+      return 0;
+    }
+    case 'team disable':
+    case 'team enable': {
+      const id = need('TEAM');
+      if (!id) return 2;
+      await deps.teams.setDisabled(id, cmd === 'team disable');
+      out.log(`Team ${id} is ${cmd === 'team disable' ? 'disabled' : 'enabled'}.`);
+      return 0;
+    }
+    case 'keys create': {
+      if (!values.team || !values.scopes) {
+        out.error(`Missing --team or --scopes.\n\n${HELP[cmd]}`);
+        return 2;
+      }
+      const team = await deps.db.knex('teams').where({ id: values.team }).first('id');
+      if (!team) {
+        out.error(`No team ${values.team}.`);
+        return 1;
+      }
+      const scopes = parseScopes(String(values.scopes));
+      const programIds = values.programs ? String(values.programs).split(',').map((s) => s.trim()).filter(Boolean) : null;
+      const key = await deps.keys.create(deps.db.knex, { teamId: String(values.team), scopes, programIds, origin: 'CLI', label: (values.label as string) ?? 'CLI' });
+      if (values.json) out.log(JSON.stringify({ apiKey: key.secret, prefix: key.prefix, scopes, programIds }));
+      else out.log(`${key.secret}\n\nThis key is shown once. Its prefix is ${key.prefix}.`);
+      return 0;
+    }
+    case 'keys revoke': {
+      const prefix = need('PREFIX');
+      if (!prefix) return 2;
+      if (!(await deps.keys.revokeByPrefix(prefix))) {
+        out.error(`No active key with prefix ${prefix}.`);
+        return 1;
+      }
+      out.log(`Key ${prefix} is revoked.`);
+      return 0;
+    }
+  }
+  return 2;
+}

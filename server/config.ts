@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import path from 'node:path';
+
+// The one module that reads the environment. Everything else receives a frozen Config.
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'on' || v === 'yes');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['production', 'development', 'test']).default('development'),
+  PORT: int(0, 65535).default(8787),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z.string().min(1).optional(),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ALLOW_HTTP_PUBLIC_URL: bool.default(false),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().min(3).optional(),
+  BILLING: z.enum(['on', 'off']).default('off'),
+  TRUST_PROXY: bool.default(false),
+  TLS_CERT: z.string().optional(),
+  TLS_KEY: z.string().optional(),
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  SECRET_KEY: z.string().min(32, 'SECRET_KEY must be at least 32 characters').optional(),
+  SUPPORT_URL: z.url().optional(),
+  TERMS_VERSION: z.string().min(1).default('2026-01-01'),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  JOBS: bool.default(true),
+  JOB_POLL_MS: int(10, 3_600_000).default(1000),
+  RATE_LIMIT_STORE: z.enum(['database', 'memory']).default('database'),
+  RATE_LIMIT_SECOND: int(1, 1e9).default(50),
+  RATE_LIMIT_SECOND_WINDOW: int(1, 3600).default(5),
+  RATE_LIMIT_MINUTE: int(1, 1e9).default(400),
+  RATE_LIMIT_HOUR: int(1, 1e9).default(20_000),
+  RATE_LIMIT_IP_PER_MINUTE: int(1, 1e9).default(1200),
+  CONCURRENCY_PER_IP: int(1, 1e6).default(3),
+  WRITE_SLOWDOWN_AFTER: int(0, 1e9).default(60),
+  WRITE_SLOWDOWN_STEP_MS: int(0, 60_000).default(100),
+  ACCOUNT_CREATION_PER_HOUR: int(1, 1e9).default(5),
+  VERIFICATION_EMAIL_PER_HOUR: int(1, 1e9).default(3),
+  SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
+});
+
+/** Validated, frozen runtime configuration. */
+export interface Config {
+  env: 'production' | 'development' | 'test';
+  port: number;
+  host: string;
+  dataDir: string;
+  database: { client: 'better-sqlite3'; filename: string } | { client: 'pg'; url: string };
+  publicUrl: string;
+  secureCookies: boolean;
+  smtpUrl: string | null;
+  mailFrom: string;
+  billing: boolean;
+  trustProxy: boolean;
+  tls: { cert: string; key: string } | null;
+  webhookAllowPrivate: boolean;
+  secretKey: string | null;
+  supportUrl: string | null;
+  termsVersion: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  jobs: { enabled: boolean; pollMs: number };
+  limits: {
+    store: 'database' | 'memory';
+    second: { points: number; windowSeconds: number };
+    minute: number;
+    hour: number;
+    ipPerMinute: number;
+    concurrencyPerIp: number;
+    writeSlowdownAfter: number;
+    writeSlowdownStepMs: number;
+    accountCreationPerHour: number;
+    verificationEmailPerHour: number;
+  };
+  shutdownGraceMs: number;
+}
+
+/** Thrown when the environment is invalid; its message lists every problem, one per line. */
+export class ConfigError extends Error {}
+
+/** Parses a DATABASE_URL into a knex client choice; anything not postgres is a SQLite file path. */
+function parseDatabase(url: string | undefined, dataDir: string): Config['database'] {
+  if (!url) return { client: 'better-sqlite3', filename: path.resolve(dataDir, 'refloop.db') };
+  if (/^postgres(ql)?:\/\//.test(url)) return { client: 'pg', url };
+  const file = url.replace(/^sqlite:(\/\/)?/, '').replace(/^file:(\/\/)?/, '');
+  if (!file) throw new ConfigError('DATABASE_URL: expected postgres://… or a SQLite file path');
+  return { client: 'better-sqlite3', filename: file === ':memory:' ? file : path.resolve(file) };
+}
+
+/** Reads and validates configuration from an environment map (process.env in production). */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'env'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  if ((e.TLS_CERT && !e.TLS_KEY) || (!e.TLS_CERT && e.TLS_KEY)) {
+    throw new ConfigError('Invalid configuration:\n  TLS_CERT and TLS_KEY must be set together');
+  }
+  const publicUrl = (e.PUBLIC_URL ?? `${e.TLS_CERT ? 'https' : 'http'}://localhost:${e.PORT}`).replace(/\/+$/, '');
+  const https = publicUrl.startsWith('https:');
+  if (e.NODE_ENV === 'production' && !https && !e.ALLOW_HTTP_PUBLIC_URL) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PUBLIC_URL must be https:// in production (set ALLOW_HTTP_PUBLIC_URL=true to run over plain HTTP on purpose)',
+    );
+  }
+  const host = new URL(publicUrl).hostname;
+  const config: Config = {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    database: parseDatabase(e.DATABASE_URL, e.DATA_DIR),
+    publicUrl,
+    secureCookies: https,
+    smtpUrl: e.SMTP_URL ?? null,
+    mailFrom: e.MAIL_FROM ?? `refloop <no-reply@${host}>`,
+    billing: e.BILLING === 'on',
+    trustProxy: e.TRUST_PROXY,
+    tls: e.TLS_CERT && e.TLS_KEY ? { cert: e.TLS_CERT, key: e.TLS_KEY } : null,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    secretKey: e.SECRET_KEY ?? null,
+    supportUrl: e.SUPPORT_URL ?? null,
+    termsVersion: e.TERMS_VERSION,
+    logLevel: e.LOG_LEVEL,
+    jobs: { enabled: e.JOBS, pollMs: e.JOB_POLL_MS },
+    limits: {
+      store: e.RATE_LIMIT_STORE,
+      second: { points: e.RATE_LIMIT_SECOND, windowSeconds: e.RATE_LIMIT_SECOND_WINDOW },
+      minute: e.RATE_LIMIT_MINUTE,
+      hour: e.RATE_LIMIT_HOUR,
+      ipPerMinute: e.RATE_LIMIT_IP_PER_MINUTE,
+      concurrencyPerIp: e.CONCURRENCY_PER_IP,
+      writeSlowdownAfter: e.WRITE_SLOWDOWN_AFTER,
+      writeSlowdownStepMs: e.WRITE_SLOWDOWN_STEP_MS,
+      accountCreationPerHour: e.ACCOUNT_CREATION_PER_HOUR,
+      verificationEmailPerHour: e.VERIFICATION_EMAIL_PER_HOUR,
+    },
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}
+
+/** The process environment, read here and nowhere else. */
+export function configFromProcess(): Config {
+  return loadConfig(process.env);
+}

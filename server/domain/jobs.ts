@@ -1,0 +1,152 @@
+import os from 'node:os';
+import type { Knex } from 'knex';
+import type { Db } from '../db/connect.ts';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import { newId } from '../crypto.ts';
+
+/** A job handler; throwing schedules a retry with backoff until max attempts. */
+export type JobHandler = (payload: any, ctx: { jobId: string; attempt: number }) => Promise<void>;
+
+/** Options for one enqueued job. */
+export interface EnqueueOptions {
+  runAt?: number;
+  uniqueKey?: string;
+  maxAttempts?: number;
+}
+
+const LEASE_MS = 5 * 60_000;
+
+/**
+ * The durable job table and its runner. Enqueue inside the caller's transaction so a job exists
+ * exactly when its cause committed. On PostgreSQL claims use FOR UPDATE SKIP LOCKED so several
+ * processes share the table; a job whose lease expired (crashed process) is claimed again.
+ */
+export class Jobs {
+  readonly #handlers = new Map<string, JobHandler>();
+  readonly #workerId = `${os.hostname()}:${process.pid}:${newId(6)}`;
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<number> | null = null;
+  #stopped = true;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly pollMs: number,
+  ) {}
+
+  /** Registers the handler of one job type. */
+  register(type: string, handler: JobHandler): void {
+    this.#handlers.set(type, handler);
+  }
+
+  /** Adds a job; with `uniqueKey` a second enqueue of the same key is a no-op. */
+  async enqueue(q: Knex | Knex.Transaction, type: string, payload: unknown, opts: EnqueueOptions = {}): Promise<void> {
+    const now = this.clock.now();
+    const row = {
+      id: newId(),
+      type,
+      payload: JSON.stringify(payload ?? null),
+      unique_key: opts.uniqueKey ?? null,
+      status: 'QUEUED',
+      run_at: opts.runAt ?? now,
+      attempts: 0,
+      max_attempts: opts.maxAttempts ?? 10,
+      created_at: now,
+      updated_at: now,
+    };
+    if (opts.uniqueKey) await q('jobs').insert(row).onConflict('unique_key').ignore();
+    else await q('jobs').insert(row);
+  }
+
+  /** Claims and runs every job due now (by the injected clock); returns how many ran. */
+  async runDue(batch = 20): Promise<number> {
+    if (this.#running) await this.#running.catch(() => 0);
+    this.#running = this.#drain(batch);
+    try {
+      return await this.#running;
+    } finally {
+      this.#running = null;
+    }
+  }
+
+  async #drain(batch: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const claimed = await this.#claim(batch);
+      if (claimed.length === 0) return total;
+      for (const job of claimed) await this.#execute(job);
+      total += claimed.length;
+    }
+  }
+
+  async #claim(batch: number): Promise<any[]> {
+    const now = this.clock.now();
+    const lock = this.db.dialect === 'pg' ? 'FOR UPDATE SKIP LOCKED' : '';
+    const result = await this.db.knex.raw(
+      `UPDATE jobs SET status = 'RUNNING', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
+       WHERE id IN (SELECT id FROM jobs
+                    WHERE (status = 'QUEUED' AND run_at <= ?) OR (status = 'RUNNING' AND locked_until < ?)
+                    ORDER BY run_at LIMIT ? ${lock})
+       RETURNING id, type, payload, attempts, max_attempts`,
+      [this.#workerId, now + LEASE_MS, now, now, now, batch],
+    );
+    return this.db.dialect === 'pg' ? result.rows : result;
+  }
+
+  async #execute(job: { id: string; type: string; payload: string; attempts: number; max_attempts: number }): Promise<void> {
+    const handler = this.#handlers.get(job.type);
+    try {
+      if (!handler) throw new Error(`no handler for job type ${job.type}`);
+      await handler(JSON.parse(job.payload), { jobId: job.id, attempt: Number(job.attempts) });
+      await this.db.knex('jobs').where({ id: job.id }).update({ status: 'DONE', locked_by: null, locked_until: null, updated_at: this.clock.now() });
+    } catch (err) {
+      const attempts = Number(job.attempts);
+      const final = attempts >= Number(job.max_attempts);
+      // Exponential backoff: 10 s, 20 s, 40 s … capped at 1 h.
+      const delay = Math.min(3_600_000, 10_000 * 2 ** (attempts - 1));
+      this.log.warn('job failed', { jobId: job.id, type: job.type, attempt: attempts, final, error: String((err as Error)?.message ?? err) });
+      await this.db
+        .knex('jobs')
+        .where({ id: job.id })
+        .update({
+          status: final ? 'FAILED' : 'QUEUED',
+          run_at: this.clock.now() + delay,
+          locked_by: null,
+          locked_until: null,
+          last_error: String((err as Error)?.message ?? err).slice(0, 2000),
+          updated_at: this.clock.now(),
+        });
+    }
+  }
+
+  /** Starts polling; `kick()` runs a pass at once. */
+  start(): void {
+    this.#stopped = false;
+    const tick = async () => {
+      if (this.#stopped) return;
+      try {
+        await this.runDue();
+      } catch (err) {
+        this.log.error('job runner pass failed', { error: String((err as Error)?.message ?? err) });
+      }
+      if (!this.#stopped) this.#timer = setTimeout(tick, this.pollMs);
+    };
+    this.#timer = setTimeout(tick, 0);
+  }
+
+  /** Asks a started runner to look for work now (after a commit that enqueued something). */
+  kick(): void {
+    if (this.#stopped || this.#running) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.start();
+  }
+
+  /** Stops polling and waits for the pass in progress. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    if (this.#running) await this.#running.catch(() => 0);
+  }
+}

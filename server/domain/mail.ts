@@ -1,0 +1,114 @@
+import type { Knex } from 'knex';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Db } from '../db/connect.ts';
+import type { Clock } from '../clock.ts';
+import type { Jobs } from './jobs.ts';
+import { newId } from '../crypto.ts';
+
+/** One message to send. */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  kind: string;
+  teamId?: string | null;
+}
+
+/** A message as stored in the outbox. */
+export interface OutboxMessage {
+  id: string;
+  to: string;
+  from: string;
+  subject: string;
+  text: string;
+  html: string | null;
+  links: string[];
+  kind: string;
+  status: string;
+  transport: string;
+  createdAt: number;
+  sentAt: number | null;
+}
+
+const LINK = /https?:\/\/[^\s<>"')]+/g;
+
+/**
+ * The one mailer. Every message is written to the database outbox in the caller's transaction.
+ * Without SMTP_URL the outbox is the transport (read it with `refloop mail list` or /_dev/mail);
+ * with SMTP_URL a durable job delivers it through nodemailer and retries on failure.
+ */
+export class Mailer {
+  readonly #transport: Transporter | null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly jobs: Jobs,
+    private readonly from: string,
+    smtpUrl: string | null,
+  ) {
+    this.#transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : null;
+    jobs.register('mail.deliver', async ({ id }: { id: string }) => this.#deliver(id));
+  }
+
+  /** Queues a message in the given transaction (or directly). */
+  async send(q: Knex | Knex.Transaction, msg: MailMessage): Promise<string> {
+    const id = newId();
+    const links = [...new Set([...(msg.text.match(LINK) ?? []), ...((msg.html ?? '').match(LINK) ?? [])])];
+    await q('mail_outbox').insert({
+      id,
+      to: msg.to,
+      from: this.from,
+      subject: msg.subject,
+      text: msg.text,
+      html: msg.html ?? null,
+      links: JSON.stringify(links),
+      kind: msg.kind,
+      team_id: msg.teamId ?? null,
+      status: this.#transport ? 'QUEUED' : 'OUTBOX',
+      transport: this.#transport ? 'smtp' : 'outbox',
+      created_at: this.clock.now(),
+    });
+    if (this.#transport) await this.jobs.enqueue(q, 'mail.deliver', { id }, { maxAttempts: 8 });
+    return id;
+  }
+
+  async #deliver(id: string): Promise<void> {
+    const row = await this.db.knex('mail_outbox').where({ id }).first();
+    if (!row || row.status === 'SENT' || !this.#transport) return;
+    try {
+      await this.#transport.sendMail({ from: row.from, to: row.to, subject: row.subject, text: row.text, html: row.html ?? undefined });
+      await this.db.knex('mail_outbox').where({ id }).update({ status: 'SENT', sent_at: this.clock.now(), error: null });
+    } catch (err) {
+      await this.db.knex('mail_outbox').where({ id }).update({ status: 'FAILED', error: String((err as Error).message).slice(0, 1000) });
+      throw err;
+    }
+  }
+
+  /** Lists the outbox, newest first. */
+  async list(filter: { to?: string; limit?: number } = {}): Promise<OutboxMessage[]> {
+    let q = this.db.knex('mail_outbox').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(filter.limit ?? 100);
+    if (filter.to) q = q.where('to', filter.to.toLowerCase());
+    const rows = await q;
+    return rows.map((r: any) => ({
+      id: r.id,
+      to: r.to,
+      from: r.from,
+      subject: r.subject,
+      text: r.text,
+      html: r.html,
+      links: JSON.parse(r.links),
+      kind: r.kind,
+      status: r.status,
+      transport: r.transport,
+      createdAt: Number(r.created_at),
+      sentAt: r.sent_at == null ? null : Number(r.sent_at),
+    }));
+  }
+
+  /** Closes the SMTP pool. */
+  close(): void {
+    this.#transport?.close();
+  }
+}

@@ -1,0 +1,151 @@
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterSQLite, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/connect.ts';
+import { RateLimitedError, UnavailableError } from '../errors.ts';
+
+/** One team policy of the spec's Limits table. */
+interface Policy {
+  /** Header word: Second | Minute | Hour. */
+  word: 'Second' | 'Minute' | 'Hour';
+  /** `policyName` on a 429. */
+  name: 'SECOND' | 'MINUTE' | 'HOUR';
+  points: number;
+  windowSeconds: number;
+  limiter: RateLimiterAbstract;
+}
+
+/** Result of charging the team budget: headers to send, and the error to throw when over. */
+export interface TeamCharge {
+  headers: Record<string, string>;
+  error: RateLimitedError | null;
+}
+
+const HEADER_PREFIXES = ['Service', 'GrowSurf'] as const;
+
+/**
+ * Every REST limit: the per-IP public budget, the per-team second/minute/hour policies, the write
+ * slowdown counter, account-creation and verification-email limits (all through rate-limiter-flexible,
+ * in the database so several processes share one budget, or in memory), plus per-process counters
+ * for concurrent requests per IP and identical requests in flight.
+ */
+export class Limits {
+  readonly policies: Policy[];
+  readonly #ip: RateLimiterAbstract;
+  readonly #writes: RateLimiterAbstract;
+  readonly accountCreation: RateLimiterAbstract;
+  readonly verificationEmail: RateLimiterAbstract;
+  readonly #inFlightPerIp = new Map<string, number>();
+  readonly #inFlightRequests = new Set<string>();
+
+  constructor(
+    private readonly config: Config,
+    db: Db,
+  ) {
+    const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract => {
+      const base = { keyPrefix, points, duration };
+      if (config.limits.store === 'memory') return new RateLimiterMemory(base);
+      const store = { ...base, storeClient: db.knex, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: false };
+      return db.dialect === 'pg' ? new RateLimiterPostgres(store as any) : new RateLimiterSQLite(store as any);
+    };
+    const l = config.limits;
+    this.policies = [
+      { word: 'Second', name: 'SECOND', points: l.second.points, windowSeconds: l.second.windowSeconds, limiter: make('t5s', l.second.points, l.second.windowSeconds) },
+      { word: 'Minute', name: 'MINUTE', points: l.minute, windowSeconds: 60, limiter: make('t1m', l.minute, 60) },
+      { word: 'Hour', name: 'HOUR', points: l.hour, windowSeconds: 3600, limiter: make('t1h', l.hour, 3600) },
+    ];
+    this.#ip = make('ip', l.ipPerMinute, 60);
+    this.#writes = make('wr', Number.MAX_SAFE_INTEGER, 60);
+    this.accountCreation = make('acct', l.accountCreationPerHour, 3600);
+    this.verificationEmail = make('vmail', l.verificationEmailPerHour, 3600);
+  }
+
+  /** Charges the public per-IP budget (before authentication); standard headers describe only it. */
+  async chargeIp(ip: string): Promise<{ headers: Record<string, string>; error: RateLimitedError | null }> {
+    const points = this.config.limits.ipPerMinute;
+    const res = await consume(this.#ip, ip);
+    const reset = Math.max(0, Math.ceil(res.res.msBeforeNext / 1000));
+    const headers: Record<string, string> = {
+      'RateLimit-Policy': `"ip";q=${points};w=60`,
+      RateLimit: `"ip";r=${Math.max(0, res.res.remainingPoints)};t=${reset}`,
+    };
+    if (!res.over) return { headers, error: null };
+    headers['Retry-After'] = String(Math.max(1, reset));
+    return { headers, error: new RateLimitedError('IP', 'Too many requests from this network address. Slow down and retry later.', headers) };
+  }
+
+  /** Charges the team's second/minute/hour budgets (after authentication). */
+  async chargeTeam(teamId: string): Promise<TeamCharge> {
+    const results = await Promise.all(this.policies.map((p) => consume(p.limiter, teamId)));
+    const headers: Record<string, string> = {};
+    const policyParts: string[] = [];
+    const stateParts: string[] = [];
+    let hit: { policy: Policy; ms: number } | null = null;
+    results.forEach(({ res, over }, i) => {
+      const p = this.policies[i]!;
+      const remaining = Math.max(0, res.remainingPoints);
+      const reset = Math.max(0, Math.ceil(res.msBeforeNext / 1000));
+      const token = p.word.toLowerCase();
+      policyParts.push(`"${token}";q=${p.points};w=${p.windowSeconds}`);
+      stateParts.push(`"${token}";r=${remaining};t=${reset}`);
+      for (const prefix of HEADER_PREFIXES) {
+        headers[`${prefix}-RateLimit-${p.word}-Limit`] = String(p.points);
+        headers[`${prefix}-RateLimit-${p.word}-Remaining`] = String(remaining);
+      }
+      if (over && (!hit || res.msBeforeNext > hit.ms)) hit = { policy: p, ms: res.msBeforeNext };
+      if (over) for (const prefix of HEADER_PREFIXES) headers[`${prefix}-Retry-After-${p.word}-Milliseconds`] = String(Math.max(1, Math.ceil(res.msBeforeNext)));
+    });
+    headers['RateLimit-Policy'] = policyParts.join(', ');
+    headers.RateLimit = stateParts.join(', ');
+    if (!hit) return { headers, error: null };
+    const h = hit as { policy: Policy; ms: number };
+    headers['Retry-After'] = String(Math.max(1, Math.ceil(h.ms / 1000)));
+    return {
+      headers,
+      error: new RateLimitedError(h.policy.name, `Rate limit exceeded for the ${h.policy.word.toLowerCase()} policy. Retry after ${headers['Retry-After']} seconds.`, headers),
+    };
+  }
+
+  /** Counts a write for the team and returns the slowdown delay: (n − threshold) × step ms. */
+  async writeDelay(teamId: string): Promise<number> {
+    const { res } = await consume(this.#writes, teamId);
+    const over = res.consumedPoints - this.config.limits.writeSlowdownAfter;
+    return over > 0 ? over * this.config.limits.writeSlowdownStepMs : 0;
+  }
+
+  /** Marks one more request in flight for an IP; false when it would pass the concurrency cap. */
+  enterIp(ip: string): boolean {
+    const n = this.#inFlightPerIp.get(ip) ?? 0;
+    if (n >= this.config.limits.concurrencyPerIp) return false;
+    this.#inFlightPerIp.set(ip, n + 1);
+    return true;
+  }
+
+  /** Releases a slot taken by `enterIp`. */
+  leaveIp(ip: string): void {
+    const n = (this.#inFlightPerIp.get(ip) ?? 1) - 1;
+    if (n <= 0) this.#inFlightPerIp.delete(ip);
+    else this.#inFlightPerIp.set(ip, n);
+  }
+
+  /** Registers an in-flight request fingerprint; false when an identical one is already running. */
+  enterRequest(fingerprint: string): boolean {
+    if (this.#inFlightRequests.has(fingerprint)) return false;
+    this.#inFlightRequests.add(fingerprint);
+    return true;
+  }
+
+  /** Releases a fingerprint taken by `enterRequest`. */
+  leaveRequest(fingerprint: string): void {
+    this.#inFlightRequests.delete(fingerprint);
+  }
+}
+
+/** Consumes one point; a rejection is "over", a store failure is a 503 (never an accidental allow or a 500). */
+export async function consume(limiter: RateLimiterAbstract, key: string): Promise<{ res: RateLimiterRes; over: boolean }> {
+  try {
+    return { res: await limiter.consume(key, 1), over: false };
+  } catch (err) {
+    if (err instanceof RateLimiterRes) return { res: err, over: true };
+    throw new UnavailableError('Rate limiting is temporarily unavailable. Try again shortly.');
+  }
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { Operation } from './operation.ts';
+import { errorBody } from '../../shared/schemas/common.ts';
+import { SCOPES, SCOPE_DESCRIPTIONS } from '../../shared/scopes.ts';
+
+/** Converts a zod schema to a JSON Schema (2020-12, as OpenAPI 3.1 uses), references under components. */
+function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+/** Rewrites `/campaign/:id` into `/campaign/{id}`. */
+function openapiPath(path: string): { path: string; params: string[] } {
+  const params: string[] = [];
+  const out = path.replace(/:([A-Za-z0-9_]+)/g, (_, p: string) => {
+    params.push(p);
+    return `{${p}}`;
+  });
+  return { path: out, params };
+}
+
+/** The OpenAPI 3.1 document of the REST API, generated from the routes table and its zod schemas. */
+export function buildOpenApi(operations: Operation[], serverUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const errorRef = { $ref: '#/components/schemas/Error' };
+  const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorRef } } });
+  for (const op of operations) {
+    const { path, params } = openapiPath(op.path);
+    const entry: Record<string, unknown> = {
+      operationId: op.name,
+      summary: op.summary,
+      'x-refloop-id': op.id,
+      parameters: params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      responses: {
+        200: { description: 'Success', content: { 'application/json': { schema: schemaOf(op.response, 'output') } } },
+        400: errorResponse('Invalid request'),
+        403: errorResponse('Not authorized, email not verified, account disabled or paid plan required'),
+        409: errorResponse('An identical request is already in progress'),
+        429: errorResponse('Rate limited'),
+      },
+    };
+    if (op.access === 'public') {
+      entry.security = [];
+    } else {
+      entry.security = [{ bearerAuth: op.access.scopes }];
+      entry['x-scopes'] = op.access.scopes;
+    }
+    if (op.query) {
+      const q = schemaOf(op.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+      for (const [name, schema] of Object.entries(q.properties ?? {})) {
+        (entry.parameters as unknown[]).push({ name, in: 'query', required: q.required?.includes(name) ?? false, schema });
+      }
+    }
+    if (op.body) entry.requestBody = { required: false, content: { 'application/json': { schema: schemaOf(op.body, 'input') } } };
+    paths[path] = { ...(paths[path] ?? {}), [op.method.toLowerCase()]: entry };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'refloop REST API',
+      version: '2.0.0',
+      description:
+        'Wire-compatible with the GrowSurf REST API v2. Every response other than 200 is an error object. Fields marked as refloop extensions are additions that never change an existing field.',
+    },
+    servers: [{ url: `${serverUrl}/v2` }],
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `API key. Scopes: ${SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join('; ')}`,
+        },
+      },
+      schemas: { Error: schemaOf(errorBody, 'output') },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,59 @@
+import type { z } from 'zod';
+import type { Scope } from '../../shared/scopes.ts';
+import type { Deps } from '../deps.ts';
+import type { KeyRecord } from '../domain/keys.ts';
+
+/** HTTP methods the REST API uses. */
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** What a handler receives: validated input and the caller, never the Koa context. */
+export interface OperationInput<B, Q> {
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  /** The authenticated key; null only on public operations. */
+  auth: KeyRecord | null;
+  ip: string;
+  deps: Deps;
+}
+
+/** One REST operation: the single place its path, scope, schemas and handler are declared. */
+export interface Operation<B = any, Q = any, R = any> {
+  /** Identifier from rest-v2 §3.0 (T1, C2 …). */
+  id: string;
+  /** Schema-style name, `resource.action`. */
+  name: string;
+  method: Method;
+  /** Path under /v2, in @koa/router syntax. */
+  path: string;
+  /** `public` must be written out: an operation that declares neither fails at start-up. */
+  access: { scopes: Scope[]; extraScopes?: (body: B) => Scope[] } | 'public';
+  /** Works with a key that is locked until the owner verifies their email. */
+  allowWhileLocked?: boolean;
+  /** Route parameter holding a program id, checked against the key's program grants. */
+  programParam?: string;
+  summary: string;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  response: z.ZodType<R>;
+  handler(input: OperationInput<B, Q>): Promise<R>;
+}
+
+/** Declares an operation with inferred body/query/response types. */
+export function operation<B, Q, R>(op: Operation<B, Q, R>): Operation<B, Q, R> {
+  return op;
+}
+
+/** Fails start-up when an operation is missing its access declaration or duplicates another. */
+export function assertOperationsDeclared(ops: Operation[]): void {
+  const seen = new Set<string>();
+  for (const op of ops) {
+    const where = `${op.method} ${op.path} (${op.id})`;
+    if (op.access !== 'public' && (!op.access || !Array.isArray(op.access.scopes) || op.access.scopes.length === 0)) {
+      throw new Error(`Route ${where} declares no scope; declare its scopes or 'public'.`);
+    }
+    const key = `${op.method} ${op.path}`;
+    if (seen.has(key)) throw new Error(`Route ${where} is declared twice.`);
+    seen.add(key);
+  }
+}

@@ -1,0 +1,58 @@
+import http from 'node:http';
+import https from 'node:https';
+import fs from 'node:fs';
+import type { Config } from './config.ts';
+import { createDeps, type Deps } from './deps.ts';
+import { createApp } from './app.ts';
+
+/** A running server: its address and a graceful stop. */
+export interface Running {
+  url: string;
+  deps: Deps;
+  server: http.Server;
+  stop(): Promise<void>;
+}
+
+/** Builds everything, listens on the configured port and runs the job runner. */
+export async function serve(config: Config): Promise<Running> {
+  const deps = await createDeps(config);
+  const app = createApp(deps);
+  const server = config.tls
+    ? https.createServer({ cert: fs.readFileSync(config.tls.cert), key: fs.readFileSync(config.tls.key) }, app.callback())
+    : http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  if (config.jobs.enabled) deps.jobs.start();
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `${config.tls ? 'https' : 'http'}://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Stop accepting, let in-flight requests finish (up to the grace period), then close the rest.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      await closed;
+      clearTimeout(timer);
+      await deps.close();
+    })());
+  return { url, deps, server, stop };
+}
+
+/** `refloop serve`: runs until SIGTERM or SIGINT, then drains and exits cleanly. */
+export async function runForever(config: Config): Promise<void> {
+  const running = await serve(config);
+  running.deps.log.info('listening', { url: running.url, publicUrl: config.publicUrl, database: config.database.client });
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: string) => {
+      running.deps.log.info('shutting down', { signal });
+      running.stop().then(resolve, resolve);
+    };
+    process.once('SIGTERM', () => onSignal('SIGTERM'));
+    process.once('SIGINT', () => onSignal('SIGINT'));
+  });
+}
