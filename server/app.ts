@@ -7,6 +7,7 @@ import { operations } from './http/routes.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { NotFoundError } from './errors.ts';
 import { sitePages } from './http/pages/site.ts';
+import { verifyPage } from './http/pages/verify.ts';
 
 /** Builds the Koa application from explicit dependencies; only server/main.ts listens on a port. */
 export function createApp(deps: Deps): Koa {
@@ -51,6 +52,7 @@ export function createApp(deps: Deps): Koa {
     return next();
   });
   app.use(restApi(deps, operations));
+  app.use(verifyPage(deps));
   app.use(sitePages(deps));
   app.use(async (ctx) => {
     throw new NotFoundError(`Nothing at ${ctx.method} ${ctx.path}.`);

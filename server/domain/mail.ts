@@ -88,7 +88,7 @@ export class Mailer {
 
   /** Lists the outbox, newest first. */
   async list(filter: { to?: string; limit?: number } = {}): Promise<OutboxMessage[]> {
-    let q = this.db.knex('mail_outbox').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(filter.limit ?? 100);
+    let q = this.db.knex('mail_outbox').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(filter.limit ?? 100);
     if (filter.to) q = q.where('to', filter.to.toLowerCase());
     const rows = await q;
     return rows.map((r: any) => ({

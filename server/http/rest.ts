@@ -34,8 +34,12 @@ export function fieldErrors(error: z.ZodError, root?: string): FieldError[] {
     else if (i.code === 'too_small') code = 'TOO_SHORT';
     else if (i.code === 'invalid_format') code = `INVALID_${String((i as { format?: string }).format ?? 'FORMAT').toUpperCase()}`;
     else if (i.code === 'invalid_value') code = 'INVALID_VALUE';
-    const keys = i.code === 'unrecognized_keys' ? (i as { keys: string[] }).keys : null;
-    return { field: keys ? [field === root ? root : field, ...keys].filter(Boolean).join('.') : field, code, message: i.message };
+    if (i.code === 'unrecognized_keys') {
+      const prefix = [root, ...i.path.map(String)].filter(Boolean).join('.');
+      const keys = (i as { keys: string[] }).keys;
+      return { field: keys.map((k) => (prefix ? `${prefix}.${k}` : k)).join(', '), code, message: `Unknown field${keys.length > 1 ? 's' : ''}: ${keys.join(', ')}` };
+    }
+    return { field, code, message: i.message };
   });
 }
 

@@ -78,7 +78,8 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('created_at').notNullable();
   });
   await knex.schema.createTable('mail_outbox', (t) => {
-    t.string('id', 32).primary();
+    t.increments('seq').primary(); // insertion order, for "newest first" when clocks tie
+    t.string('id', 32).notNullable().unique();
     t.string('to', 254).notNullable();
     t.string('from', 320).notNullable();
     t.string('subject', 998).notNullable();

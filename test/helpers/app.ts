@@ -1,0 +1,150 @@
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import crypto from 'node:crypto';
+import knexFactory from 'knex';
+import { loadConfig } from '../../server/config.ts';
+import { createDeps, type Deps } from '../../server/deps.ts';
+import { createApp } from '../../server/app.ts';
+import type { Clock } from '../../server/clock.ts';
+
+/** A controllable clock: `now` moves only when told; sleeps are recorded and, when held, wait for release. */
+export class TestClock implements Clock {
+  current = Date.UTC(2026, 0, 15, 12, 0, 0);
+  sleeps: number[] = [];
+  hold = false;
+  #pending: Array<() => void> = [];
+  now(): number {
+    return this.current;
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+  sleep(ms: number): Promise<void> {
+    this.sleeps.push(ms);
+    if (!this.hold) return Promise.resolve();
+    return new Promise((resolve) => this.#pending.push(resolve));
+  }
+  /** How many sleeps are waiting to be released. */
+  get waiting(): number {
+    return this.#pending.length;
+  }
+  release(): void {
+    const p = this.#pending;
+    this.#pending = [];
+    this.hold = false;
+    for (const r of p) r();
+  }
+}
+
+/** The response of `TestApp.request`. */
+export interface Res {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** A running app on a fresh database. */
+export interface TestApp {
+  url: string;
+  deps: Deps;
+  clock: TestClock;
+  request(method: string, path: string, opts?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Res>;
+  /** Rewrites a link from an email (built on PUBLIC_URL) onto this server. */
+  local(link: string): string;
+  close(): Promise<void>;
+}
+
+/** True when the suite runs against PostgreSQL. */
+export const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');
+
+/** Starts the real Koa app over HTTP on a fresh SQLite file or a fresh PostgreSQL schema. */
+export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const clock = new TestClock();
+  const tag = `t_${crypto.randomBytes(6).toString('hex')}`;
+  let databaseUrl: string;
+  let cleanup: () => Promise<void>;
+  let searchPath: string | undefined;
+  if (onPostgres) {
+    databaseUrl = process.env.DATABASE_URL!;
+    const admin = knexFactory({ client: 'pg', connection: databaseUrl });
+    await admin.raw(`CREATE SCHEMA "${tag}"`);
+    await admin.destroy();
+    searchPath = tag;
+    cleanup = async () => {
+      const a = knexFactory({ client: 'pg', connection: databaseUrl });
+      await a.raw(`DROP SCHEMA "${tag}" CASCADE`);
+      await a.destroy();
+    };
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'refloop-'));
+    databaseUrl = path.join(dir, 'refloop.db');
+    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: databaseUrl,
+    PUBLIC_URL: 'http://refloop.test',
+    JOBS: 'false',
+    // Suites create many accounts from one address; the account-creation limit has its own test.
+    ACCOUNT_CREATION_PER_HOUR: '10000',
+    ...env,
+  });
+  const deps = await createDeps(config, { clock, searchPath });
+  const server = http.createServer(createApp(deps).callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    deps,
+    clock,
+    async request(method, p, opts = {}) {
+      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+      if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+      let body: string | undefined = opts.raw;
+      if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(url + p, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = null;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        parsed = null;
+      }
+      return { status: res.status, headers: res.headers, body: parsed, text };
+    },
+    local: (link) => link.replace(config.publicUrl, url),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await deps.close();
+      await cleanup();
+    },
+  };
+}
+
+/** Creates an account over REST and returns its key and the welcome email's links. */
+export async function createAccount(app: TestApp, email = `owner-${crypto.randomBytes(4).toString('hex')}@acme-widgets.com`, extra: Record<string, string> = {}) {
+  const res = await app.request('POST', '/v2/accounts', { body: { email, ...extra } });
+  if (res.status !== 200) throw new Error(`account creation failed: ${res.text}`);
+  const [mail] = await app.deps.mailer.list({ to: email, limit: 1 });
+  const verifyLink = mail!.links.find((l) => l.includes('/verify?'))!;
+  const passwordLink = mail!.links.find((l) => l.includes('/set-password?'))!;
+  const team = await app.deps.db.knex('memberships as m').join('users as u', 'u.id', 'm.user_id').where('u.email', email).first('m.team_id');
+  return { email, key: res.body.apiKey as string, verifyLink, passwordLink, teamId: team.team_id as string };
+}
+
+/** Creates an account and verifies its owner, so the key is unlocked. */
+export async function verifiedAccount(app: TestApp, email?: string) {
+  const acct = await createAccount(app, email);
+  const res = await fetch(app.local(acct.verifyLink));
+  if (res.status !== 200) throw new Error(`verification failed: ${res.status}`);
+  return acct;
+}
