@@ -60,29 +60,32 @@ export interface TestApp {
 /** True when the suite runs against PostgreSQL. */
 export const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');
 
+/** A fresh empty database: a SQLite file in a temp dir, or a new schema on the PostgreSQL of DATABASE_URL. */
+export async function freshDatabase(): Promise<{ url: string; cleanup: () => Promise<void> }> {
+  const tag = `t_${crypto.randomBytes(6).toString('hex')}`;
+  if (onPostgres) {
+    const base = process.env.DATABASE_URL!;
+    const admin = knexFactory({ client: 'pg', connection: base });
+    await admin.raw(`CREATE SCHEMA "${tag}"`);
+    await admin.destroy();
+    const url = `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${tag}`)}`;
+    return {
+      url,
+      async cleanup() {
+        const a = knexFactory({ client: 'pg', connection: base });
+        await a.raw(`DROP SCHEMA "${tag}" CASCADE`);
+        await a.destroy();
+      },
+    };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'refloop-'));
+  return { url: path.join(dir, 'refloop.db'), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
 /** Starts the real Koa app over HTTP on a fresh SQLite file or a fresh PostgreSQL schema. */
 export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
   const clock = new TestClock();
-  const tag = `t_${crypto.randomBytes(6).toString('hex')}`;
-  let databaseUrl: string;
-  let cleanup: () => Promise<void>;
-  let searchPath: string | undefined;
-  if (onPostgres) {
-    databaseUrl = process.env.DATABASE_URL!;
-    const admin = knexFactory({ client: 'pg', connection: databaseUrl });
-    await admin.raw(`CREATE SCHEMA "${tag}"`);
-    await admin.destroy();
-    searchPath = tag;
-    cleanup = async () => {
-      const a = knexFactory({ client: 'pg', connection: databaseUrl });
-      await a.raw(`DROP SCHEMA "${tag}" CASCADE`);
-      await a.destroy();
-    };
-  } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'refloop-'));
-    databaseUrl = path.join(dir, 'refloop.db');
-    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-  }
+  const { url: databaseUrl, cleanup } = await freshDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -93,7 +96,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     ACCOUNT_CREATION_PER_HOUR: '10000',
     ...env,
   });
-  const deps = await createDeps(config, { clock, searchPath });
+  const deps = await createDeps(config, { clock });
   const server = http.createServer(createApp(deps).callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as { port: number }).port;
