@@ -3,10 +3,17 @@ import type { Operation } from './operation.ts';
 import { errorBody } from '../../shared/schemas/common.ts';
 import { SCOPES, SCOPE_DESCRIPTIONS } from '../../shared/scopes.ts';
 
-/** Converts a zod schema to a JSON Schema (2020-12, as OpenAPI 3.1 uses), references under components. */
-function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+/**
+ * Converts a zod schema to JSON Schema 2020-12 (what OpenAPI 3.1 uses); schemas named with
+ * `.meta({id})` are hoisted into `components` and referenced from there.
+ */
+function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<string, unknown>): Record<string, unknown> {
+  const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+  const json = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Record<string, unknown>;
   delete json.$schema;
+  const defs = (json.$defs ?? {}) as Record<string, unknown>;
+  delete json.$defs;
+  for (const [id, def] of Object.entries(defs)) components[id] ??= def;
   return json;
 }
 
@@ -23,6 +30,8 @@ function openapiPath(path: string): { path: string; params: string[] } {
 /** The OpenAPI 3.1 document of the REST API, generated from the routes table and its zod schemas. */
 export function buildOpenApi(operations: Operation[], serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const components: Record<string, unknown> = {};
+  schemaOf(errorBody, 'output', components);
   const errorRef = { $ref: '#/components/schemas/Error' };
   const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorRef } } });
   for (const op of operations) {
@@ -33,7 +42,7 @@ export function buildOpenApi(operations: Operation[], serverUrl: string): Record
       'x-refloop-id': op.id,
       parameters: params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
       responses: {
-        200: { description: 'Success', content: { 'application/json': { schema: schemaOf(op.response, 'output') } } },
+        200: { description: 'Success', content: { 'application/json': { schema: schemaOf(op.response, 'output', components) } } },
         400: errorResponse('Invalid request'),
         403: errorResponse('Not authorized, email not verified, account disabled or paid plan required'),
         409: errorResponse('An identical request is already in progress'),
@@ -47,12 +56,12 @@ export function buildOpenApi(operations: Operation[], serverUrl: string): Record
       entry['x-scopes'] = op.access.scopes;
     }
     if (op.query) {
-      const q = schemaOf(op.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+      const q = schemaOf(op.query, 'input', components) as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, schema] of Object.entries(q.properties ?? {})) {
         (entry.parameters as unknown[]).push({ name, in: 'query', required: q.required?.includes(name) ?? false, schema });
       }
     }
-    if (op.body) entry.requestBody = { required: false, content: { 'application/json': { schema: schemaOf(op.body, 'input') } } };
+    if (op.body) entry.requestBody = { required: false, content: { 'application/json': { schema: schemaOf(op.body, 'input', components) } } };
     paths[path] = { ...(paths[path] ?? {}), [op.method.toLowerCase()]: entry };
   }
   return {
@@ -72,7 +81,7 @@ export function buildOpenApi(operations: Operation[], serverUrl: string): Record
           description: `API key. Scopes: ${SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join('; ')}`,
         },
       },
-      schemas: { Error: schemaOf(errorBody, 'output') },
+      schemas: components,
     },
     paths,
   };

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../server/cli.ts';
+import { startApp, createAccount, verifiedAccount, type TestApp } from '../helpers/app.ts';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+/** Runs `refloop …` against the test app's database and captures its output. */
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(argv, { log: (s) => (out += s + '\n'), error: (s) => (err += s + '\n') }, () => app.deps.config);
+  return { code, out, err };
+}
+
+describe('refloop CLI', () => {
+  it('prints help for every command', async () => {
+    for (const cmd of [[], ['serve'], ['migrate'], ['mail', 'list'], ['team', 'list'], ['team', 'verify'], ['team', 'plan'], ['team', 'disable'], ['team', 'enable'], ['keys', 'create'], ['keys', 'revoke']]) {
+      const r = await cli(...cmd, '--help');
+      expect(r.code, cmd.join(' ')).toBe(0);
+      expect(r.out).toMatch(/Usage: refloop/);
+    }
+  });
+
+  it('answers 2 for an unknown command or option', async () => {
+    expect((await cli('frobnicate')).code).toBe(2);
+    expect((await cli('team', 'list', '--bogus')).code).toBe(2);
+  });
+
+  it('migrate is safe to run twice', async () => {
+    expect((await cli('migrate')).code).toBe(0);
+    expect((await cli('migrate')).out).toMatch(/up to date/);
+  });
+
+  it('mail list shows the outbox with every link, as text and JSON', async () => {
+    const acct = await createAccount(app, 'cli-mail@acme-cli.com');
+    const text = await cli('mail', 'list', '--to', acct.email);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain(acct.verifyLink);
+    expect(text.out).toContain(acct.passwordLink);
+    const json = JSON.parse((await cli('mail', 'list', '--to', acct.email, '--json')).out);
+    expect(json[0].links).toEqual([acct.verifyLink, acct.passwordLink]);
+  });
+
+  it('team list, verify, plan, disable and enable act on the team', async () => {
+    const acct = await verifiedAccount(app, 'cli-team@acme-cli.com');
+    const list = JSON.parse((await cli('team', 'list', '--json')).out);
+    expect(list.find((t: { id: string }) => t.id === acct.teamId)).toMatchObject({ ownerEmail: acct.email, ownerEmailVerified: true, plan: 'TRIAL' });
+    expect((await cli('team', 'verify', acct.teamId)).code).toBe(0);
+    expect((await app.request('GET', '/v2/team', { key: acct.key })).body.verificationStatus).toBe('VERIFIED');
+    expect((await cli('team', 'plan', acct.teamId, '--plan', 'business', '--payment-method', 'on')).code).toBe(0);
+    const row = await app.deps.db.knex('teams').where({ id: acct.teamId }).first();
+    expect(row.plan).toBe('BUSINESS');
+    expect(Boolean(row.has_payment_method)).toBe(true);
+    expect((await cli('team', 'plan', acct.teamId, '--plan', 'gold')).code).toBe(1);
+    expect((await cli('team', 'disable', acct.teamId)).code).toBe(0);
+    expect((await app.request('GET', '/v2/team', { key: acct.key })).body.code).toBe('ACCOUNT_DISABLED_ERROR');
+    expect((await cli('team', 'enable', acct.teamId)).code).toBe(0);
+    expect((await app.request('GET', '/v2/team', { key: acct.key })).status).toBe(200);
+    expect((await cli('team', 'verify', 'no-such-team')).code).toBe(1);
+  });
+
+  it('keys create prints the key once with its scopes, and keys revoke kills it', async () => {
+    const acct = await verifiedAccount(app, 'cli-keys@acme-cli.com');
+    const created = await cli('keys', 'create', '--team', acct.teamId, '--scopes', 'team:read', '--json');
+    expect(created.code).toBe(0);
+    const { apiKey, prefix } = JSON.parse(created.out);
+    expect((await app.request('GET', '/v2/team', { key: apiKey })).status).toBe(200);
+    expect((await app.request('PATCH', '/v2/team', { key: apiKey, body: { name: 'x' } })).status).toBe(403);
+    expect((await cli('keys', 'revoke', prefix)).code).toBe(0);
+    expect((await app.request('GET', '/v2/team', { key: apiKey })).status).toBe(403);
+    expect((await cli('keys', 'revoke', prefix)).code).toBe(1);
+    expect((await cli('keys', 'create', '--team', acct.teamId, '--scopes', 'team:fly')).code).toBe(1);
+    expect((await cli('keys', 'create', '--team', acct.teamId)).code).toBe(2);
+  });
+});
