@@ -8,6 +8,7 @@ import { loadConfig } from '../../server/config.ts';
 import { createDeps, type Deps } from '../../server/deps.ts';
 import { createApp } from '../../server/app.ts';
 import type { Clock } from '../../server/clock.ts';
+import type { Logger } from '../../server/log.ts';
 
 /** A controllable clock: `now` moves only when told; sleeps are recorded and, when held, wait for release. */
 export class TestClock implements Clock {
@@ -83,9 +84,10 @@ export async function freshDatabase(): Promise<{ url: string; cleanup: () => Pro
 }
 
 /** Starts the real Koa app over HTTP on a fresh SQLite file or a fresh PostgreSQL schema. */
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, opts: { databaseUrl?: string; log?: Logger } = {}): Promise<TestApp> {
   const clock = new TestClock();
-  const { url: databaseUrl, cleanup } = await freshDatabase();
+  // A given database is shared with another app (multi-process tests) and is not removed on close.
+  const { url: databaseUrl, cleanup } = opts.databaseUrl ? { url: opts.databaseUrl, cleanup: async () => {} } : await freshDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -96,7 +98,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     ACCOUNT_CREATION_PER_HOUR: '10000',
     ...env,
   });
-  const deps = await createDeps(config, { clock });
+  const deps = await createDeps(config, { clock, log: opts.log });
   const server = http.createServer(createApp(deps).callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as { port: number }).port;
