@@ -4,17 +4,20 @@ import type { Deps } from './deps.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { restApi } from './http/rest.ts';
 import { operations } from './http/routes.ts';
-import { buildOpenApi } from './http/openapi.ts';
+import { buildOpenApi, renderDocs } from './http/openapi.ts';
 import { NotFoundError } from './errors.ts';
 import { sitePages } from './http/pages/site.ts';
 import { verifyPage } from './http/pages/verify.ts';
+import { ownerPages } from './http/pages/owner.ts';
 
 /** Builds the Koa application from explicit dependencies; only server/main.ts listens on a port. */
 export function createApp(deps: Deps): Koa {
   const app = new Koa();
   app.proxy = deps.config.trustProxy;
   const https = deps.config.publicUrl.startsWith('https:');
-  const openapi = JSON.stringify(buildOpenApi(operations, deps.config.publicUrl));
+  const openapiDoc = buildOpenApi(operations, deps.config.publicUrl);
+  const openapi = JSON.stringify(openapiDoc);
+  const docsPage = renderDocs(openapiDoc);
 
   // Request id, access log and baseline security headers.
   app.use(async (ctx, next) => {
@@ -44,6 +47,11 @@ export function createApp(deps: Deps): Koa {
       ctx.body = { status: 'ok' };
       return;
     }
+    if (ctx.method === 'GET' && ctx.path === '/docs') {
+      ctx.type = 'html';
+      ctx.body = docsPage;
+      return;
+    }
     if (ctx.method === 'GET' && ctx.path === '/openapi/v2.json') {
       ctx.type = 'application/json';
       ctx.body = openapi;
@@ -53,6 +61,7 @@ export function createApp(deps: Deps): Koa {
   });
   app.use(restApi(deps, operations));
   app.use(verifyPage(deps));
+  app.use(ownerPages(deps));
   app.use(sitePages(deps));
   app.use(async (ctx) => {
     throw new NotFoundError(`Nothing at ${ctx.method} ${ctx.path}.`);

@@ -7,6 +7,7 @@ import { Mailer } from './domain/mail.ts';
 import { Keys } from './domain/keys.ts';
 import { Accounts } from './domain/accounts.ts';
 import { Teams } from './domain/teams.ts';
+import { Owners } from './domain/owners.ts';
 import { Sealer, newSecret } from './crypto.ts';
 import { Limits } from './http/limits.ts';
 
@@ -21,6 +22,7 @@ export interface Deps {
   keys: Keys;
   accounts: Accounts;
   teams: Teams;
+  owners: Owners;
   limits: Limits;
   sealer: Sealer;
   close(): Promise<void>;
@@ -48,6 +50,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const keys = new Keys(db, clock);
   const accounts = new Accounts(db, clock, config, mailer, jobs, keys);
   const teams = new Teams(db, clock, mailer, accounts, keys);
+  const owners = new Owners(db, clock, config, mailer, accounts, keys, sealer);
   const limits = new Limits(config, db);
   return {
     config,
@@ -59,6 +62,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     keys,
     accounts,
     teams,
+    owners,
     limits,
     sealer,
     async close() {

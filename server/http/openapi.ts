@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Operation } from './operation.ts';
 import { errorBody } from '../../shared/schemas/common.ts';
 import { SCOPES, SCOPE_DESCRIPTIONS } from '../../shared/scopes.ts';
+import { esc, page } from './pages/html.ts';
 
 /**
  * Converts a zod schema to JSON Schema 2020-12 (what OpenAPI 3.1 uses); schemas named with
@@ -85,4 +86,23 @@ export function buildOpenApi(operations: Operation[], serverUrl: string): Record
     },
     paths,
   };
+}
+
+/** A readable HTML reference at /docs, rendered from the same OpenAPI document. */
+export function renderDocs(doc: Record<string, unknown>): string {
+  const rows: string[] = [];
+  for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const scopes = (op['x-scopes'] as string[] | undefined)?.map((s) => `<code>${esc(s)}</code>`).join(' ') ?? 'none (no key)';
+      rows.push(`<tr><td><code>${esc(method.toUpperCase())} /v2${esc(path)}</code></td><td>${scopes}</td><td>${esc(op.summary)}</td></tr>`);
+    }
+  }
+  return page(
+    'REST API reference',
+    `<h1>REST API reference</h1>
+<p>Version ${esc((doc.info as { version: string }).version)}. Machine-readable: <a href="/openapi/v2.json">/openapi/v2.json</a>. Send <code>Authorization: Bearer &lt;API_KEY&gt;</code>; every response other than 200 is an <a href="#errors">error object</a>.</p>
+<table><caption class="visually-hidden">Operations</caption><thead><tr><th scope="col">Operation</th><th scope="col">Scope</th><th scope="col">What it does</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+<h2 id="scopes">Scopes</h2><dl>${SCOPES.map((s) => `<dt><code>${esc(s)}</code></dt><dd>${esc(SCOPE_DESCRIPTIONS[s])}</dd>`).join('')}</dl>
+<h2 id="errors">Errors</h2><p>Fields: <code>name</code>, <code>code</code>, <code>message</code>, <code>errors[]</code>, <code>status</code>, <code>supportUrl</code>, <code>policyName</code>, <code>level</code>, <code>timestamp</code>.</p>`,
+  );
 }

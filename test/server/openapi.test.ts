@@ -34,6 +34,13 @@ describe('GET /openapi/v2.json', () => {
     expect(doc.components.schemas.Error.properties.policyName).toBeDefined();
   });
 
+  it('renders a readable reference at /docs', async () => {
+    const res = await app.request('GET', '/docs');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('POST /v2/accounts');
+    expect(res.text).toContain('team:read');
+  });
+
   it('serves a health check', async () => {
     const res = await app.request('GET', '/healthz');
     expect(res.body).toEqual({ status: 'ok' });
