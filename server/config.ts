@@ -40,6 +40,7 @@ const envSchema = z.object({
   WRITE_SLOWDOWN_STEP_MS: int(0, 60_000).default(100),
   ACCOUNT_CREATION_PER_HOUR: int(1, 1e9).default(5),
   VERIFICATION_EMAIL_PER_HOUR: int(1, 1e9).default(3),
+  SIGNIN_ATTEMPTS_PER_15_MIN: int(1, 1e9).default(10),
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
 });
 
@@ -74,6 +75,7 @@ export interface Config {
     writeSlowdownStepMs: number;
     accountCreationPerHour: number;
     verificationEmailPerHour: number;
+    signInPerEmail15m: number;
   };
   shutdownGraceMs: number;
 }
@@ -140,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       writeSlowdownStepMs: e.WRITE_SLOWDOWN_STEP_MS,
       accountCreationPerHour: e.ACCOUNT_CREATION_PER_HOUR,
       verificationEmailPerHour: e.VERIFICATION_EMAIL_PER_HOUR,
+      signInPerEmail15m: e.SIGNIN_ATTEMPTS_PER_15_MIN,
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   };

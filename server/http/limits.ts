@@ -34,6 +34,9 @@ export class Limits {
   readonly #writes: RateLimiterAbstract;
   readonly accountCreation: RateLimiterAbstract;
   readonly verificationEmail: RateLimiterAbstract;
+  /** Owner sign-in attempts, per email and per IP: the brake on password guessing besides scrypt. */
+  readonly signInPerEmail: RateLimiterAbstract;
+  readonly signInPerIp: RateLimiterAbstract;
   readonly #inFlightPerIp = new Map<string, number>();
   readonly #inFlightRequests = new Set<string>();
 
@@ -57,6 +60,8 @@ export class Limits {
     this.#writes = make('wr', Number.MAX_SAFE_INTEGER, 60);
     this.accountCreation = make('acct', l.accountCreationPerHour, 3600);
     this.verificationEmail = make('vmail', l.verificationEmailPerHour, 3600);
+    this.signInPerEmail = make('signin_e', l.signInPerEmail15m, 900);
+    this.signInPerIp = make('signin_ip', l.signInPerEmail15m * 10, 900);
   }
 
   /** Charges the public per-IP budget (before authentication); standard headers describe only it. */

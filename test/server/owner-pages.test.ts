@@ -575,3 +575,19 @@ describe('owner pages over HTTPS', () => {
     expect((await b.get('/keys')).status).toBe(200);
   });
 });
+
+describe('POST /signin limit', () => {
+  it('answers 429 after too many attempts for one email, even with the right password', async () => {
+    const strict = await startApp({ SIGNIN_ATTEMPTS_PER_15_MIN: '3' });
+    try {
+      const acct = await createAccount(strict, newEmail('limit'));
+      await setPassword(strict, acct.passwordLink);
+      for (let i = 0; i < 3; i++) expect((await signIn(strict, acct.email, 'wrong password!!')).res.status).toBe(400);
+      const blocked = (await signIn(strict, acct.email)).res;
+      expect(blocked.status).toBe(429);
+      expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+    } finally {
+      await strict.close();
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
+import { consume } from '../limits.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, ValidationError } from '../../errors.ts';
 import { safeEqual } from '../../crypto.ts';
@@ -160,6 +161,11 @@ export function ownerPages(deps: Deps): Koa.Middleware {
 
     async 'POST /signin'(ctx) {
       const email = field(ctx, 'email');
+      const [byEmail, byIp] = await Promise.all([consume(deps.limits.signInPerEmail, email.toLowerCase().slice(0, 254)), consume(deps.limits.signInPerIp, ctx.ip)]);
+      if (byEmail.over || byIp.over) {
+        ctx.set('Retry-After', String(Math.max(1, Math.ceil(Math.max(byEmail.res.msBeforeNext, byIp.res.msBeforeNext) / 1000))));
+        return html(ctx, 429, 'Sign in', signInView(email.slice(0, 254), 'Too many sign-in attempts. Wait a few minutes and try again.'));
+      }
       const result = await owners.signIn(email, field(ctx, 'password'), ctx.cookies.get(SESSION_COOKIE));
       if (!result) return html(ctx, 400, 'Sign in', signInView(email.slice(0, 254), 'That email address and password do not match an account. Check both and try again.'));
       ctx.append('Set-Cookie', cookie(result.token, SESSION_TTL_MS / 1000));
