@@ -7,6 +7,7 @@ import { Mailer } from './domain/mail.ts';
 import { Keys } from './domain/keys.ts';
 import { Accounts } from './domain/accounts.ts';
 import { Teams } from './domain/teams.ts';
+import { Programs } from './domain/programs.ts';
 import { Owners } from './domain/owners.ts';
 import { Sealer, newSecret } from './crypto.ts';
 import { Limits } from './http/limits.ts';
@@ -22,6 +23,7 @@ export interface Deps {
   keys: Keys;
   accounts: Accounts;
   teams: Teams;
+  programs: Programs;
   owners: Owners;
   limits: Limits;
   sealer: Sealer;
@@ -50,6 +52,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const keys = new Keys(db, clock);
   const accounts = new Accounts(db, clock, config, mailer, jobs, keys);
   const teams = new Teams(db, clock, mailer, accounts, keys);
+  const programs = new Programs(db, clock, config);
   const owners = new Owners(db, clock, config, mailer, accounts, keys, sealer);
   const limits = new Limits(config, db);
   return {
@@ -62,6 +65,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     keys,
     accounts,
     teams,
+    programs,
     owners,
     limits,
     sealer,

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as m001 from './migrations/001_foundation.ts';
+import * as m002 from './migrations/002_programs.ts';
 
 /** A migration: name plus up/down, kept in code so the CLI, tests and the server share one ordered list. */
 interface Migration {
@@ -8,7 +9,10 @@ interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-const migrations: Migration[] = [{ name: '001_foundation', ...m001 }];
+const migrations: Migration[] = [
+  { name: '001_foundation', ...m001 },
+  { name: '002_programs', ...m002 },
+];
 
 /** knex migration source over the in-code list (no file globbing, so it works under tsx and bundlers). */
 export const migrationSource: Knex.MigrationSource<Migration> = {

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Scope } from '../../shared/scopes.ts';
 import type { Deps } from '../deps.ts';
 import type { KeyRecord } from '../domain/keys.ts';
+import type { Program } from '../domain/programs.ts';
 
 /** HTTP methods the REST API uses. */
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -13,6 +14,8 @@ export interface OperationInput<B, Q> {
   params: Record<string, string>;
   /** The authenticated key; null only on public operations. */
   auth: KeyRecord | null;
+  /** The program named by `programParam`, loaded and gated (team, plan, type); null otherwise. */
+  program: Program | null;
   ip: string;
   deps: Deps;
 }
@@ -32,6 +35,8 @@ export interface Operation<B = any, Q = any, R = any> {
   allowWhileLocked?: boolean;
   /** Route parameter holding a program id, checked against the key's program grants. */
   programParam?: string;
+  /** The program type this operation is for; the other type answers 422. */
+  programType?: 'REFERRAL' | 'AFFILIATE';
   summary: string;
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;

@@ -15,7 +15,9 @@ import {
   NotFoundError,
   RateLimitedError,
   ValidationError,
+  WrongProgramTypeError,
 } from '../errors.ts';
+import type { Program } from '../domain/programs.ts';
 import { ERROR_CODES, type FieldError } from '../../shared/errors.ts';
 import type { KeyRecord } from '../domain/keys.ts';
 
@@ -23,23 +25,30 @@ const WRITE = new Set(['POST', 'PATCH', 'DELETE']);
 const JSON_LIMIT = '1mb';
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
-/** Converts zod issues into the error object's per-field details. */
-export function fieldErrors(error: z.ZodError, root?: string): FieldError[] {
+/** Converts zod issues into the error object's per-field details; `input` tells a missing field from a wrong one. */
+export function fieldErrors(error: z.ZodError, root?: string, input?: unknown): FieldError[] {
+  const missing = (path: PropertyKey[]) => {
+    let v: unknown = input;
+    for (const k of path) {
+      if (v == null || typeof v !== 'object') return true;
+      v = (v as Record<PropertyKey, unknown>)[k];
+    }
+    return v === undefined;
+  };
   return error.issues.map((i) => {
-    const field = [root, ...i.path.map(String)].filter(Boolean).join('.') || (root ?? 'body');
+    const prefix = [root, ...i.path.map(String)].filter(Boolean).join('.');
+    if (i.code === 'unrecognized_keys') {
+      const keys = (i as { keys: string[] }).keys;
+      return { field: keys.map((k) => (prefix ? `${prefix}.${k}` : k)).join(', '), code: 'UNKNOWN_FIELD', message: `Unknown field${keys.length > 1 ? 's' : ''}: ${keys.join(', ')}` };
+    }
     let code = 'INVALID';
-    if (i.code === 'unrecognized_keys') code = 'UNKNOWN_FIELD';
-    else if (i.code === 'invalid_type') code = (i as { input?: unknown }).input === undefined ? 'REQUIRED' : 'INVALID_TYPE';
+    if ((i.code === 'invalid_type' || i.code === 'invalid_value') && missing(i.path)) code = 'REQUIRED';
+    else if (i.code === 'invalid_type') code = 'INVALID_TYPE';
+    else if (i.code === 'invalid_value') code = 'INVALID_VALUE';
     else if (i.code === 'too_big') code = 'TOO_LONG';
     else if (i.code === 'too_small') code = 'TOO_SHORT';
     else if (i.code === 'invalid_format') code = `INVALID_${String((i as { format?: string }).format ?? 'FORMAT').toUpperCase()}`;
-    else if (i.code === 'invalid_value') code = 'INVALID_VALUE';
-    if (i.code === 'unrecognized_keys') {
-      const prefix = [root, ...i.path.map(String)].filter(Boolean).join('.');
-      const keys = (i as { keys: string[] }).keys;
-      return { field: keys.map((k) => (prefix ? `${prefix}.${k}` : k)).join(', '), code, message: `Unknown field${keys.length > 1 ? 's' : ''}: ${keys.join(', ')}` };
-    }
-    return { field, code, message: i.message };
+    return { field: prefix || 'body', code, message: code === 'REQUIRED' ? 'Required.' : i.message };
   });
 }
 
@@ -48,7 +57,7 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, part: 'body'
   if (!schema) return value as T;
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  const errors = fieldErrors(r.error, part === 'query' ? 'query' : undefined);
+  const errors = fieldErrors(r.error, part === 'query' ? 'query' : undefined, value);
   throw new ValidationError(`Invalid request ${part}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
 }
 
@@ -135,6 +144,13 @@ function handle(op: Operation, deps: Deps): Koa.Middleware {
       ctx.set(charge.headers);
       if (charge.error) throw charge.error;
     }
+    let program: Program | null = null;
+    if (op.programParam && key) {
+      program = await deps.programs.forRequest(key.teamId, params[op.programParam] ?? '', key);
+      if (op.programType && program.type !== op.programType) {
+        throw new WrongProgramTypeError(`This operation is only for ${op.programType.toLowerCase()} programs; program ${program.id} is ${program.type.toLowerCase()}.`);
+      }
+    }
     const isWrite = WRITE.has(ctx.method);
     const idem = key && isWrite ? ctx.get('idempotency-key') : '';
     const fp = key && isWrite ? fingerprint(ctx, key.id) : '';
@@ -155,7 +171,7 @@ function handle(op: Operation, deps: Deps): Koa.Middleware {
       }
       const body = parse(op.body, isWrite ? requestBody(ctx) : {}, 'body');
       const query = parse(op.query, ctx.query, 'query');
-      const result = await op.handler({ body, query, params, auth: key, ip: ctx.ip, deps });
+      const result = await op.handler({ body, query, params, auth: key, program, ip: ctx.ip, deps });
       ctx.status = 200;
       ctx.body = result;
       if (idem && key) await storeIdempotent(deps, key.id, idem, fp, result);

@@ -1,5 +1,6 @@
 import type { Operation } from './operation.ts';
 import * as team from './resources/team.ts';
+import * as campaigns from './resources/campaigns.ts';
 
 /**
  * Every REST operation, grouped by resource. Method, path, scope, schemas and handler live on each
@@ -13,4 +14,11 @@ export const operations: Operation[] = [
   team.requestTeamVerification,
   team.resendOwnerVerificationEmail,
   team.rotateApiKey,
+
+  // Programs (rest-v2 §3.2)
+  campaigns.listCampaigns,
+  campaigns.getCampaign,
+  campaigns.createCampaign,
+  campaigns.updateCampaign,
+  campaigns.cloneCampaign,
 ];

@@ -1,0 +1,213 @@
+import type { Knex } from 'knex';
+import type { Db } from '../db/connect.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import { newId } from '../crypto.ts';
+import { InvalidStateError, NotAuthorizedError, NotFoundError } from '../errors.ts';
+import { assertProgramCapacity, assertRestAccess, type TeamBilling } from './plans.ts';
+import { defaultDocuments, type ProgramDocuments } from './program-config.ts';
+import type { Campaign, CampaignCreate, CampaignUpdate } from '../../shared/schemas/campaign.ts';
+
+/** A program as stored, with its documents parsed. */
+export interface Program {
+  id: string;
+  teamId: string;
+  type: 'REFERRAL' | 'AFFILIATE';
+  name: string;
+  status: 'DRAFT' | 'IN_PROGRESS' | 'COMPLETE' | 'DELETED';
+  currencyISO: string;
+  goal: string | null;
+  companyName: string | null;
+  companyLogoImageUrl: string | null;
+  documents: ProgramDocuments;
+  counts: { referral: number; participant: number; impression: number; invite: number; winner: number };
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Work other modules attach to program lifecycle moments, run inside the same transaction. */
+export interface ProgramHooks {
+  /** After a program row is inserted (starter rewards, rewards sent on create). */
+  created: Array<(trx: Knex.Transaction, program: Program, input: CampaignCreate & Record<string, unknown>) => Promise<void>>;
+  /** After a clone is inserted (copy reward configs and other configuration). */
+  cloned: Array<(trx: Knex.Transaction, source: Program, copy: Program) => Promise<void>>;
+  /** After a program moves to COMPLETE (CAMPAIGN_ENDED, leaderboard prizes). */
+  ended: Array<(trx: Knex.Transaction, program: Program) => Promise<void>>;
+  /** Loads the embedded `rewards` of several programs. */
+  rewards: ((q: Knex | Knex.Transaction, programIds: string[]) => Promise<Map<string, Record<string, unknown>[]>>) | null;
+}
+
+// Allowed status moves: launch, end, and end a draft that never launched. Nothing leaves COMPLETE.
+const MOVES: Record<string, string[]> = { DRAFT: ['IN_PROGRESS', 'COMPLETE'], IN_PROGRESS: ['COMPLETE'], COMPLETE: [] };
+
+/** Maps a programs row. */
+export function toProgram(row: any): Program {
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    type: row.type,
+    name: row.name,
+    status: row.status,
+    currencyISO: row.currency_iso,
+    goal: row.goal,
+    companyName: row.company_name,
+    companyLogoImageUrl: row.company_logo_image_url,
+    documents: { design: JSON.parse(row.design), emails: JSON.parse(row.emails), options: JSON.parse(row.options), installation: JSON.parse(row.installation) },
+    counts: {
+      referral: Number(row.referral_count),
+      participant: Number(row.participant_count),
+      impression: Number(row.impression_count),
+      invite: Number(row.invite_count),
+      winner: Number(row.winner_count),
+    },
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+/** Programs (campaigns): create, read, update, clone, and the per-request lookup with its gates. */
+export class Programs {
+  readonly hooks: ProgramHooks = { created: [], cloned: [], ended: [], rewards: null };
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly config: Config,
+  ) {}
+
+  /** Loads the program named in a request: unknown → 404, another team's → 403, then the plan gate. */
+  async forRequest(teamId: string, programId: string, billing: TeamBilling): Promise<Program> {
+    const row = programId.length <= 64 ? await this.db.knex('programs').where({ id: programId }).first() : undefined;
+    if (!row || row.status === 'DELETED') throw new NotFoundError(`No program ${programId}.`);
+    if (row.team_id !== teamId) throw new NotAuthorizedError('This API key is not allowed to access this program.');
+    const program = toProgram(row);
+    assertRestAccess(this.config.billing, billing, program.type, this.clock.now());
+    return program;
+  }
+
+  /** The wire shape of one program. */
+  async toCampaign(program: Program, q: Knex | Knex.Transaction = this.db.knex): Promise<Campaign> {
+    const [c] = await this.toCampaigns([program], q);
+    return c!;
+  }
+
+  async toCampaigns(programs: Program[], q: Knex | Knex.Transaction = this.db.knex): Promise<Campaign[]> {
+    const rewards = this.hooks.rewards && programs.length ? await this.hooks.rewards(q, programs.map((p) => p.id)) : new Map();
+    return programs.map((p) => ({
+      id: p.id,
+      name: p.name,
+      type: p.type,
+      status: p.status,
+      referralCount: p.counts.referral,
+      participantCount: p.counts.participant,
+      impressionCount: p.counts.impression,
+      inviteCount: p.counts.invite,
+      winnerCount: p.counts.winner,
+      currencyISO: p.currencyISO,
+      rewards: rewards.get(p.id) ?? [],
+    }));
+  }
+
+  /** `GET /campaigns`: the team's programs (only granted ones for a program-limited key), oldest first, deleted omitted. */
+  async list(teamId: string, programIds: string[] | null): Promise<Campaign[]> {
+    let q = this.db.knex('programs').where({ team_id: teamId }).whereNot({ status: 'DELETED' }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    if (programIds) q = q.whereIn('id', programIds);
+    return this.toCampaigns((await q).map(toProgram));
+  }
+
+  /** `POST /campaigns`: a DRAFT program with complete starting documents. */
+  async create(teamId: string, billing: TeamBilling, input: CampaignCreate & Record<string, unknown>): Promise<Campaign> {
+    const now = this.clock.now();
+    assertRestAccess(this.config.billing, billing, input.type, now);
+    return this.db.knex.transaction(async (trx) => {
+      const count = await trx('programs').where({ team_id: teamId }).whereNot({ status: 'DELETED' }).count({ n: '*' }).first();
+      assertProgramCapacity(this.config.billing, billing, Number(count?.n ?? 0), now);
+      const docs = defaultDocuments(input.type, input.goal ?? null);
+      const row = {
+        id: newId(),
+        team_id: teamId,
+        type: input.type,
+        name: input.name ?? defaultName(input.type, now),
+        status: 'DRAFT',
+        currency_iso: input.currencyISO ?? 'USD',
+        goal: input.goal ?? null,
+        company_name: input.companyName ?? null,
+        company_logo_image_url: input.companyLogoImageUrl ?? null,
+        design: JSON.stringify(docs.design),
+        emails: JSON.stringify(docs.emails),
+        options: JSON.stringify(docs.options),
+        installation: JSON.stringify(docs.installation),
+        created_at: now,
+        updated_at: now,
+      };
+      await trx('programs').insert(row);
+      const program = toProgram(await trx('programs').where({ id: row.id }).first());
+      for (const hook of this.hooks.created) await hook(trx, program, input);
+      return this.toCampaign(program, trx);
+    });
+  }
+
+  /** `PATCH /campaign/{id}`: name and company fields, launch (IN_PROGRESS) and end (COMPLETE). */
+  async update(program: Program, patch: CampaignUpdate): Promise<Campaign> {
+    return this.db.knex.transaction(async (trx) => {
+      const current = toProgram(await trx('programs').where({ id: program.id }).forUpdate().first());
+      const now = this.clock.now();
+      const changes: Record<string, unknown> = { updated_at: now };
+      if (patch.name !== undefined) changes.name = patch.name;
+      if (patch.companyName !== undefined) changes.company_name = patch.companyName;
+      if (patch.companyLogoImageUrl !== undefined) changes.company_logo_image_url = patch.companyLogoImageUrl;
+      let ended = false;
+      if (patch.status && patch.status !== current.status) {
+        if (!MOVES[current.status]?.includes(patch.status)) {
+          throw new InvalidStateError(`A ${current.status} program cannot move to ${patch.status}.`);
+        }
+        changes.status = patch.status;
+        if (patch.status === 'IN_PROGRESS') changes.launched_at = now;
+        if (patch.status === 'COMPLETE') {
+          changes.ended_at = now;
+          ended = true;
+        }
+      }
+      await trx('programs').where({ id: program.id }).update(changes);
+      const updated = toProgram(await trx('programs').where({ id: program.id }).first());
+      if (ended) for (const hook of this.hooks.ended) await hook(trx, updated);
+      return this.toCampaign(updated, trx);
+    });
+  }
+
+  /** `POST /campaign/{id}/clone`: a new DRAFT with the same configuration; never participants or money. */
+  async clone(teamId: string, billing: TeamBilling, source: Program): Promise<Campaign> {
+    const now = this.clock.now();
+    return this.db.knex.transaction(async (trx) => {
+      const count = await trx('programs').where({ team_id: teamId }).whereNot({ status: 'DELETED' }).count({ n: '*' }).first();
+      assertProgramCapacity(this.config.billing, billing, Number(count?.n ?? 0), now);
+      const id = newId();
+      await trx('programs').insert({
+        id,
+        team_id: teamId,
+        type: source.type,
+        name: `${source.name} (copy)`.slice(0, 255),
+        status: 'DRAFT',
+        currency_iso: source.currencyISO,
+        goal: source.goal,
+        company_name: source.companyName,
+        company_logo_image_url: source.companyLogoImageUrl,
+        design: JSON.stringify(source.documents.design),
+        emails: JSON.stringify(source.documents.emails),
+        options: JSON.stringify(source.documents.options),
+        installation: JSON.stringify(source.documents.installation),
+        cloned_from: source.id,
+        created_at: now,
+        updated_at: now,
+      });
+      const copy = toProgram(await trx('programs').where({ id }).first());
+      for (const hook of this.hooks.cloned) await hook(trx, source, copy);
+      return this.toCampaign(copy, trx);
+    });
+  }
+}
+
+/** Default name: a friendly label plus the creation date, as newer clients describe. */
+function defaultName(type: 'REFERRAL' | 'AFFILIATE', now: number): string {
+  return `${type === 'AFFILIATE' ? 'Affiliate' : 'Referral'} Program ${new Date(now).toISOString().slice(0, 10)}`;
+}
