@@ -89,7 +89,7 @@ export async function main(argv: string[], out: Out = console, loadConfig: () =>
       await migrate(db);
       out.log('Database is up to date.');
     } finally {
-      await db.knex.destroy();
+      await db.close();
     }
     return 0;
   }

@@ -29,7 +29,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   JOBS: bool.default(true),
   JOB_POLL_MS: int(10, 3_600_000).default(1000),
-  RATE_LIMIT_STORE: z.enum(['database', 'memory']).default('database'),
+  RATE_LIMIT_STORE: z.enum(['database', 'memory']).optional(),
   RATE_LIMIT_SECOND: int(1, 1e9).default(50),
   RATE_LIMIT_SECOND_WINDOW: int(1, 3600).default(5),
   RATE_LIMIT_MINUTE: int(1, 1e9).default(400),
@@ -112,12 +112,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
   const host = new URL(publicUrl).hostname;
+  const database = parseDatabase(e.DATABASE_URL, e.DATA_DIR);
   const config: Config = {
     env: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
-    database: parseDatabase(e.DATABASE_URL, e.DATA_DIR),
+    database,
     publicUrl,
     secureCookies: https,
     smtpUrl: e.SMTP_URL ?? null,
@@ -132,7 +133,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     jobs: { enabled: e.JOBS, pollMs: e.JOB_POLL_MS },
     limits: {
-      store: e.RATE_LIMIT_STORE,
+      // PostgreSQL deployments may run several processes that must share budgets; an embedded SQLite
+      // deployment is one process, where the in-memory store costs a tenth of a database write.
+      store: e.RATE_LIMIT_STORE ?? (database.client === 'pg' ? 'database' : 'memory'),
       second: { points: e.RATE_LIMIT_SECOND, windowSeconds: e.RATE_LIMIT_SECOND_WINDOW },
       minute: e.RATE_LIMIT_MINUTE,
       hour: e.RATE_LIMIT_HOUR,

@@ -72,7 +72,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     async close() {
       await jobs.stop();
       mailer.close();
-      await db.knex.destroy();
+      await db.close();
     },
   };
 }

@@ -38,6 +38,9 @@ export interface KeySummary {
   revokedReason: string | null;
 }
 
+const LOOKUP_SQL = `SELECT k.id, k.team_id, k.scopes, k.program_ids, k.origin, k.revoked_at, k.revoked_reason,
+  t.disabled, t.owner_email_verified, t.plan, t.has_payment_method, t.trial_ends_at, t.verification_status
+  FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.hash = ?`;
 const KEY_PREFIX = 'sk_';
 const DISPLAY_LEN = 11; // "sk_" + 8 characters
 
@@ -88,27 +91,10 @@ export class Keys {
     }
   }
 
-  /** Resolves a presented secret (hot path: one indexed join). */
+  /** Resolves a presented secret (hot path: one indexed join, a prepared statement on SQLite). */
   async lookup(secret: string): Promise<KeyRecord | null> {
-    const row = await this.db
-      .knex('api_keys as k')
-      .join('teams as t', 't.id', 'k.team_id')
-      .where('k.hash', sha256(secret))
-      .first(
-        'k.id',
-        'k.team_id',
-        'k.scopes',
-        'k.program_ids',
-        'k.origin',
-        'k.revoked_at',
-        'k.revoked_reason',
-        't.disabled',
-        't.owner_email_verified',
-        't.plan',
-        't.has_payment_method',
-        't.trial_ends_at',
-        't.verification_status',
-      );
+    const hash = sha256(secret);
+    const row = await this.db.get<any>(LOOKUP_SQL, hash);
     if (!row) return null;
     return {
       id: row.id,

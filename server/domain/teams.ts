@@ -19,7 +19,7 @@ export class Teams {
 
   /** The team as `GET /team` returns it. */
   async get(teamId: string): Promise<Team> {
-    const row = await this.db.knex('teams').where({ id: teamId }).first();
+    const row = await this.db.get('SELECT name, verification_status, verification_requested_at, owner_email_verified FROM teams WHERE id = ?', teamId);
     if (!row) throw new NotFoundError('Team not found.');
     return toTeam(row);
   }

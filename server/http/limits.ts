@@ -47,6 +47,7 @@ export class Limits {
     const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract => {
       const base = { keyPrefix, points, duration };
       if (config.limits.store === 'memory') return new RateLimiterMemory(base);
+      // Both stores take knex's own connection (raw statements, no query builder), serialised with our transactions.
       const store = { ...base, storeClient: db.knex, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: false };
       return db.dialect === 'pg' ? new RateLimiterPostgres(store as any) : new RateLimiterSQLite(store as any);
     };

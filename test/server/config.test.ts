@@ -13,8 +13,12 @@ describe('configuration', () => {
     expect(Object.isFrozen(c) && Object.isFrozen(c.limits)).toBe(true);
   });
 
-  it('chooses PostgreSQL for postgres:// URLs', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({ client: 'pg', url: 'postgres://u@h/db' });
+  it('chooses PostgreSQL for postgres:// URLs, where rate limits live in the database by default', () => {
+    const pg = loadConfig({ DATABASE_URL: 'postgres://u@h/db' });
+    expect(pg.database).toEqual({ client: 'pg', url: 'postgres://u@h/db' });
+    expect(pg.limits.store).toBe('database');
+    expect(loadConfig({}).limits.store).toBe('memory');
+    expect(loadConfig({ RATE_LIMIT_STORE: 'database' }).limits.store).toBe('database');
   });
 
   it('lists every invalid variable in one clear message', () => {

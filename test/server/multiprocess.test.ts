@@ -4,8 +4,9 @@ import { freshDatabase, startApp, verifiedAccount } from '../helpers/app.ts';
 describe('several server processes on one database', () => {
   it('share one team rate-limit budget', async () => {
     const db = await freshDatabase();
-    const a = await startApp({ RATE_LIMIT_SECOND: '4' }, { databaseUrl: db.url });
-    const b = await startApp({ RATE_LIMIT_SECOND: '4' }, { databaseUrl: db.url });
+    const env = { RATE_LIMIT_SECOND: '4', RATE_LIMIT_STORE: 'database' };
+    const a = await startApp(env, { databaseUrl: db.url });
+    const b = await startApp(env, { databaseUrl: db.url });
     try {
       const acct = await verifiedAccount(a);
       expect((await a.request('GET', '/v2/team', { key: acct.key })).status).toBe(200);
