@@ -8,6 +8,7 @@ import { Keys } from './domain/keys.ts';
 import { Accounts } from './domain/accounts.ts';
 import { Teams } from './domain/teams.ts';
 import { Programs } from './domain/programs.ts';
+import { Maintenance } from './domain/maintenance.ts';
 import { Owners } from './domain/owners.ts';
 import { Sealer, newSecret } from './crypto.ts';
 import { Limits } from './http/limits.ts';
@@ -24,6 +25,7 @@ export interface Deps {
   accounts: Accounts;
   teams: Teams;
   programs: Programs;
+  maintenance: Maintenance;
   owners: Owners;
   limits: Limits;
   sealer: Sealer;
@@ -53,6 +55,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const accounts = new Accounts(db, clock, config, mailer, jobs, keys);
   const teams = new Teams(db, clock, mailer, accounts, keys);
   const programs = new Programs(db, clock, config);
+  const maintenance = new Maintenance(db, clock, jobs);
   const owners = new Owners(db, clock, config, mailer, accounts, keys, sealer);
   const limits = new Limits(config, db);
   return {
@@ -66,6 +69,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     accounts,
     teams,
     programs,
+    maintenance,
     owners,
     limits,
     sealer,

@@ -25,7 +25,10 @@ export async function serve(config: Config): Promise<Running> {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  if (config.jobs.enabled) deps.jobs.start();
+  if (config.jobs.enabled) {
+    await deps.maintenance.schedule();
+    deps.jobs.start();
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `${config.tls ? 'https' : 'http'}://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;

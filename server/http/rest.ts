@@ -18,12 +18,12 @@ import {
   WrongProgramTypeError,
 } from '../errors.ts';
 import type { Program } from '../domain/programs.ts';
+import { IDEMPOTENCY_TTL_MS } from '../domain/maintenance.ts';
 import { ERROR_CODES, type FieldError } from '../../shared/errors.ts';
 import type { KeyRecord } from '../domain/keys.ts';
 
 const WRITE = new Set(['POST', 'PATCH', 'DELETE']);
 const JSON_LIMIT = '1mb';
-const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
 /** Converts zod issues into the error object's per-field details; `input` tells a missing field from a wrong one. */
 export function fieldErrors(error: z.ZodError, root?: string, input?: unknown): FieldError[] {

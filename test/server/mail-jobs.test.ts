@@ -128,6 +128,20 @@ describe('job runner', () => {
     expect((await db.knex('jobs').where({ type: 'test.crashed' }).first()).status).toBe('DONE');
   });
 
+  it('prunes expired idempotency records and sessions every hour, scheduling the next run once', async () => {
+    app = await startApp();
+    const { db, maintenance, jobs, clock } = { ...app.deps, clock: app.clock };
+    await db.knex('idempotency_records').insert({ api_key_id: 'k', idempotency_key: 'old', fingerprint: 'f', status: 200, body_enc: 'x', created_at: clock.now() - 25 * 3600_000 });
+    await db.knex('idempotency_records').insert({ api_key_id: 'k', idempotency_key: 'new', fingerprint: 'f', status: 200, body_enc: 'x', created_at: clock.now() });
+    await maintenance.schedule();
+    await maintenance.schedule();
+    expect(await jobs.runDue()).toBe(1);
+    expect((await db.knex('idempotency_records').select('idempotency_key')).map((r: { idempotency_key: string }) => r.idempotency_key)).toEqual(['new']);
+    expect(await jobs.runDue()).toBe(0);
+    clock.advance(3600_000);
+    expect(await jobs.runDue()).toBe(1);
+  });
+
   it('enqueues a unique job once', async () => {
     app = await startApp();
     await app.deps.jobs.enqueue(app.deps.db.knex, 'test.once', {}, { uniqueKey: 'k1' });

@@ -1,0 +1,44 @@
+import type { Db } from '../db/connect.ts';
+import type { Clock } from '../clock.ts';
+import type { Jobs } from './jobs.ts';
+
+const HOUR = 3_600_000;
+/** Idempotency records are replayable for a day. */
+export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
+
+/**
+ * Hourly housekeeping on the job runner: prunes expired rate-limit counters, idempotency records,
+ * owner sessions, one-time owner links and finished jobs. Each run schedules the next, keyed by its
+ * hour, so several processes never double it up.
+ */
+export class Maintenance {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly jobs: Jobs,
+  ) {
+    jobs.register('maintenance.prune', async () => {
+      await this.prune();
+      await this.schedule(this.clock.now() + HOUR);
+    });
+  }
+
+  /** Makes sure the run for the hour containing `at` is queued. */
+  async schedule(at = this.clock.now()): Promise<void> {
+    const bucket = Math.floor(at / HOUR);
+    await this.jobs.enqueue(this.db.knex, 'maintenance.prune', {}, { runAt: bucket * HOUR, uniqueKey: `prune:${bucket}` });
+  }
+
+  /** Deletes what has expired; returns how many rows each table lost. */
+  async prune(): Promise<Record<string, number>> {
+    const now = this.clock.now();
+    const k = this.db.knex;
+    return {
+      rate_limits: await k('rate_limits').where('expire', '<', Date.now() - HOUR).del(),
+      idempotency_records: await k('idempotency_records').where('created_at', '<', now - IDEMPOTENCY_TTL_MS).del(),
+      sessions: await k('sessions').where('expires_at', '<', now).del(),
+      owner_tokens: await k('owner_tokens').where('expires_at', '<', now - 30 * 24 * HOUR).del(),
+      jobs: await k('jobs').whereIn('status', ['DONE']).where('updated_at', '<', now - 7 * 24 * HOUR).del(),
+    };
+  }
+}
