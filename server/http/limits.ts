@@ -111,6 +111,12 @@ export class Limits {
     };
   }
 
+  /** Charges one point of a special-purpose limiter; over the limit → 429 with `Retry-After` and the given policy name. */
+  async enforce(limiter: RateLimiterAbstract, key: string, policyName: string, message: string): Promise<void> {
+    const { over, res } = await consume(limiter, key);
+    if (over) throw new RateLimitedError(policyName, message, { 'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))) });
+  }
+
   /** Counts a write for the team and returns the slowdown delay: (n − threshold) × step ms. */
   async writeDelay(teamId: string): Promise<number> {
     const { res } = await consume(this.#writes, teamId);

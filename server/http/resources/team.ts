@@ -1,8 +1,6 @@
 import { operation } from '../operation.ts';
 import { emptyBody } from '../../../shared/schemas/common.ts';
 import { team, teamUpdate, verificationEmailResponse, rotateApiKeyResponse, createAccountRequest, createAccountResponse } from '../../../shared/schemas/team.ts';
-import { consume } from '../limits.ts';
-import { RateLimitedError } from '../../errors.ts';
 
 /** A0 `POST /accounts`: the only operation without a key; its own per-IP limit. */
 export const createAccount = operation({
@@ -16,11 +14,7 @@ export const createAccount = operation({
   body: createAccountRequest,
   response: createAccountResponse,
   async handler({ body, ip, deps }) {
-    const { over, res } = await consume(deps.limits.accountCreation, ip);
-    if (over) {
-      const retry = String(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
-      throw new RateLimitedError('ACCOUNT_CREATION', 'Too many accounts created from this address. Try again later.', { 'Retry-After': retry });
-    }
+    await deps.limits.enforce(deps.limits.accountCreation, ip, 'ACCOUNT_CREATION', 'Too many accounts created from this address. Try again later.');
     return deps.accounts.create(body, ip);
   },
 });
@@ -78,11 +72,7 @@ export const resendOwnerVerificationEmail = operation({
   body: emptyBody,
   response: verificationEmailResponse,
   async handler({ auth, deps }) {
-    const { over, res } = await consume(deps.limits.verificationEmail, auth!.teamId);
-    if (over) {
-      const retry = String(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
-      throw new RateLimitedError('VERIFICATION_EMAIL', 'A verification email was sent too recently. Try again later.', { 'Retry-After': retry });
-    }
+    await deps.limits.enforce(deps.limits.verificationEmail, auth!.teamId, 'VERIFICATION_EMAIL', 'A verification email was sent too recently. Try again later.');
     const out = await deps.teams.resendOwnerVerification(auth!.teamId);
     deps.jobs.kick();
     return out;
