@@ -102,6 +102,16 @@ describe('POST /team/owner/verification-email', () => {
   });
 });
 
+describe('POST /team/owner/verification-email limit', () => {
+  it('has its own stricter limit: the 4th resend within an hour answers 429', async () => {
+    const acct = await createAccount(app);
+    for (let i = 0; i < 3; i++) expect((await app.request('POST', '/v2/team/owner/verification-email', { key: acct.key })).status).toBe(200);
+    const res = await app.request('POST', '/v2/team/owner/verification-email', { key: acct.key });
+    expect(res.status).toBe(429);
+    expect(res.body).toMatchObject({ code: 'RATE_LIMIT', policyName: 'VERIFICATION_EMAIL' });
+  });
+});
+
 describe('unknown routes and malformed bodies', () => {
   it('answers 404 with the error object for an unknown route', async () => {
     const acct = await verifiedAccount(app);
