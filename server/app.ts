@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import type { Deps } from './deps.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { restApi } from './http/rest.ts';
+import { uploadEndpoint } from './http/upload.ts';
 import { operations } from './http/routes.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
 import { NotFoundError } from './errors.ts';
@@ -59,6 +60,7 @@ export function createApp(deps: Deps): Koa {
     }
     return next();
   });
+  app.use(uploadEndpoint(deps));
   app.use(restApi(deps, operations));
   app.use(verifyPage(deps));
   app.use(ownerPages(deps));

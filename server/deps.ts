@@ -8,10 +8,16 @@ import { Keys } from './domain/keys.ts';
 import { Accounts } from './domain/accounts.ts';
 import { Teams } from './domain/teams.ts';
 import { Programs } from './domain/programs.ts';
+import { ProgramConfig, registerConfigHooks } from './domain/program-config.ts';
+import { Webhooks } from './domain/webhooks.ts';
+import { RewardConfigs, registerRewardConfigHooks } from './domain/reward-configs.ts';
 import { Maintenance } from './domain/maintenance.ts';
 import { Owners } from './domain/owners.ts';
 import { Sealer, newSecret } from './crypto.ts';
 import { Limits } from './http/limits.ts';
+import { Resources } from './domain/resources.ts';
+import { LocalDiskStorage, type BlobStorage } from './storage.ts';
+import path from 'node:path';
 
 /** Everything the app is built from; tests build the same thing on a fresh database. */
 export interface Deps {
@@ -25,9 +31,14 @@ export interface Deps {
   accounts: Accounts;
   teams: Teams;
   programs: Programs;
+  programConfig: ProgramConfig;
+  webhooks: Webhooks;
+  rewardConfigs: RewardConfigs;
   maintenance: Maintenance;
   owners: Owners;
   limits: Limits;
+  resources: Resources;
+  storage: BlobStorage;
   sealer: Sealer;
   close(): Promise<void>;
 }
@@ -48,16 +59,25 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const log = opts.log ?? createLogger(config.logLevel);
   const db = openDb(config.database, { searchPath: opts.searchPath });
   if (opts.migrate !== false) await migrate(db);
-  const sealer = new Sealer(config.secretKey ?? (await instanceSecret(db)));
+  const secret = config.secretKey ?? (await instanceSecret(db));
+  const sealer = new Sealer(secret);
   const jobs = new Jobs(db, clock, log, config.jobs.pollMs);
   const mailer = new Mailer(db, clock, jobs, config.mailFrom, config.smtpUrl);
   const keys = new Keys(db, clock);
   const accounts = new Accounts(db, clock, config, mailer, jobs, keys);
   const teams = new Teams(db, clock, mailer, accounts, keys);
   const programs = new Programs(db, clock, config);
+  const programConfig = new ProgramConfig(db, clock, config, sealer);
+  registerConfigHooks(programs);
+  const rewardConfigs = new RewardConfigs(db, clock);
+  registerRewardConfigHooks(programs, rewardConfigs);
   const maintenance = new Maintenance(db, clock, jobs);
   const owners = new Owners(db, clock, config, mailer, accounts, keys, sealer);
+  // Built after the other services so CAMPAIGN_ENDED runs after their `ended` hooks and sees the final program.
+  const webhooks = new Webhooks(db, clock, config, log, jobs, sealer, programs);
   const limits = new Limits(config, db);
+  const storage = new LocalDiskStorage(path.join(config.dataDir, 'uploads'));
+  const resources = new Resources(db, clock, config, log, jobs, storage, programs, secret);
   return {
     config,
     db,
@@ -69,9 +89,14 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     accounts,
     teams,
     programs,
+    programConfig,
+    webhooks,
+    rewardConfigs,
     maintenance,
     owners,
     limits,
+    resources,
+    storage,
     sealer,
     async close() {
       await jobs.stop();

@@ -1,27 +1,276 @@
-import type { z } from 'zod';
-import type { programGoal, programType } from '../../shared/schemas/campaign.ts';
+import { z } from 'zod';
+import type { Knex } from 'knex';
+import type { Db } from '../db/connect.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import { newId, type Sealer } from '../crypto.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import type { FieldError } from '../../shared/errors.ts';
+import {
+  INTEGRATIONS,
+  READ_ONLY_FIELDS,
+  TYPE_ONLY_FIELDS,
+  documentSchema,
+  type CampaignInstallation,
+  type DocumentKind,
+  type Integration,
+} from '../../shared/schemas/program-config.ts';
+import { defaultDocuments, type ProgramDocuments } from './program-config-defaults.ts';
+import type { Program, Programs } from './programs.ts';
 
-type ProgramType = z.infer<typeof programType>;
-type Goal = z.infer<typeof programGoal>;
+export { defaultDocuments, BUSINESS_GOALS, type ProgramDocuments } from './program-config-defaults.ts';
 
-/** The four configuration documents every program carries. */
-export interface ProgramDocuments {
-  design: Record<string, unknown>;
-  emails: Record<string, unknown>;
-  options: Record<string, unknown>;
-  installation: Record<string, unknown>;
+type Doc = Record<string, unknown>;
+
+const READ_ONLY_MESSAGES: Record<string, string> = {
+  'mobile.publicKey': 'mobile.publicKey is read-only: the server creates it when mobile.isEnabled turns on.',
+  'settings.sender.fromEmail': 'settings.sender.fromEmail is read-only: it is the address this installation sends from (MAIL_FROM).',
+  'followUpReminder.enabledAt': 'followUpReminder.enabledAt is read-only: it is set when the reminder is switched on.',
+};
+
+function isPlainObject(v: unknown): v is Doc {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Complete starting documents for a new program of this type and goal. */
-export function defaultDocuments(type: ProgramType, goal: Goal | null): ProgramDocuments {
-  const businessGoals: Goal[] = ['CUSTOMERS', 'USERS', 'B2B_SAAS_SELF_SERVICE', 'B2B_SAAS_ENTERPRISE', 'HEALTHCARE_PROVIDERS'];
-  return {
-    design: {
-      window: { navigationMode: 'TABS' },
-      share: { linkedin: { isVisible: goal ? businessGoals.includes(goal) : true } },
-    },
-    emails: {},
-    options: { referralCookieWindowDays: 90, attributionModel: 'LAST_CLICK', referralCreditWindowDays: null },
-    installation: { referralTrigger: type === 'REFERRAL' ? 'ON_SIGNUP' : 'CUSTOM', allowedDomains: [], mobile: { isEnabled: false, publicKey: null } },
-  };
+/** Deep partial merge: objects merge recursively, arrays and scalars replace, `null` sets null, absent keeps. */
+export function deepMerge<T>(base: T, patch: unknown): T {
+  if (!isPlainObject(base) || !isPlainObject(patch)) return (patch === undefined ? base : patch) as T;
+  const out: Doc = { ...base };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === undefined) continue;
+    out[k] = isPlainObject(v) && isPlainObject(out[k]) ? deepMerge(out[k], v) : structuredClone(v);
+  }
+  return out as T;
+}
+
+/** Keeps only the keys the schema knows, at every depth (drops fields of older versions or the other type). */
+function pickKnown(schema: z.ZodType, value: unknown): unknown {
+  let s: z.ZodType = schema;
+  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
+  if (!(s instanceof z.ZodObject) || !isPlainObject(value)) return value;
+  const out: Doc = {};
+  for (const [k, child] of Object.entries(s.shape as Record<string, z.ZodType>)) {
+    if (k in value) out[k] = pickKnown(child, value[k]);
+  }
+  return out;
+}
+
+function getPath(doc: unknown, path: string): unknown {
+  let v: unknown = doc;
+  for (const k of path.split('.')) {
+    if (!isPlainObject(v)) return undefined;
+    v = v[k];
+  }
+  return v;
+}
+
+function setPath(doc: Doc, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let v: Doc = doc;
+  for (const k of keys.slice(0, -1)) {
+    if (!isPlainObject(v[k])) return;
+    v = v[k] as Doc;
+  }
+  if (value === undefined) delete v[keys.at(-1)!];
+  else v[keys.at(-1)!] = value;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Zod issues as per-field errors (the domain's copy of the HTTP layer's mapping, so layers stay apart). */
+function issuesToErrors(error: z.ZodError): FieldError[] {
+  return error.issues.map((i) => {
+    const at = i.path.map(String).join('.');
+    if (i.code === 'unrecognized_keys') {
+      const keys = (i as { keys: string[] }).keys;
+      return { field: keys.map((k) => (at ? `${at}.${k}` : k)).join(', '), code: 'UNKNOWN_FIELD', message: `Unknown field${keys.length > 1 ? 's' : ''}: ${keys.join(', ')}` };
+    }
+    const code = i.code === 'invalid_type' ? 'INVALID_TYPE' : i.code === 'invalid_value' ? 'INVALID_VALUE' : i.code === 'too_big' ? 'TOO_LONG' : i.code === 'too_small' ? 'TOO_SHORT' : 'INVALID';
+    return { field: at || 'body', code, message: i.message };
+  });
+}
+
+function fail(errors: FieldError[]): never {
+  throw new ValidationError(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
+}
+
+/** A document as stored, completed with today's defaults for fields added since it was written. */
+export function completeDocument<K extends DocumentKind>(kind: K, program: Pick<Program, 'type' | 'goal'>, stored: unknown): ProgramDocuments[K] {
+  const defaults = defaultDocuments(program.type, (program.goal ?? null) as never)[kind];
+  return pickKnown(documentSchema(kind, program.type), deepMerge(defaults, stored ?? {})) as ProgramDocuments[K];
+}
+
+/** Rules one field cannot express, checked on the merged document. */
+function crossFieldErrors(kind: DocumentKind, type: Program['type'], doc: any): FieldError[] {
+  const errors: FieldError[] = [];
+  const add = (field: string, message: string, code = 'INVALID') => errors.push({ field, code, message });
+  if (kind === 'design') {
+    const fields = doc.signup.fields as Array<{ key: string; type: string; isRequired: boolean }>;
+    const keys = fields.map((f) => f.key);
+    if (new Set(keys).size !== keys.length) add('signup.fields', 'Each field key may appear once.');
+    const email = fields.find((f) => f.key === 'email');
+    if (!email || email.type !== 'EMAIL' || !email.isRequired) add('signup.fields', 'The form needs a required field with key "email" and type EMAIL.');
+    if (doc.widget.icon === 'CUSTOM' && !doc.widget.iconImageUrl) add('widget.iconImageUrl', 'A CUSTOM icon needs iconImageUrl.', 'REQUIRED');
+    for (const section of ['rewards', 'resources'] as const) {
+      if (doc[section].icon.type === 'IMAGE' && !doc[section].icon.imageUrl) add(`${section}.icon.imageUrl`, 'An IMAGE icon needs imageUrl.', 'REQUIRED');
+    }
+  }
+  if (kind === 'options') {
+    if (type === 'AFFILIATE' && doc.requireParticipantAuth !== true) add('requireParticipantAuth', 'Affiliate programs always require participant authentication.');
+    const extra = doc.languages.additionalLanguages as string[];
+    if (new Set(extra).size !== extra.length) add('languages.additionalLanguages', 'Each language may appear once.');
+    if (extra.includes(doc.languages.baseLanguage)) add('languages.additionalLanguages', 'The base language cannot also be an additional language.');
+    if (doc.fraud.maxSignupsPerIp10Min < doc.fraud.maxSignupsPerIp2Min) add('fraud.maxSignupsPerIp10Min', 'Cannot be lower than maxSignupsPerIp2Min.');
+  }
+  if (kind === 'installation') {
+    if (doc.signup.redirectAfterSignup && !doc.signup.redirectUrl) add('signup.redirectUrl', 'Required when redirectAfterSignup is true.', 'REQUIRED');
+  }
+  return errors;
+}
+
+/** A new publishable Mobile SDK key: random and unguessable, yet not a secret (it ships inside apps). */
+export function newPublicKey(): string {
+  return `pk_${newId(32)}`;
+}
+
+/** The program's Mobile SDK key when the mobile SDK is on, else null (what the mobile API checks). */
+export function mobilePublicKey(program: Program): string | null {
+  const mobile = completeDocument('installation', program, program.documents.installation).mobile;
+  return mobile.isEnabled ? mobile.publicKey : null;
+}
+
+/**
+ * Host names whose pages may run the window and SDK, or null when any site may: `allowedDomains`
+ * plus the hosts of `allowedUrls`, and, once either list is set, the share and signup URL hosts.
+ */
+export function embedHosts(installation: CampaignInstallation): string[] | null {
+  const hosts = new Set<string>(installation.allowedDomains);
+  for (const u of installation.allowedUrls) hosts.add(new URL(u).hostname.toLowerCase());
+  if (hosts.size === 0) return null;
+  for (const u of [installation.shareUrl, installation.signup.url]) if (u) hosts.add(new URL(u).hostname.toLowerCase());
+  return [...hosts];
+}
+
+/** The four Program Editor documents (CF1–CF8) and the integrations list (I1). */
+export class ProgramConfig {
+  readonly #fromEmail: string;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly config: Config,
+    private readonly sealer: Sealer,
+  ) {
+    this.#fromEmail = /<([^>]+)>/.exec(config.mailFrom)?.[1] ?? config.mailFrom;
+  }
+
+  /** GET: the complete document as the wire shows it (defaults filled, write-only values removed). */
+  read<K extends DocumentKind>(program: Program, kind: K): ProgramDocuments[K] {
+    return this.#view(kind, completeDocument(kind, program, program.documents[kind]));
+  }
+
+  /** The reCAPTCHA secret for the fraud checks, or null. */
+  recaptchaSecret(program: Program): string | null {
+    const sealed = (completeDocument('options', program, program.documents.options).fraud.recaptcha as { secretKey?: string | null }).secretKey;
+    return sealed ? this.sealer.open(sealed) : null;
+  }
+
+  /** PATCH: deep-merges `patch`, validates the whole result for the program's type, stores it in one UPDATE. */
+  async update<K extends DocumentKind>(program: Program, kind: K, patch: Doc): Promise<ProgramDocuments[K]> {
+    if (Object.keys(patch).length === 0) fail([{ field: 'body', code: 'REQUIRED', message: 'Send at least one field to change.' }]);
+    const errors: FieldError[] = [];
+    for (const [path, only] of Object.entries(TYPE_ONLY_FIELDS[kind])) {
+      if (only !== program.type && getPath(patch, path) !== undefined) {
+        errors.push({ field: path, code: 'NOT_AVAILABLE_FOR_PROGRAM_TYPE', message: `${path} is only available for ${only.toLowerCase()} programs.` });
+      }
+    }
+    if (errors.length) fail(errors);
+
+    return this.db.knex.transaction(async (trx) => {
+      const row = await trx('programs').where({ id: program.id }).forUpdate().first(kind);
+      if (!row) throw new NotFoundError(`No program ${program.id}.`);
+      const stored = completeDocument(kind, program, JSON.parse(row[kind])) as Doc;
+      const view = this.#view(kind, structuredClone(stored) as ProgramDocuments[K]) as Doc;
+      const body = structuredClone(patch);
+      for (const path of READ_ONLY_FIELDS[kind]) {
+        const sent = getPath(body, path);
+        if (sent === undefined) continue;
+        if (!sameValue(sent, getPath(view, path))) {
+          errors.push({ field: path, code: 'READ_ONLY', message: READ_ONLY_MESSAGES[path] ?? `${path} is read-only: transactional emails are always sent.` });
+        }
+        setPath(body, path, undefined);
+      }
+      if (kind === 'design' && getPath(body, 'widget.icon') === 'DEFAULT' && getPath(view, 'widget.icon') !== 'DEFAULT') {
+        errors.push({ field: 'widget.icon', code: 'INVALID_VALUE', message: 'DEFAULT cannot be set; choose CUSTOM or NONE.' });
+      }
+      if (errors.length) fail(errors);
+
+      // The reCAPTCHA secret never takes part in the merge: it is sealed, and absent from what clients see.
+      let secret = kind === 'options' ? ((getPath(stored, 'fraud.recaptcha.secretKey') as string | null | undefined) ?? null) : null;
+      const sentSecret = kind === 'options' ? getPath(body, 'fraud.recaptcha.secretKey') : undefined;
+      if (sentSecret !== undefined) {
+        secret = sentSecret === null || sentSecret === '' ? null : this.sealer.seal(String(sentSecret));
+        setPath(body, 'fraud.recaptcha.secretKey', undefined);
+      }
+      if (kind === 'options') setPath(stored, 'fraud.recaptcha.secretKey', undefined);
+
+      const merged = deepMerge(stored, body) as any;
+      const now = this.clock.now();
+      if (kind === 'installation' && merged.mobile.isEnabled && !merged.mobile.publicKey) merged.mobile.publicKey = newPublicKey();
+      if (kind === 'options') {
+        const was = (stored as any).followUpReminder.isEnabled;
+        if (!merged.followUpReminder.isEnabled) merged.followUpReminder.enabledAt = null;
+        else if (!was) merged.followUpReminder.enabledAt = now;
+      }
+
+      const parsed = documentSchema(kind, program.type).safeParse(merged);
+      if (!parsed.success) fail(issuesToErrors(parsed.error));
+      const next = parsed.data as any;
+      const more = crossFieldErrors(kind, program.type, next);
+      if (kind === 'options' && next.fraud.recaptcha.isEnabled && (!next.fraud.recaptcha.siteKey || !secret)) {
+        more.push({ field: 'fraud.recaptcha', code: 'REQUIRED', message: 'reCAPTCHA needs a siteKey and a secretKey before it can be enabled.' });
+      }
+      if (more.length) fail(more);
+      if (kind === 'emails') next.settings.sender.fromEmail = '';
+      if (kind === 'options' && secret) next.fraud.recaptcha.secretKey = secret;
+
+      await trx('programs')
+        .where({ id: program.id })
+        .update({ [kind]: JSON.stringify(next), updated_at: now });
+      return this.#view(kind, structuredClone(next));
+    });
+  }
+
+  /** I1: every integration the program's type can connect, in dashboard order; refloop connects none yet. */
+  integrations(program: Program): Integration[] {
+    return INTEGRATIONS.filter((i) => !i.only || i.only === program.type).map((i) => ({
+      id: i.id,
+      name: i.name,
+      connected: false,
+      enabled: false,
+      autoDisabled: false,
+      connectUrl: `${this.config.publicUrl}/editor/${encodeURIComponent(program.id)}/options/integrations?integration=${encodeURIComponent(i.id)}`,
+    }));
+  }
+
+  #view<K extends DocumentKind>(kind: K, doc: ProgramDocuments[K]): ProgramDocuments[K] {
+    const d = doc as any;
+    if (kind === 'options' && d.fraud?.recaptcha) delete d.fraud.recaptcha.secretKey;
+    if (kind === 'emails' && d.settings?.sender) d.settings.sender.fromEmail = this.#fromEmail;
+    return doc;
+  }
+}
+
+/** Lifecycle work for the documents: a clone gets its own Mobile SDK key, never its source's. */
+export function registerConfigHooks(programs: Programs): void {
+  programs.hooks.cloned.push(async (trx: Knex.Transaction, _source: Program, copy: Program) => {
+    const installation = copy.documents.installation as Doc;
+    const mobile = installation?.mobile as Doc | undefined;
+    if (!mobile?.publicKey) return;
+    const next = { ...installation, mobile: { ...mobile, publicKey: newPublicKey() } };
+    await trx('programs').where({ id: copy.id }).update({ installation: JSON.stringify(next) });
+    copy.documents.installation = next as ProgramDocuments['installation'];
+  });
 }

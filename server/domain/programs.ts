@@ -77,7 +77,8 @@ export class Programs {
 
   /** Loads the program named in a request: unknown → 404, another team's → 403, then the plan gate. */
   async forRequest(teamId: string, programId: string, billing: TeamBilling): Promise<Program> {
-    const row = programId.length <= 64 ? await this.db.knex('programs').where({ id: programId }).first() : undefined;
+    // Ids are [a-z0-9]; anything else (including a NUL PostgreSQL would refuse) cannot name a program.
+    const row = /^[A-Za-z0-9_-]{1,64}$/.test(programId) ? await this.db.knex('programs').where({ id: programId }).first() : undefined;
     if (!row || row.status === 'DELETED') throw new NotFoundError(`No program ${programId}.`);
     if (row.team_id !== teamId) throw new NotAuthorizedError('This API key is not allowed to access this program.');
     const program = toProgram(row);

@@ -129,6 +129,10 @@ async function storeIdempotent(deps: Deps, keyId: string, idemKey: string, fp: s
 function handle(op: Operation, deps: Deps): Koa.Middleware {
   return async (ctx) => {
     const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
+    // Control characters (NUL above all, which PostgreSQL rejects) never appear in an id or email, so no such resource exists.
+    if (Object.values(params).some((v) => /[\u0000-\u001f\u007f]/.test(v) || v.length > 320)) {
+      throw new NotFoundError('No resource has that id.');
+    }
     let key: KeyRecord | null = null;
     if (op.access !== 'public') {
       const a = await authenticate(ctx, op, deps);

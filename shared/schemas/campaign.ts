@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { campaignReward, rewardConfigCreate } from './reward-config.ts';
 
 /** Program (campaign) types. */
 export const programType = z.enum(['REFERRAL', 'AFFILIATE']);
@@ -42,7 +43,7 @@ export const campaign = z
     inviteCount: z.number().int(),
     winnerCount: z.number().int(),
     currencyISO: z.string().nullable(),
-    rewards: z.array(z.record(z.string(), z.unknown())),
+    rewards: z.array(campaignReward),
   })
   .meta({ id: 'Campaign' });
 
@@ -58,6 +59,8 @@ export const campaignCreate = z
     companyLogoImageUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
     currencyISO: currencyCode.optional(),
     goal: programGoal.optional(),
+    // Created with the program in its transaction; absent → starter rewards by goal (rest-v2 §3.2).
+    rewards: z.array(rewardConfigCreate).max(20).optional(),
   })
   .meta({ id: 'CampaignCreate' });
 
