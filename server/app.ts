@@ -3,6 +3,8 @@ import crypto from 'node:crypto';
 import type { Deps } from './deps.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { restApi } from './http/rest.ts';
+import { mobileApi } from './http/mobile/router.ts';
+import { mobileOperations } from './http/mobile/routes.ts';
 import { uploadEndpoint } from './http/upload.ts';
 import { operations } from './http/routes.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
@@ -10,6 +12,7 @@ import { NotFoundError } from './errors.ts';
 import { sitePages } from './http/pages/site.ts';
 import { verifyPage } from './http/pages/verify.ts';
 import { ownerPages } from './http/pages/owner.ts';
+import { unsubscribePage } from './http/pages/unsubscribe.ts';
 
 /** Builds the Koa application from explicit dependencies; only server/main.ts listens on a port. */
 export function createApp(deps: Deps): Koa {
@@ -61,8 +64,10 @@ export function createApp(deps: Deps): Koa {
     return next();
   });
   app.use(uploadEndpoint(deps));
+  app.use(mobileApi(deps, mobileOperations));
   app.use(restApi(deps, operations));
   app.use(verifyPage(deps));
+  app.use(unsubscribePage(deps));
   app.use(ownerPages(deps));
   app.use(sitePages(deps));
   app.use(async (ctx) => {

@@ -41,7 +41,15 @@ const envSchema = z.object({
   ACCOUNT_CREATION_PER_HOUR: int(1, 1e9).default(5),
   VERIFICATION_EMAIL_PER_HOUR: int(1, 1e9).default(3),
   SIGNIN_ATTEMPTS_PER_15_MIN: int(1, 1e9).default(10),
+  INVITES_PER_PARTICIPANT_PER_DAY: int(1, 1e9).default(50),
+  INVITES_PER_TEAM_PER_HOUR: int(1, 1e9).default(500),
+  PARTICIPANT_EMAILS_PER_TEAM_PER_HOUR: int(1, 1e9).default(100),
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
+  MOBILE_RATE_LIMIT_PER_MINUTE: int(1, 1e9).default(600),
+  MOBILE_SESSIONS_PER_IP_PER_MINUTE: int(1, 1e9).default(600),
+  MOBILE_VISIT_WAIT_MS: int(1, 60_000).default(1000),
+  MOBILE_COUNTER_FLUSH_MS: int(10, 1000).default(1000),
+  MOBILE_PROGRAM_CACHE_MS: int(0, 60_000).default(5000),
 });
 
 /** Validated, frozen runtime configuration. */
@@ -76,8 +84,26 @@ export interface Config {
     accountCreationPerHour: number;
     verificationEmailPerHour: number;
     signInPerEmail15m: number;
+    /** Invitation emails (one point per address) per sender per day, and per team per hour. */
+    invitesPerParticipantPerDay: number;
+    invitesPerTeamPerHour: number;
+    /** `POST …/participant/{p}/email` calls per team per hour. */
+    participantEmailsPerTeamPerHour: number;
   };
   shutdownGraceMs: number;
+  /** The participant API (/mobile/v2). */
+  mobile: {
+    /** Calls per minute per IP address and client instance. */
+    ratePerMinute: number;
+    /** Session creations per minute per IP address. */
+    sessionsPerIpPerMinute: number;
+    /** How long a visit waits for its commit before answering PROCESSING. */
+    visitWaitMs: number;
+    /** Longest time impression counts wait in memory (≤ 1 s). */
+    counterFlushMs: number;
+    /** How long a process reuses a program's settings. */
+    programCacheMs: number;
+  };
 }
 
 /** Thrown when the environment is invalid; its message lists every problem, one per line. */
@@ -146,8 +172,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       accountCreationPerHour: e.ACCOUNT_CREATION_PER_HOUR,
       verificationEmailPerHour: e.VERIFICATION_EMAIL_PER_HOUR,
       signInPerEmail15m: e.SIGNIN_ATTEMPTS_PER_15_MIN,
+      invitesPerParticipantPerDay: e.INVITES_PER_PARTICIPANT_PER_DAY,
+      invitesPerTeamPerHour: e.INVITES_PER_TEAM_PER_HOUR,
+      participantEmailsPerTeamPerHour: e.PARTICIPANT_EMAILS_PER_TEAM_PER_HOUR,
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    mobile: {
+      ratePerMinute: e.MOBILE_RATE_LIMIT_PER_MINUTE,
+      sessionsPerIpPerMinute: e.MOBILE_SESSIONS_PER_IP_PER_MINUTE,
+      visitWaitMs: e.MOBILE_VISIT_WAIT_MS,
+      counterFlushMs: e.MOBILE_COUNTER_FLUSH_MS,
+      programCacheMs: e.MOBILE_PROGRAM_CACHE_MS,
+    },
   };
   return deepFreeze(config);
 }

@@ -16,6 +16,21 @@ import { Owners } from './domain/owners.ts';
 import { Sealer, newSecret } from './crypto.ts';
 import { Limits } from './http/limits.ts';
 import { Resources } from './domain/resources.ts';
+import { Rewards } from './domain/rewards.ts';
+import { ReferralTriggers } from './domain/referral-triggers.ts';
+import { Participants } from './domain/participants/service.ts';
+import { Activity } from './domain/activity.ts';
+import { registerParticipantActivity } from './domain/activity-hooks.ts';
+import { Fraud, registerFraudHooks } from './domain/fraud.ts';
+import { Analytics } from './domain/analytics.ts';
+import { ProgramEmails } from './domain/program-emails.ts';
+import { Invites } from './domain/invites.ts';
+import { ParticipantTokens } from './domain/participant-tokens.ts';
+import { MobilePrograms } from './domain/mobile-programs.ts';
+import { MobileSessions } from './domain/mobile-sessions.ts';
+import { Receipts } from './domain/visit-receipts.ts';
+import { Visits } from './domain/visits.ts';
+import { Impressions } from './domain/impressions.ts';
 import { LocalDiskStorage, type BlobStorage } from './storage.ts';
 import path from 'node:path';
 
@@ -38,8 +53,22 @@ export interface Deps {
   owners: Owners;
   limits: Limits;
   resources: Resources;
+  rewards: Rewards;
+  referralTriggers: ReferralTriggers;
+  participants: Participants;
+  activity: Activity;
+  fraud: Fraud;
+  analytics: Analytics;
+  programEmails: ProgramEmails;
+  invites: Invites;
   storage: BlobStorage;
   sealer: Sealer;
+  /** The participant API: participant tokens and auth secrets, cached program views, sessions, visit receipts, visits. */
+  participantTokens: ParticipantTokens;
+  mobilePrograms: MobilePrograms;
+  mobileSessions: MobileSessions;
+  receipts: Receipts;
+  visits: Visits;
   close(): Promise<void>;
 }
 
@@ -78,6 +107,23 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const limits = new Limits(config, db);
   const storage = new LocalDiskStorage(path.join(config.dataDir, 'uploads'));
   const resources = new Resources(db, clock, config, log, jobs, storage, programs, secret);
+  const participants = new Participants(db, clock, config, log, webhooks);
+  const activity = new Activity(db, clock);
+  registerParticipantActivity(participants, activity);
+  const rewards = new Rewards(db, clock, jobs, programs, participants, activity, webhooks);
+  const referralTriggers = new ReferralTriggers(db, clock, log, jobs, participants, activity);
+  const fraud = new Fraud(db, clock, log, participants, activity, webhooks, programs);
+  registerFraudHooks(participants, fraud);
+  const analytics = new Analytics(db, clock, participants);
+  // Program emails and invitations hook participant creation after fraud screening, so a blocked sign-up sends nothing.
+  const programEmails = new ProgramEmails(db, clock, config, mailer, activity, participants, limits, secret);
+  const invites = new Invites(db, clock, jobs, activity, participants, programEmails, limits);
+  const participantTokens = new ParticipantTokens(db, clock, sealer);
+  const mobilePrograms = new MobilePrograms(db, config.mobile.programCacheMs);
+  const mobileSessions = new MobileSessions(secret, clock);
+  const receipts = new Receipts(secret, clock);
+  const impressions = new Impressions(db, clock, log, participants, config.mobile.counterFlushMs);
+  const visits = new Visits(db, clock, log, impressions, receipts, { waitMs: config.mobile.visitWaitMs }, secret);
   return {
     config,
     db,
@@ -96,9 +142,24 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     owners,
     limits,
     resources,
+    rewards,
+    referralTriggers,
+    participants,
+    activity,
+    fraud,
+    analytics,
+    programEmails,
+    invites,
     storage,
     sealer,
+    participantTokens,
+    mobilePrograms,
+    mobileSessions,
+    receipts,
+    visits,
     async close() {
+      // Visits in flight and impression counts waiting in memory are written before the database closes.
+      await visits.close();
       await jobs.stop();
       mailer.close();
       await db.close();

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
+import crypto from 'node:crypto';
 import type { Config } from '../config.ts';
 import { migrationSource } from './migrations.ts';
 
@@ -19,8 +20,31 @@ export interface Db {
    * serialised with transactions, so it never waits on a lock held by its own process.
    */
   get<T>(sql: string, ...params: unknown[]): Promise<T | undefined>;
+  /** Like `get`, returning every row (read-heavy list paths: leaderboards, participant pages). Never inside a transaction. */
+  all<T>(sql: string, ...params: unknown[]): Promise<T[]>;
+  /**
+   * Runs `fn` in one transaction on one connection, with statements prepared once per connection and
+   * SQL text (named statements on PostgreSQL): hot-path batch writes without the query builder's
+   * per-call cost. SQL uses `?` placeholders on both databases and must have a fixed shape per text.
+   */
+  batch<T>(fn: (s: BatchStatements) => Promise<T>): Promise<T>;
+  /** The same cached statements on the connection of an open knex transaction: bulk writes inside work that also uses the query builder. */
+  statements(trx: Knex.Transaction): Promise<BatchStatements>;
   /** Closes every connection. */
   close(): Promise<void>;
+}
+
+/** The statements of one `Db.batch` transaction. */
+export interface BatchStatements {
+  /** Every row a statement returns (SELECT, or INSERT … RETURNING). */
+  all<T>(sql: string, params: unknown[]): Promise<T[]>;
+  /** Runs a statement that returns no rows; how many rows it changed. */
+  run(sql: string, params: unknown[]): Promise<number>;
+}
+
+/** A pg client as knex's pool hands it out. */
+interface PgConnection {
+  query(q: string | { name: string; text: string; values: unknown[] }): Promise<{ rows: any[]; rowCount: number | null }>;
 }
 
 const PRAGMAS = ['journal_mode = WAL', 'foreign_keys = ON', 'busy_timeout = 5000', 'synchronous = NORMAL'];
@@ -39,6 +63,27 @@ export function openDb(database: Config['database'], opts: { searchPath?: string
       dialect: 'pg',
       async get<T>(sql: string, ...params: unknown[]) {
         return (await knex.raw(sql, params as Knex.RawBinding[])).rows[0] as T | undefined;
+      },
+      async all<T>(sql: string, ...params: unknown[]) {
+        return (await knex.raw(sql, params as Knex.RawBinding[])).rows as T[];
+      },
+      async batch<T>(fn: (s: BatchStatements) => Promise<T>): Promise<T> {
+        const client = knex.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
+        const conn = await client.acquireConnection();
+        let done = false;
+        try {
+          await conn.query('BEGIN');
+          const out = await fn(pgStatements(conn));
+          await conn.query('COMMIT');
+          done = true;
+          return out;
+        } finally {
+          if (!done) await conn.query('ROLLBACK').catch(() => undefined);
+          await client.releaseConnection(conn);
+        }
+      },
+      async statements(trx: Knex.Transaction): Promise<BatchStatements> {
+        return pgStatements((await (trx.client as { acquireConnection(): Promise<PgConnection> }).acquireConnection()) as PgConnection);
       },
       close: () => knex.destroy(),
     };
@@ -63,23 +108,79 @@ export function openDb(database: Config['database'], opts: { searchPath?: string
   });
   const cache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
   const client = knex.client as { acquireConnection(): Promise<Database.Database>; releaseConnection(c: Database.Database): Promise<void> };
+  // Statements are prepared once per connection and SQL text; only fixed SQL shapes reach here.
+  const prepared = (conn: Database.Database, sql: string): Database.Statement => {
+    let statements = cache.get(conn);
+    if (!statements) cache.set(conn, (statements = new Map()));
+    let st = statements.get(sql);
+    if (!st) statements.set(sql, (st = conn.prepare(sql)));
+    return st;
+  };
+  const sqliteStatements = (conn: Database.Database): BatchStatements => ({
+    all: async (sql, params) => prepared(conn, sql).all(...params) as never[],
+    run: async (sql, params) => prepared(conn, sql).run(...params).changes,
+  });
+  const run = async <R>(sql: string, use: (st: Database.Statement) => R): Promise<R> => {
+    const conn = await client.acquireConnection();
+    try {
+      return use(prepared(conn, sql));
+    } finally {
+      await client.releaseConnection(conn);
+    }
+  };
   return {
     knex,
     dialect: 'sqlite',
     async get<T>(sql: string, ...params: unknown[]) {
+      return run(sql, (st) => st.get(...params) as T | undefined);
+    },
+    async all<T>(sql: string, ...params: unknown[]) {
+      return run(sql, (st) => st.all(...params) as T[]);
+    },
+    async batch<T>(fn: (s: BatchStatements) => Promise<T>): Promise<T> {
+      // The pool holds one connection, so nothing else runs between BEGIN and COMMIT.
       const conn = await client.acquireConnection();
       try {
-        let statements = cache.get(conn);
-        if (!statements) cache.set(conn, (statements = new Map()));
-        let st = statements.get(sql);
-        if (!st) statements.set(sql, (st = conn.prepare(sql)));
-        return st.get(...params) as T | undefined;
+        prepared(conn, 'BEGIN IMMEDIATE').run();
+        try {
+          const out = await fn(sqliteStatements(conn));
+          prepared(conn, 'COMMIT').run();
+          return out;
+        } catch (err) {
+          if (conn.inTransaction) prepared(conn, 'ROLLBACK').run();
+          throw err;
+        }
       } finally {
         await client.releaseConnection(conn);
       }
     },
+    async statements(trx: Knex.Transaction): Promise<BatchStatements> {
+      return sqliteStatements(await (trx.client as typeof client).acquireConnection());
+    },
     close: () => knex.destroy(),
   };
+}
+
+/** Cached named statements on one pg connection. */
+function pgStatements(conn: PgConnection): BatchStatements {
+  return {
+    all: async (sql, params) => (await conn.query({ ...pgStatement(sql), values: params })).rows,
+    run: async (sql, params) => (await conn.query({ ...pgStatement(sql), values: params })).rowCount ?? 0,
+  };
+}
+
+const pgNamed = new Map<string, { name: string; text: string }>();
+
+/** A `?`-placeholder statement as a named PostgreSQL statement (`$n` placeholders), so each connection plans it once. */
+function pgStatement(sql: string): { name: string; text: string } {
+  let s = pgNamed.get(sql);
+  if (!s) {
+    let i = 0;
+    const text = sql.replace(/\?/g, () => `$${++i}`);
+    s = { name: `rf_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text };
+    pgNamed.set(sql, s);
+  }
+  return s;
 }
 
 /** Applies pending migrations; safe to run twice and from several processes at once. */

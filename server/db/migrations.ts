@@ -4,6 +4,13 @@ import * as m002 from './migrations/002_programs.ts';
 import * as m003 from './migrations/003_reward_configs.ts';
 import * as m004 from './migrations/004_webhooks.ts';
 import * as m005 from './migrations/005_resources.ts';
+import * as m006 from './migrations/006_participants.ts';
+import * as m007 from './migrations/007_activity.ts';
+import * as m008 from './migrations/008_rewards.ts';
+import * as m009 from './migrations/009_invites_emails.ts';
+import * as m010 from './migrations/010_fraud.ts';
+import * as m011 from './migrations/011_analytics.ts';
+import * as m012 from './migrations/012_mobile.ts';
 
 /** A migration: name plus up/down, kept in code so the CLI, tests and the server share one ordered list. */
 interface Migration {
@@ -18,6 +25,13 @@ const migrations: Migration[] = [
   { name: '003_reward_configs', ...m003 },
   { name: '004_webhooks', ...m004 },
   { name: '005_resources', ...m005 },
+  { name: '006_participants', ...m006 },
+  { name: '007_activity', ...m007 },
+  { name: '008_rewards', ...m008 },
+  { name: '009_invites_emails', ...m009 },
+  { name: '010_fraud', ...m010 },
+  { name: '011_analytics', ...m011 },
+  { name: '012_mobile', ...m012 },
 ];
 
 /** knex migration source over the in-code list (no file globbing, so it works under tsx and bundlers). */

@@ -27,3 +27,9 @@ export function businessEmailProblem(email: string, field = 'email'): FieldError
   }
   return null;
 }
+
+/** True when the address's domain (or a parent of it) is a known disposable-mail provider; anti-fraud's burner check. */
+export function isDisposableEmail(email: string): boolean {
+  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  return withParents(domain).some((d) => DISPOSABLE.has(d) || DISPOSABLE_WILDCARD.has(d));
+}

@@ -13,6 +13,11 @@ export interface MailMessage {
   html?: string;
   kind: string;
   teamId?: string | null;
+  /** Display name shown with MAIL_FROM's address (program emails use the program's sender name). */
+  fromName?: string | null;
+  replyTo?: string | null;
+  /** Extra headers, e.g. `List-Unsubscribe` and `List-Unsubscribe-Post` (RFC 8058). */
+  headers?: Record<string, string>;
 }
 
 /** A message as stored in the outbox. */
@@ -25,6 +30,8 @@ export interface OutboxMessage {
   html: string | null;
   links: string[];
   kind: string;
+  replyTo: string | null;
+  headers: Record<string, string>;
   status: string;
   transport: string;
   createdAt: number;
@@ -32,6 +39,16 @@ export interface OutboxMessage {
 }
 
 const LINK = /https?:\/\/[^\s<>"')]+/g;
+
+/** Header values never carry line breaks (header injection). */
+const oneLine = (v: string) => v.replace(/[\r\n]+/g, ' ').trim();
+
+/** `"Name" <address>` from a display name and MAIL_FROM (whose own display name is replaced). */
+function withDisplayName(from: string, name: string): string {
+  const address = /<([^>]+)>/.exec(from)?.[1] ?? from;
+  const quoted = oneLine(name).replace(/["\\]/g, '\\$&').slice(0, 100);
+  return quoted ? `"${quoted}" <${address}>` : from;
+}
 
 /**
  * The one mailer. Every message is written to the database outbox in the caller's transaction.
@@ -59,13 +76,15 @@ export class Mailer {
     await q('mail_outbox').insert({
       id,
       to: msg.to,
-      from: this.from,
+      from: msg.fromName ? withDisplayName(this.from, msg.fromName) : this.from,
       subject: msg.subject,
       text: msg.text,
       html: msg.html ?? null,
       links: JSON.stringify(links),
       kind: msg.kind,
       team_id: msg.teamId ?? null,
+      ...(msg.replyTo ? { reply_to: oneLine(msg.replyTo) } : {}),
+      ...(msg.headers ? { headers: JSON.stringify(Object.fromEntries(Object.entries(msg.headers).map(([k, v]) => [k, oneLine(v)]))) } : {}),
       status: this.#transport ? 'QUEUED' : 'OUTBOX',
       transport: this.#transport ? 'smtp' : 'outbox',
       created_at: this.clock.now(),
@@ -78,7 +97,15 @@ export class Mailer {
     const row = await this.db.knex('mail_outbox').where({ id }).first();
     if (!row || row.status === 'SENT' || !this.#transport) return;
     try {
-      await this.#transport.sendMail({ from: row.from, to: row.to, subject: row.subject, text: row.text, html: row.html ?? undefined });
+      await this.#transport.sendMail({
+        from: row.from,
+        to: row.to,
+        subject: row.subject,
+        text: row.text,
+        html: row.html ?? undefined,
+        replyTo: row.reply_to ?? undefined,
+        headers: row.headers ? JSON.parse(row.headers) : undefined,
+      });
       await this.db.knex('mail_outbox').where({ id }).update({ status: 'SENT', sent_at: this.clock.now(), error: null });
     } catch (err) {
       await this.db.knex('mail_outbox').where({ id }).update({ status: 'FAILED', error: String((err as Error).message).slice(0, 1000) });
@@ -100,6 +127,8 @@ export class Mailer {
       html: r.html,
       links: JSON.parse(r.links),
       kind: r.kind,
+      replyTo: r.reply_to ?? null,
+      headers: r.headers ? JSON.parse(r.headers) : {},
       status: r.status,
       transport: r.transport,
       createdAt: Number(r.created_at),

@@ -171,8 +171,10 @@ export class Programs {
       }
       await trx('programs').where({ id: program.id }).update(changes);
       const updated = toProgram(await trx('programs').where({ id: program.id }).first());
-      if (ended) for (const hook of this.hooks.ended) await hook(trx, updated);
-      return this.toCampaign(updated, trx);
+      if (!ended) return this.toCampaign(updated, trx);
+      for (const hook of this.hooks.ended) await hook(trx, updated);
+      // The hooks (leaderboard prizes) may have changed counters such as winnerCount.
+      return this.toCampaign(toProgram(await trx('programs').where({ id: program.id }).first()), trx);
     });
   }
 

@@ -37,6 +37,11 @@ export class Limits {
   /** Owner sign-in attempts, per email and per IP: the brake on password guessing besides scrypt. */
   readonly signInPerEmail: RateLimiterAbstract;
   readonly signInPerIp: RateLimiterAbstract;
+  /** Invitation emails (points = addresses) per sender per day and per team per hour: stricter than the team budgets. */
+  readonly invitesPerParticipant: RateLimiterAbstract;
+  readonly invitesPerTeam: RateLimiterAbstract;
+  /** Emails to one participant through `POST …/participant/{p}/email`, per team per hour. */
+  readonly participantEmails: RateLimiterAbstract;
   readonly #inFlightPerIp = new Map<string, number>();
   readonly #inFlightRequests = new Set<string>();
 
@@ -63,6 +68,9 @@ export class Limits {
     this.verificationEmail = make('vmail', l.verificationEmailPerHour, 3600);
     this.signInPerEmail = make('signin_e', l.signInPerEmail15m, 900);
     this.signInPerIp = make('signin_ip', l.signInPerEmail15m * 10, 900);
+    this.invitesPerParticipant = make('inv_p', l.invitesPerParticipantPerDay, 86_400);
+    this.invitesPerTeam = make('inv_t', l.invitesPerTeamPerHour, 3600);
+    this.participantEmails = make('pmail', l.participantEmailsPerTeamPerHour, 3600);
   }
 
   /** Charges the public per-IP budget (before authentication); standard headers describe only it. */
@@ -115,6 +123,37 @@ export class Limits {
   async enforce(limiter: RateLimiterAbstract, key: string, policyName: string, message: string): Promise<void> {
     const { over, res } = await consume(limiter, key);
     if (over) throw new RateLimitedError(policyName, message, { 'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))) });
+  }
+
+  /**
+   * Charges `count` invitation emails to the sender's daily and the team's hourly budget. A refused
+   * batch costs nothing: rate-limiter-flexible counts refused points too, so they are given back.
+   */
+  async chargeInvites(teamId: string, senderKey: string, count: number): Promise<void> {
+    const l = this.config.limits;
+    const steps: Array<[RateLimiterAbstract, string, string, string]> = [
+      [this.invitesPerParticipant, senderKey, 'INVITES_PER_PARTICIPANT', `A participant may send at most ${l.invitesPerParticipantPerDay} invitations per day.`],
+      [this.invitesPerTeam, teamId, 'INVITES_PER_TEAM', `This team may send at most ${l.invitesPerTeamPerHour} invitations per hour.`],
+    ];
+    const charged: Array<[RateLimiterAbstract, string]> = [];
+    const refund = async (list: Array<[RateLimiterAbstract, string]>) => {
+      for (const [limiter, key] of list) await limiter.reward(key, count).catch(() => undefined);
+    };
+    for (const [limiter, key, policy, message] of steps) {
+      try {
+        await limiter.consume(key, count);
+        charged.push([limiter, key]);
+      } catch (err) {
+        await refund(err instanceof RateLimiterRes ? [...charged, [limiter, key]] : charged);
+        if (!(err instanceof RateLimiterRes)) throw new UnavailableError('Rate limiting is temporarily unavailable. Try again shortly.');
+        throw new RateLimitedError(policy, message, { 'Retry-After': String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))) });
+      }
+    }
+  }
+
+  /** Charges one participant email to the team's hourly budget. */
+  async chargeParticipantEmail(teamId: string): Promise<void> {
+    await this.enforce(this.participantEmails, teamId, 'PARTICIPANT_EMAIL', `This team may email participants at most ${this.config.limits.participantEmailsPerTeamPerHour} times per hour.`);
   }
 
   /** Counts a write for the team and returns the slowdown delay: (n − threshold) × step ms. */

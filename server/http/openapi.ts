@@ -8,7 +8,7 @@ import { esc, page } from './pages/html.ts';
  * Converts a zod schema to JSON Schema 2020-12 (what OpenAPI 3.1 uses); schemas named with
  * `.meta({id})` are hoisted into `components` and referenced from there.
  */
-function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<string, unknown>): Record<string, unknown> {
+export function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<string, unknown>): Record<string, unknown> {
   const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
   const json = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Record<string, unknown>;
   delete json.$schema;

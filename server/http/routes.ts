@@ -5,6 +5,13 @@ import * as programConfig from './resources/config.ts';
 import * as rewardConfigs from './resources/reward-configs.ts';
 import * as webhooks from './resources/webhooks.ts';
 import * as programResources from './resources/program-resources.ts';
+import * as participants from './resources/participants.ts';
+import * as analytics from './resources/analytics.ts';
+import * as rewards from './resources/rewards.ts';
+import * as referralTriggers from './resources/referral-triggers.ts';
+import * as referrals from './resources/referrals.ts';
+import * as participantEmail from './resources/participant-email.ts';
+import * as mobileTokens from './resources/mobile-tokens.ts';
 
 /**
  * Every REST operation, grouped by resource. Method, path, scope, schemas and handler live on each
@@ -58,4 +65,35 @@ export const operations: Operation[] = [
   webhooks.testWebhook,
   webhooks.listWebhookDeliveries,
   webhooks.replayWebhookDelivery,
+
+  // Participants (rest-v2 §3.8)
+  participants.listParticipants,
+  participants.listLeaderboard,
+  participants.addParticipant,
+  participants.getParticipant,
+  participants.updateParticipant,
+  participants.deleteParticipant,
+  participants.bulkDeleteParticipants,
+  referralTriggers.triggerReferral,
+  referralTriggers.cancelReferralTrigger,
+  participantEmail.emailParticipant,
+  mobileTokens.createMobileParticipantToken,
+  mobileTokens.createParticipantAuthSecret,
+
+  // Participant rewards (rest-v2 §3.9)
+  rewards.listParticipantRewards,
+  rewards.approveParticipantReward,
+  rewards.fulfillParticipantReward,
+  rewards.deleteParticipantReward,
+
+  // Referrals and invites (rest-v2 §3.10)
+  referrals.listReferrals,
+  referrals.listParticipantReferrals,
+  referrals.sendInvites,
+
+  // Analytics and activity (rest-v2 §3.8 P12–P13, §3.11)
+  analytics.getParticipantAnalytics,
+  analytics.listActivityLogs,
+  analytics.getCampaignAnalytics,
+  analytics.getActivationAnalytics,
 ];

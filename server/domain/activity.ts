@@ -1,0 +1,95 @@
+import type { Knex } from 'knex';
+import type { Db } from '../db/connect.ts';
+import type { Clock } from '../clock.ts';
+
+/** Activity families as the wire's `type` reports them (open list). */
+export type ActivityType = 'REFERRAL' | 'SHARE' | 'REWARD' | 'EMAIL' | 'COMMON' | 'VISIT' | 'INVITE' | 'FRAUD';
+
+/**
+ * The actions analytics counts (server/domain/analytics.ts); engines record these names so windowed
+ * totals, series and activation stages can be computed from rows. Other actions are kept for the
+ * activity log only.
+ * - COMMON `participant.joined` (their own log), `participant.deleted` (program-level, participant null)
+ * - REFERRAL `referral.created` / `referral.credited` / `referral.status` / `referral.removed` (the referrer's log)
+ * - VISIT `visit.unique` (first view of the link by a visitor) or `visit.repeat`; `portal.viewed` once portal views are tracked
+ * - SHARE `share.<channel>`, channel as in `Participant.shareCount` (`email`, `facebook`, `copyRefLink`, `iosNativeShare` …)
+ * - INVITE `invite.sent` (one row per invited address)
+ * - EMAIL `email.sent` / `email.skipped`, with `data.emailType` (the template key)
+ * - REWARD `reward.issued`, `reward.approved`, `reward.fulfilled`
+ */
+export const ACTIONS = {
+  participantJoined: 'participant.joined',
+  participantDeleted: 'participant.deleted',
+  referralCreated: 'referral.created',
+  referralCredited: 'referral.credited',
+  referralStatus: 'referral.status',
+  referralRemoved: 'referral.removed',
+  visitUnique: 'visit.unique',
+  visitRepeat: 'visit.repeat',
+  portalViewed: 'portal.viewed',
+  inviteSent: 'invite.sent',
+  emailSent: 'email.sent',
+  emailSkipped: 'email.skipped',
+  rewardIssued: 'reward.issued',
+} as const;
+
+/** One event to record. */
+export interface ActivityEntry {
+  programId: string;
+  participantId: string | null;
+  type: ActivityType;
+  /** Machine-readable kind (`referral.credited`, `email.skipped` …) that analytics count. */
+  action: string;
+  /** Human text shown in activity logs, e.g. "Referred ann@example.com (credit awarded)". */
+  text: string;
+  data?: Record<string, unknown>;
+}
+
+/** An activity log row on the wire (rest-v2 §2.26). */
+export interface ActivityLog {
+  type: string;
+  text: string;
+  createdAt: number;
+}
+
+/** The activity log: every engine records what happened here, in its own transaction. */
+export class Activity {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Records entries in the caller's transaction (or directly). */
+  async record(q: Knex | Knex.Transaction, ...entries: ActivityEntry[]): Promise<void> {
+    if (!entries.length) return;
+    const now = this.clock.now();
+    await q('activity_logs').insert(
+      entries.map((e) => ({
+        program_id: e.programId,
+        participant_id: e.participantId,
+        type: e.type,
+        action: e.action,
+        text: e.text.slice(0, 1000),
+        data: e.data ? JSON.stringify(e.data) : null,
+        created_at: now,
+      })),
+    );
+  }
+
+  /** A participant's log, newest first, offset-paged; `offset` is null when nothing follows. */
+  async list(participantId: string, limit: number, offset: number): Promise<{ activityLogs: ActivityLog[]; limit: number; offset: number | null }> {
+    const rows = await this.db
+      .knex('activity_logs')
+      .where({ participant_id: participantId })
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }])
+      .limit(limit + 1)
+      .offset(offset)
+      .select('type', 'text', 'created_at');
+    const more = rows.length > limit;
+    return {
+      activityLogs: rows.slice(0, limit).map((r: any) => ({ type: r.type, text: r.text, createdAt: Number(r.created_at) })),
+      limit,
+      offset: more ? offset + limit : null,
+    };
+  }
+}

@@ -1,0 +1,130 @@
+import type { Knex } from 'knex';
+import { COLUMN_BOARD_NAMES, boardSpec, monthBoard, monthKey, monthScore, type ScoreLedger } from '../leaderboard.ts';
+import { RECENT_REFERRALS, decodeRecent, emailKey, encodeRecent, type ParticipantRow, type Q } from './model.ts';
+
+// A referral is the link from a referred participant to their referrer plus its credit state. Every
+// change of that state goes through `updateReferrer`, which keeps the referrer's counters, the
+// score histograms, the program's referral counter and the referrer's recent-referral list in step.
+
+/** A referral's credit state, or null for "no referral". */
+export type Credit = 'CREDIT_PENDING' | 'CREDIT_AWARDED' | 'CREDIT_EXPIRED' | 'INVITE_SENT' | null;
+
+/** One change to a referrer's side of a referral. */
+export interface ReferrerChange {
+  from: Credit;
+  to: Credit;
+  /** When the referral was credited (its `credited_at`), to find the month a removed credit counted in. */
+  creditedAt: number | null;
+  /** A new referral to list first in the referrer's recent referrals. */
+  attach?: { id: string; at: number };
+  /** A referral that left the referrer (already re-pointed or deleted). */
+  detach?: string;
+}
+
+const AWARDED = 'CREDIT_AWARDED';
+const PENDING = 'CREDIT_PENDING';
+
+/**
+ * Applies one referral change to the referrer inside `trx`: referral, monthly and lead counts (with
+ * the lazy month rollover) and the recent list now; their histogram buckets and the program's
+ * referral count through `ledger`. Returns the referrer as updated, or null when it no longer exists.
+ */
+export async function updateReferrer(trx: Knex.Transaction, ledger: ScoreLedger, referrerId: string, change: ReferrerChange, now: number): Promise<ParticipantRow | null> {
+  const programId = ledger.programId;
+  const old: ParticipantRow | undefined = await trx('participants').where({ id: referrerId, program_id: programId }).forUpdate().first();
+  if (!old) return null;
+  const cur = monthKey(now);
+  // Roll the stored month forward; the effective counts of both months stay the same.
+  let monthly = monthScore(old, cur);
+  let prev = monthScore(old, cur - 1);
+  let count = Number(old.referral_count);
+  let leads = Number(old.lead_count);
+  const wasAwarded = change.from === AWARDED;
+  const isAwarded = change.to === AWARDED;
+  if (isAwarded && !wasAwarded) {
+    count += 1;
+    monthly += 1;
+  }
+  if (wasAwarded && !isAwarded) {
+    count -= 1;
+    const creditMonth = change.creditedAt != null ? monthKey(change.creditedAt) : null;
+    if (creditMonth === cur) monthly -= 1;
+    else if (creditMonth === cur - 1) prev -= 1;
+  }
+  if (change.to === PENDING && change.from !== PENDING) leads += 1;
+  if (change.from === PENDING && change.to !== PENDING) leads -= 1;
+  count = Math.max(0, count);
+  monthly = Math.max(0, monthly);
+  prev = Math.max(0, prev);
+  leads = Math.max(0, leads);
+
+  const patch: Partial<ParticipantRow> = {
+    referral_count: count,
+    month_key: cur,
+    monthly_referral_count: monthly,
+    prev_monthly_referral_count: prev,
+    lead_count: leads,
+    updated_at: now,
+  };
+  if (change.attach || change.detach) {
+    let recent = decodeRecent(old);
+    if (change.detach && recent.some(([id]) => id === change.detach)) {
+      // The list may have had older referrals cut off; rebuild it from the referred rows.
+      const rows: Array<{ id: string; referred_at: number }> = await trx('participants')
+        .where('referred_by', referrerId)
+        .orderBy([{ column: 'referred_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .limit(RECENT_REFERRALS)
+        .select('id', 'referred_at');
+      recent = rows.map((r) => [r.id, Number(r.referred_at)]);
+    }
+    if (change.attach) recent = [[change.attach.id, change.attach.at] as [string, number], ...recent.filter(([id]) => id !== change.attach!.id)];
+    Object.assign(patch, encodeRecent(recent));
+  }
+  await trx('participants').where({ id: referrerId }).update(patch);
+
+  ledger.move('ALL_TIME', Number(old.referral_count), count);
+  ledger.move(monthBoard(cur), monthScore(old, cur), monthly);
+  ledger.move(monthBoard(cur - 1), monthScore(old, cur - 1), prev);
+  ledger.move('BY_LEADS', Number(old.lead_count), leads);
+  ledger.count(0, count - Number(old.referral_count));
+  return { ...old, ...patch } as ParticipantRow;
+}
+
+/** Takes every score of a participant off the histograms (the participant is being deleted). */
+export function removeScores(ledger: ScoreLedger, row: ParticipantRow, now: number): void {
+  for (const board of COLUMN_BOARD_NAMES) {
+    const spec = boardSpec(board, now);
+    ledger.move(spec.histogram, spec.scoreOf(row), 0);
+  }
+  const cur = monthKey(now);
+  ledger.move(monthBoard(cur), monthScore(row, cur), 0);
+  ledger.move(monthBoard(cur - 1), monthScore(row, cur - 1), 0);
+}
+
+/**
+ * The participant a path's `{participantIdOrEmail}` names: an address (it has `@`) matches the
+ * lower-cased email, anything else the id. Null when none.
+ */
+export async function findParticipant(q: Q, programId: string, idOrEmail: string, lock = false): Promise<ParticipantRow | null> {
+  if (!idOrEmail || idOrEmail.length > 254) return null;
+  const query = idOrEmail.includes('@')
+    ? q('participants').where({ program_id: programId, email_key: emailKey(idOrEmail) })
+    : q('participants').where({ id: idOrEmail, program_id: programId });
+  if (lock) query.forUpdate();
+  return ((await query.first()) as ParticipantRow | undefined) ?? null;
+}
+
+/** The participant a `referredBy` value names: an email, else an id, a share key or a vanity key. */
+export async function findReferrer(q: Q, programId: string, ref: string): Promise<ParticipantRow | null> {
+  const value = ref.trim();
+  if (!value || value.length > 254) return null;
+  if (value.includes('@')) return findParticipant(q, programId, value);
+  const byId = await q('participants').where({ id: value, program_id: programId }).first();
+  if (byId) return byId;
+  const lower = value.toLowerCase();
+  const byShareKey = await q('participants').where({ program_id: programId, share_key: lower }).first();
+  if (byShareKey) return byShareKey;
+  const vanity = await q('participant_vanity_keys').where({ program_id: programId, key_lower: lower }).first('participant_id');
+  if (!vanity) return null;
+  return (await q('participants').where({ id: vanity.participant_id }).first()) ?? null;
+}

@@ -1,0 +1,132 @@
+import type { Program } from '../programs.ts';
+import type { Db } from '../../db/connect.ts';
+import { monthBoard, monthKey, monthScore, rankKey, readRows, type Leaderboard } from '../leaderboard.ts';
+import type { Participant, Referrer } from '../../../shared/schemas/participant.ts';
+import { parseJson, programLanguages, recentSince, shareBase, withShareKey, type ParticipantHooks, type ParticipantRow, type Q } from './model.ts';
+
+/** Options of one serialization batch. */
+export interface SerializeOptions {
+  /** Adds `isNew` (creation calls). */
+  isNew?: boolean;
+  /** On a leaderboard page, `rank` is the position on that board: one rank per row. */
+  boardRanks?: number[];
+}
+
+/** What the serializer needs from the service. */
+export interface SerializeContext {
+  db: Db;
+  leaderboard: Leaderboard;
+  hooks: ParticipantHooks;
+  publicUrl: string;
+  now: number;
+}
+
+/**
+ * The one Participant serializer (rest-v2 §2.8): every field we hold data for, with ranks, referrer
+ * summaries and rewards loaded for the whole batch in three round trips (referrers, ranks, rewards).
+ */
+export async function serializeParticipants(q: Q, program: Program, rows: ParticipantRow[], ctx: SerializeContext, opts: SerializeOptions = {}): Promise<Participant[]> {
+  if (rows.length === 0) return [];
+  const cur = monthKey(ctx.now);
+  const d = new Date(ctx.now);
+  const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const boards = { all: 'ALL_TIME', month: monthBoard(cur), prev: monthBoard(cur - 1) };
+  const referrerIds = [...new Set(rows.map((r) => r.referred_by).filter((x): x is string => !!x))];
+  const referrers = new Map<string, ParticipantRow>();
+  if (referrerIds.length) {
+    // By primary key only: with program_id in the query SQLite may walk the program's whole index.
+    const found = await readRows<ParticipantRow>(ctx.db, q, q('participants').whereIn('id', referrerIds));
+    for (const r of found) if (r.program_id === program.id) referrers.set(r.id, r);
+  }
+  const pairs: Array<[string, number]> = [];
+  for (const r of [...rows, ...referrers.values()]) {
+    pairs.push([boards.all, Number(r.referral_count)], [boards.month, monthScore(r, cur)], [boards.prev, monthScore(r, cur - 1)]);
+  }
+  const higher = await ctx.leaderboard.higherCounts(q, program.id, pairs);
+  const rankOf = (board: string, score: number) => 1 + (higher.get(rankKey(board, score)) ?? 0);
+  const rewards = ctx.hooks.rewardsOf ? await ctx.hooks.rewardsOf(q, rows.map((r) => r.id)) : null;
+  const fraudMatches = ctx.hooks.fraudMatchesOf ? await ctx.hooks.fraudMatchesOf(q, rows) : null;
+  const base = shareBase(program, ctx.publicUrl);
+  const language = programLanguages(program).base;
+  const affiliateProgram = program.type === 'AFFILIATE';
+
+  const common = (r: ParticipantRow) => {
+    const referrals = r.recent_referrals ? r.recent_referrals.split(',') : [];
+    const monthly = monthScore(r, cur);
+    const prev = monthScore(r, cur - 1);
+    return {
+      referralCount: Number(r.referral_count),
+      monthlyReferralCount: monthly,
+      prevMonthlyReferralCount: prev,
+      rank: rankOf(boards.all, Number(r.referral_count)),
+      monthlyRank: rankOf(boards.month, monthly),
+      prevMonthlyRank: rankOf(boards.prev, prev),
+      impressionCount: Number(r.impression_count),
+      uniqueImpressionCount: Number(r.unique_impression_count),
+      inviteCount: Number(r.invite_count),
+      leadCount: Number(r.lead_count),
+      referrals,
+      monthlyReferrals: recentSince(r, referrals, monthStart),
+    };
+  };
+  const shareUrlOf = (r: ParticipantRow) => (affiliateProgram && r.affiliate_status !== 'APPROVED' ? undefined : withShareKey(base, r.share_key));
+
+  const referrerOf = (r: ParticipantRow): Referrer => ({
+    id: r.id,
+    createdAt: Number(r.created_at),
+    email: r.email,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    fingerprint: r.fingerprint,
+    ipAddress: r.ip_address,
+    ...(r.fraud_reason_code ? { fraudReasonCode: r.fraud_reason_code } : {}),
+    fraudRiskLevel: r.fraud_risk_level,
+    isWinner: !!r.is_winner,
+    metadata: parseJson<Record<string, string>>(r.metadata, {}),
+    ...common(r),
+    referralSource: r.referral_source,
+    ...(r.referred_by && r.referral_status ? { referralStatus: r.referral_status } : {}),
+    shareCount: parseJson<Record<string, number>>(r.share_count, {}),
+    ...(shareUrlOf(r) ? { shareUrl: shareUrlOf(r) } : {}),
+    unsubscribed: !!r.unsubscribed,
+  });
+
+  return rows.map((r, i) => {
+    const c = common(r);
+    if (opts.boardRanks) c.rank = opts.boardRanks[i]!;
+    const ref = r.referred_by ? referrers.get(r.referred_by) : undefined;
+    const shareUrl = shareUrlOf(r);
+    const p: Participant = {
+      id: r.id,
+      email: r.email,
+      firstName: r.first_name,
+      lastName: r.last_name,
+      ...(shareUrl ? { shareUrl } : {}),
+      ...c,
+      rewards: rewards?.get(r.id) ?? [],
+      createdAt: Number(r.created_at),
+      referralSource: r.referral_source,
+      ...(r.referred_by && r.referral_status ? { referralStatus: r.referral_status, referredBy: r.referred_by, referrer: ref ? referrerOf(ref) : null } : {}),
+      fraudRiskLevel: r.fraud_risk_level,
+      ...(r.fraud_reason_code ? { fraudReasonCode: r.fraud_reason_code } : {}),
+      allMatchingFraudsters: fraudMatches?.get(r.id) ?? [],
+      isWinner: !!r.is_winner,
+      shareCount: parseJson<Record<string, number>>(r.share_count, {}),
+      ipAddress: r.ip_address,
+      fingerprint: r.fingerprint,
+      mobileInstanceId: r.mobile_instance_id,
+      metadata: parseJson<Record<string, string>>(r.metadata, {}),
+      notes: r.notes,
+      unsubscribed: !!r.unsubscribed,
+      vanityKeys: parseJson<string[]>(r.vanity_keys, []),
+      ...(r.paypal_email ? { paypalEmailAddress: r.paypal_email } : {}),
+      payoutSettings: { requiredActions: [] },
+      ...(opts.isNew !== undefined ? { isNew: opts.isNew } : {}),
+      ...(affiliateProgram
+        ? { isAffiliate: !!r.is_affiliate, affiliateStatus: r.affiliate_status ?? null, affiliateEnrollmentSource: r.affiliate_enrollment_source ?? null }
+        : {}),
+      language: (r.language ?? language) as Participant['language'],
+    };
+    return p;
+  });
+}

@@ -1,0 +1,359 @@
+import type { Knex } from 'knex';
+import type { Clock } from '../clock.ts';
+import { newId } from '../crypto.ts';
+import type { Program, Programs } from './programs.ts';
+import type { Participants } from './participants/service.ts';
+import type { ParticipantRow, Q } from './participants/model.ts';
+import { ACTIONS, type Activity, type ActivityEntry } from './activity.ts';
+import type { Webhooks } from './webhooks.ts';
+import type { ScoreLedger } from './leaderboard.ts';
+import type { ParticipantReward } from '../../shared/schemas/reward.ts';
+
+// Deciding which rewards a moment earns and writing them, inside the transaction of the change that
+// earned them. Every issued reward has an `issue_key` naming the occasion (configuration, recipient
+// and referral, milestone count or leaderboard period); the unique index on it makes issuing
+// idempotent, so a retried trigger, a replayed job or a referral credited twice issues nothing new.
+
+/** A reward_configs row as the issuing rules read it. */
+export interface ConfigRow {
+  id: string;
+  type: 'SINGLE_SIDED' | 'DOUBLE_SIDED' | 'MILESTONE' | 'LEADERBOARD' | 'AFFILIATE';
+  title: string | null;
+  description: string | null;
+  is_unlimited: boolean | number;
+  event: 'LEAD' | 'CONVERSION' | null;
+  referred_reward_upfront: boolean | number;
+  reward_limit: number | null;
+  limit_duration: 'IN_TOTAL' | 'PER_MONTH' | 'PER_YEAR';
+  conversions_required: number | null;
+  number_of_winners: number | null;
+}
+
+/** A participant_rewards row as stored. */
+export interface RewardRow {
+  id: string;
+  program_id: string;
+  participant_id: string;
+  reward_config_id: string;
+  issue_key: string;
+  status: 'PENDING' | 'FULFILLED';
+  approved: boolean | number;
+  approved_at: number | null;
+  fulfilled_at: number | null;
+  is_available: boolean | number;
+  is_referrer: boolean | number;
+  referrer_id: string | null;
+  referred_id: string | null;
+  unread: boolean | number;
+  amount: number | null;
+  currency_iso: string | null;
+  commission_structure: string | null;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+/** One reward a moment may earn, before limits. */
+export interface Candidate {
+  config: ConfigRow;
+  recipientId: string;
+  isReferrer: boolean;
+  referrerId: string | null;
+  referredId: string | null;
+  /** The occasion, unique per reward ever issued. */
+  key: string;
+  /** Why, for the activity log ("for referring ann@example.com"). */
+  why: string;
+}
+
+/** Which referral moment is being rewarded. */
+export type ReferralMoment = 'LEAD' | 'CONVERSION';
+
+const GOAL_EVENT = 'PARTICIPANT_REACHED_A_GOAL';
+
+/** The wire shape of an issued reward (rest-v2 §2.11); optional ids are left out rather than null. */
+export function toParticipantReward(r: RewardRow): ParticipantReward {
+  const approved = !!r.approved;
+  return {
+    id: r.id,
+    rewardId: r.reward_config_id,
+    status: r.status,
+    approved,
+    amount: r.amount == null ? null : Number(r.amount),
+    currencyISO: r.currency_iso,
+    approvedAt: r.approved_at == null ? null : Number(r.approved_at),
+    fulfilledAt: r.fulfilled_at == null ? null : Number(r.fulfilled_at),
+    isFulfilled: r.status === 'FULFILLED',
+    isAvailable: !!r.is_available,
+    isReferrer: !!r.is_referrer,
+    ...(r.referrer_id ? { referrerId: r.referrer_id } : {}),
+    ...(r.referred_id ? { referredId: r.referred_id } : {}),
+    unread: !!r.unread,
+    commissionStructure: r.commission_structure ? (JSON.parse(r.commission_structure) as Record<string, unknown>) : null,
+  };
+}
+
+/** A reward's name in activity text: its internal title, else its description, else its id. */
+export function rewardLabel(c: Pick<ConfigRow, 'id' | 'title' | 'description'>): string {
+  return JSON.stringify((c.title ?? c.description ?? c.id).slice(0, 80));
+}
+
+/** Start of the `limitDuration` window containing `now` (UTC calendar months and years). */
+export function windowStart(duration: ConfigRow['limit_duration'], now: number): number {
+  if (duration === 'IN_TOTAL') return 0;
+  const d = new Date(now);
+  return duration === 'PER_MONTH' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) : Date.UTC(d.getUTCFullYear(), 0, 1);
+}
+
+/**
+ * The rewards one referral moment earns: SINGLE_SIDED and DOUBLE_SIDED for the referrer (and the
+ * friend, unless the friend's reward is given upfront), MILESTONE when the referrer's count reaches
+ * a multiple of `conversionsRequired`. LEAD rewards count recorded referrals (pending or credited);
+ * CONVERSION rewards count credited ones.
+ */
+export function referralCandidates(configs: ConfigRow[], moments: ReferralMoment[], referrer: ParticipantRow, referred: ParticipantRow): Candidate[] {
+  const out: Candidate[] = [];
+  for (const c of configs) {
+    const event = c.event ?? 'CONVERSION';
+    if (!moments.includes(event)) continue;
+    if (c.type === 'SINGLE_SIDED' || c.type === 'DOUBLE_SIDED') {
+      out.push({
+        config: c,
+        recipientId: referrer.id,
+        isReferrer: true,
+        referrerId: referrer.id,
+        referredId: referred.id,
+        key: `${c.id}:${referrer.id}:ref:${referred.id}`,
+        why: `for referring ${referred.email}`,
+      });
+      if (c.type === 'DOUBLE_SIDED' && !c.referred_reward_upfront) {
+        out.push({
+          config: c,
+          recipientId: referred.id,
+          isReferrer: false,
+          referrerId: referrer.id,
+          referredId: referred.id,
+          key: `${c.id}:${referred.id}:friend`,
+          why: `for being referred by ${referrer.email}`,
+        });
+      }
+    } else if (c.type === 'MILESTONE') {
+      const needed = Math.max(1, Number(c.conversions_required ?? 1));
+      const count = Number(referrer.referral_count) + (event === 'LEAD' ? Number(referrer.lead_count) : 0);
+      if (count > 0 && count % needed === 0) {
+        out.push({
+          config: c,
+          recipientId: referrer.id,
+          isReferrer: true,
+          referrerId: referrer.id,
+          referredId: referred.id,
+          key: `${c.id}:${referrer.id}:milestone:${count}`,
+          why: `for reaching ${count} ${event === 'LEAD' ? 'referred sign-ups' : 'referrals'}`,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** Writes issued rewards and everything that follows from them: winners, activity, webhooks. */
+export class RewardIssuer {
+  constructor(
+    private readonly clock: Clock,
+    private readonly programs: Programs,
+    private readonly participants: Participants,
+    private readonly activity: Activity,
+    private readonly webhooks: Pick<Webhooks, 'emit'>,
+  ) {}
+
+  /** The program's live, visible configurations (hidden ones are "no longer awarded", §2.5). */
+  async configs(q: Q, programId: string): Promise<ConfigRow[]> {
+    return q('reward_configs')
+      .where({ program_id: programId, is_visible: true })
+      .whereNull('deleted_at')
+      .orderBy([{ column: 'sort_order' }, { column: 'seq' }])
+      .select(
+        'id',
+        'type',
+        'title',
+        'description',
+        'is_unlimited',
+        'event',
+        'referred_reward_upfront',
+        'reward_limit',
+        'limit_duration',
+        'conversions_required',
+        'number_of_winners',
+      );
+  }
+
+  /**
+   * Issues the candidates that are within their limits, once per issue key. New rewards start
+   * approved unless options.requireManualRewardApproval, and fulfilled when options.autoFulfillRewards
+   * also says so. Each new reward is an activity row and a PARTICIPANT_REACHED_A_GOAL event; a
+   * recipient's first approved reward makes them a winner (through `ledger`, so the program counter
+   * is written with the other shared rows at the end of the transaction). `people` holds the rows of
+   * every recipient (already locked by the caller) and is updated in place.
+   */
+  async issue(trx: Knex.Transaction, program: Program, candidates: Candidate[], ledger: ScoreLedger, people: Map<string, ParticipantRow>): Promise<RewardRow[]> {
+    if (!candidates.length) return [];
+    const now = this.clock.now();
+    const kept: Candidate[] = [];
+    for (const c of candidates) if (await this.withinLimit(trx, c, now)) kept.push(c);
+    if (!kept.length) return [];
+    // Both options default to false, so reading the stored keys equals reading the completed document.
+    const options = program.documents.options as { requireManualRewardApproval?: unknown; autoFulfillRewards?: unknown };
+    const approved = options.requireManualRewardApproval !== true;
+    const fulfilled = approved && options.autoFulfillRewards === true;
+    const rows: RewardRow[] = kept.map((c) => ({
+      id: newId(),
+      program_id: program.id,
+      participant_id: c.recipientId,
+      reward_config_id: c.config.id,
+      issue_key: c.key,
+      status: fulfilled ? 'FULFILLED' : 'PENDING',
+      approved,
+      approved_at: approved ? now : null,
+      fulfilled_at: fulfilled ? now : null,
+      is_available: approved,
+      is_referrer: c.isReferrer,
+      referrer_id: c.referrerId,
+      referred_id: c.referredId,
+      unread: true,
+      amount: null,
+      currency_iso: null,
+      commission_structure: null,
+      created_at: now,
+      deleted_at: null,
+    }));
+    const inserted: Array<{ id: string } | string> = await trx('participant_rewards').insert(rows).onConflict('issue_key').ignore().returning('id');
+    const ids = new Set(inserted.map((r) => (typeof r === 'string' ? r : r.id)));
+    const issued = rows.filter((r) => ids.has(r.id));
+    if (!issued.length) return [];
+    const byId = new Map(kept.map((c, i) => [rows[i]!.id, c]));
+
+    if (approved) await this.markWinners(trx, issued.map((r) => r.participant_id), ledger, people);
+    const entries: ActivityEntry[] = issued.map((r) => {
+      const c = byId.get(r.id)!;
+      return {
+        programId: program.id,
+        participantId: r.participant_id,
+        type: 'REWARD',
+        action: ACTIONS.rewardIssued,
+        text: `Earned reward ${rewardLabel(c.config)} ${c.why}${approved ? '' : ' (awaiting approval)'}`,
+        data: { rewardId: r.id, rewardConfigId: c.config.id, rewardType: c.config.type, isReferrer: c.isReferrer, approved, fulfilled },
+      };
+    });
+    await this.activity.record(trx, ...entries);
+    await this.announce(trx, program, issued, people);
+    return issued;
+  }
+
+  /**
+   * Sets `is_winner` on recipients of an approved reward who were not winners yet and counts them on
+   * the program's `winnerCount` (participants with ≥ 1 approved reward, §2.3).
+   */
+  async markWinners(trx: Knex.Transaction, participantIds: string[], ledger: ScoreLedger, people?: Map<string, ParticipantRow>): Promise<void> {
+    // Rows the caller holds (locked, current) that are winners already need no write.
+    const ids = [...new Set(participantIds)].filter((id) => !people?.get(id)?.is_winner);
+    if (!ids.length) return;
+    const flipped = await trx('participants').whereIn('id', ids).where('is_winner', false).update({ is_winner: true });
+    if (flipped) ledger.winners(Number(flipped));
+    for (const id of ids) {
+      const p = people?.get(id);
+      if (p) p.is_winner = true;
+    }
+  }
+
+  /** One PARTICIPANT_REACHED_A_GOAL per new reward, built only when a webhook listens. */
+  private async announce(trx: Knex.Transaction, program: Program, issued: RewardRow[], people: Map<string, ParticipantRow>): Promise<void> {
+    const hooks: Array<{ events: string; payload_url: string | null }> = await trx('webhooks').where({ program_id: program.id, is_enabled: true }).select('events', 'payload_url');
+    if (!hooks.some((h) => h.payload_url && (JSON.parse(h.events) as string[]).includes(GOAL_EVENT))) return;
+    const recipients = [...new Set(issued.map((r) => r.participant_id))];
+    const missing = recipients.filter((id) => !people.has(id));
+    if (missing.length) for (const row of await trx('participants').whereIn('id', missing)) people.set(row.id, row);
+    const rows = recipients.map((id) => people.get(id)).filter((r): r is ParticipantRow => !!r);
+    const wire = new Map((await this.participants.serialize(trx, program, rows)).map((p) => [p.id, p]));
+    const campaign = await this.programs.toCampaign(program, trx);
+    for (const r of issued) {
+      const participant = wire.get(r.participant_id);
+      if (participant) await this.webhooks.emit(trx, program.id, GOAL_EVENT, { campaign, participant, reward: toParticipantReward(r) });
+    }
+  }
+
+  /** True while the recipient has earned this configuration fewer than `limit` times in its window (per side). */
+  private async withinLimit(trx: Knex.Transaction, c: Candidate, now: number): Promise<boolean> {
+    if (c.config.is_unlimited || c.config.type === 'LEADERBOARD') return true;
+    // A limited reward without a stored limit is earned once (docs/decisions.md, reward configurations).
+    const limit = c.config.reward_limit == null || Number(c.config.reward_limit) < 0 ? 1 : Number(c.config.reward_limit);
+    const row = await trx('participant_rewards')
+      .where({ reward_config_id: c.config.id, participant_id: c.recipientId, is_referrer: c.isReferrer })
+      .where('created_at', '>=', windowStart(c.config.limit_duration, now))
+      .whereNull('deleted_at')
+      .count({ n: '*' })
+      .first();
+    return Number(row?.n ?? 0) < limit;
+  }
+
+  /**
+   * Leaderboard prizes: the top `numberOfWinners` of each visible LEADERBOARD configuration, ties to
+   * the earlier participant. PER_MONTH configurations rank month `month` (winners per month, §2.5);
+   * the others rank all-time referral counts. Only participants with at least one credited referral
+   * can win.
+   */
+  async leaderboardPrizes(trx: Knex.Transaction, program: Program, ledger: ScoreLedger, scope: { month: number; allTime: boolean }): Promise<RewardRow[]> {
+    const configs = (await this.configs(trx, program.id)).filter((c) => c.type === 'LEADERBOARD');
+    const candidates: Candidate[] = [];
+    const people = new Map<string, ParticipantRow>();
+    for (const c of configs) {
+      const monthly = c.limit_duration === 'PER_MONTH';
+      if (!monthly && !scope.allTime) continue;
+      const n = Math.max(1, Number(c.number_of_winners ?? 3));
+      const winners = monthly ? await this.topOfMonth(trx, program.id, scope.month, n) : await this.topAllTime(trx, program.id, n);
+      winners.forEach((w, i) => {
+        people.set(w.id, w);
+        const period = monthly ? `M${scope.month}` : 'ALL_TIME';
+        candidates.push({
+          config: c,
+          recipientId: w.id,
+          isReferrer: true,
+          referrerId: w.id,
+          referredId: null,
+          key: `${c.id}:${w.id}:leaderboard:${period}`,
+          why: `for place ${i + 1} on the ${monthly ? `leaderboard of ${monthLabel(scope.month)}` : 'all-time leaderboard'}`,
+        });
+      });
+    }
+    return this.issue(trx, program, candidates, ledger, people);
+  }
+
+  private async topAllTime(trx: Knex.Transaction, programId: string, n: number): Promise<ParticipantRow[]> {
+    return trx('participants')
+      .where('program_id', programId)
+      .where('referral_count', '>', 0)
+      .orderBy([{ column: 'referral_count', order: 'desc' }, { column: 'created_at' }, { column: 'id' }])
+      .limit(n);
+  }
+
+  /** Month `key`'s best: rows still on that month, and rows already rolled into the next (their previous month). */
+  private async topOfMonth(trx: Knex.Transaction, programId: string, key: number, n: number): Promise<ParticipantRow[]> {
+    const current: ParticipantRow[] = await trx('participants')
+      .where({ program_id: programId, month_key: key })
+      .where('monthly_referral_count', '>', 0)
+      .orderBy([{ column: 'monthly_referral_count', order: 'desc' }, { column: 'created_at' }, { column: 'id' }])
+      .limit(n);
+    const rolled: ParticipantRow[] = await trx('participants')
+      .where({ program_id: programId, month_key: key + 1 })
+      .where('prev_monthly_referral_count', '>', 0)
+      .orderBy([{ column: 'prev_monthly_referral_count', order: 'desc' }, { column: 'created_at' }, { column: 'id' }])
+      .limit(n);
+    const score = (r: ParticipantRow) => (Number(r.month_key) === key ? Number(r.monthly_referral_count) : Number(r.prev_monthly_referral_count));
+    return [...current, ...rolled]
+      .sort((a, b) => score(b) - score(a) || Number(a.created_at) - Number(b.created_at) || (a.id < b.id ? -1 : 1))
+      .slice(0, n);
+  }
+}
+
+/** `2026-01` for a month key. */
+export function monthLabel(key: number): string {
+  return `${Math.floor(key / 12)}-${String((key % 12) + 1).padStart(2, '0')}`;
+}

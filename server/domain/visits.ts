@@ -1,0 +1,296 @@
+import crypto from 'node:crypto';
+import type { Db } from '../db/connect.ts';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import type { Impressions } from './impressions.ts';
+import type { MobileProgram } from './mobile-programs.ts';
+import type { Receipts } from './visit-receipts.ts';
+import { UnavailableError } from '../errors.ts';
+
+/** The attribution of a visit after validation (shared/schemas/mobile.ts). */
+export interface VisitAttribution {
+  referralCode?: string;
+  campaignId?: string;
+  clickId?: string;
+  utm?: Record<string, string>;
+  destination?: string;
+  referrer?: string;
+}
+
+/** A visit as the client sends it; `instanceId` comes from the session token. */
+export interface VisitInput {
+  visitId: string;
+  instanceId: string;
+  attribution: VisitAttribution | null;
+  provider?: string | null;
+  /** The firstVisit receipt the client holds from an earlier answer, if any. */
+  firstVisit?: string | null;
+}
+
+/** The answer to a visit: stored (with receipts when a referrer was recognised), or still being written. */
+export type VisitAnswer =
+  | { status: 'RECORDED'; visitId: string; receipts: { firstVisit: string; lastVisit: string } | null }
+  | { status: 'PROCESSING'; visitId: string };
+
+/** Group-commit settings (server/config.ts `mobile`). */
+export interface VisitSettings {
+  /** How long a request waits for its commit before answering PROCESSING. */
+  waitMs: number;
+}
+
+/** One visits row as written. */
+interface VisitRow {
+  program_id: string;
+  visit_id: string;
+  visitor_key: string;
+  created_at: number;
+  referrer_id: string | null;
+  first_referrer_id: string | null;
+  first_visit_at: number | null;
+  referral_code: string | null;
+  click_id: string | null;
+  provider: string | null;
+  utm: string | null;
+  destination: string | null;
+  referrer_url: string | null;
+}
+
+/** What a stored visit answers with. */
+interface Stored {
+  referrerId: string | null;
+  createdAt: number;
+  firstReferrerId: string | null;
+  firstVisitAt: number | null;
+}
+
+interface Waiter {
+  row: VisitRow;
+  source: string | null;
+  resolve(s: Stored): void;
+  reject(err: unknown): void;
+}
+
+const COLUMNS = ['program_id', 'visit_id', 'visitor_key', 'created_at', 'referrer_id', 'first_referrer_id', 'first_visit_at', 'referral_code', 'click_id', 'provider', 'utm', 'destination', 'referrer_url'] as const;
+/** Group commit: a batch closes after this long or this many visits, whichever comes first. */
+export const GROUP_COMMIT = { maxWaitMs: 2, maxItems: 64 } as const;
+const REFERRER_TTL_MS = 10_000;
+const CACHE_MAX = 100_000;
+
+const RESOLVE_REFERRER = `SELECT id FROM participants WHERE id = ? AND program_id = ?
+  UNION ALL SELECT id FROM participants WHERE program_id = ? AND share_key = ?
+  UNION ALL SELECT participant_id AS id FROM participant_vanity_keys WHERE program_id = ? AND key_lower = ?
+  LIMIT 1`;
+const STORED = 'SELECT referrer_id, created_at, first_referrer_id, first_visit_at FROM visits WHERE program_id = ? AND visit_id = ?';
+const insertSql: string[] = [];
+
+/** `INSERT … ON CONFLICT DO NOTHING RETURNING` for `n` rows; one text per size, so each is prepared once. */
+function insertVisits(n: number): string {
+  return (insertSql[n] ??= `INSERT INTO visits (${COLUMNS.join(', ')}) VALUES ${Array.from({ length: n }, () => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')} ON CONFLICT (program_id, visit_id) DO NOTHING RETURNING program_id, visit_id`);
+}
+
+/** Where a visit came from, for the traffic report: utm_source, else the referring page's host. */
+function sourceOf(a: VisitAttribution | null): string | null {
+  if (a?.utm?.utm_source) return a.utm.utm_source.slice(0, 100);
+  const m = a?.referrer ? /^[a-z][a-z0-9+.-]*:\/\/([^/]+)/i.exec(a.referrer) : null;
+  return m ? m[1]!.toLowerCase().slice(0, 100) : null;
+}
+
+/**
+ * Visit recording, the hottest path (seed Mobile rule 3): each visit is written once per (program,
+ * client visit id) by a group commit (≤ 2 ms or 64 visits per transaction, one multi-row INSERT … ON
+ * CONFLICT DO NOTHING) and answered only after that commit; a repeat gets the stored answer.
+ * Each new referred visit is handed to `Impressions`, which writes the counters at most a second
+ * later; `close()` waits for visits in flight and then for those counters.
+ */
+export class Visits {
+  readonly #visitorKey: Buffer;
+  readonly #visitorKeys = new Map<string, string>();
+  readonly #referrers = new Map<string, { at: number; id: string | null }>();
+  #queue: Waiter[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  readonly #writes = new Set<Promise<void>>();
+  readonly #requests = new Set<Promise<void>>();
+  #closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly impressions: Impressions,
+    private readonly receipts: Receipts,
+    private readonly settings: VisitSettings,
+    instanceSecret: string,
+  ) {
+    this.#visitorKey = crypto.createHmac('sha256', instanceSecret).update('refloop:visitor-key:v1').digest();
+  }
+
+  /**
+   * Records one visit. RECORDED once it is durable (receipts when its referral code names a
+   * participant of the program), PROCESSING when the commit takes longer than `waitMs` (the write
+   * goes on; the client retries the same id later), 503 when the write failed.
+   */
+  async record(view: MobileProgram, input: VisitInput): Promise<VisitAnswer> {
+    if (this.#closed) throw new UnavailableError('The server is shutting down; keep the visit queued and retry.');
+    const work = this.#record(view, input);
+    const tracked = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#requests.add(tracked);
+    void tracked.then(() => this.#requests.delete(tracked));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, this.settings.waitMs, 'late')));
+    try {
+      const r = await Promise.race([work, late]);
+      if (r === 'late') {
+        // Answered PROCESSING: the write still finishes (close() waits for it), a failure is only logged.
+        work.catch((err) => this.log.error('visit write failed after PROCESSING', { programId: view.program.id, error: String(err) }));
+        return { status: 'PROCESSING', visitId: input.visitId };
+      }
+      return r;
+    } catch (err) {
+      this.log.error('visit write failed', { programId: view.program.id, error: String((err as Error)?.message ?? err) });
+      throw new UnavailableError('The visit could not be stored; keep it queued and retry.');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Writes the impressions waiting in memory now (tests); a failed write keeps them for the next try. */
+  flush(): Promise<void> {
+    return this.impressions.flush();
+  }
+
+  /** Stops taking visits, waits for every visit in flight, then writes the waiting impressions. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#requests]);
+    this.#drain();
+    await Promise.allSettled([...this.#writes]);
+    await this.impressions.close();
+  }
+
+  /** The keyed hash stored for a client instance: visitors are told apart without storing their ids. */
+  visitorKey(programId: string, instanceId: string): string {
+    const id = `${programId}:${instanceId}`;
+    let key = this.#visitorKeys.get(id);
+    if (key === undefined) {
+      key = crypto.createHmac('sha256', this.#visitorKey).update(id).digest('base64url').slice(0, 22);
+      if (this.#visitorKeys.size >= CACHE_MAX) this.#visitorKeys.clear();
+      this.#visitorKeys.set(id, key);
+    }
+    return key;
+  }
+
+  async #record(view: MobileProgram, input: VisitInput): Promise<VisitAnswer> {
+    const programId = view.program.id;
+    const a = input.attribution;
+    // A hosted share URL of another program names nobody here.
+    const code = a?.referralCode && (!a.campaignId || a.campaignId === programId) ? a.referralCode : null;
+    const referrerId = code ? await this.#resolve(programId, code) : null;
+    const now = this.clock.now();
+    // The earliest referred visit is the client's to keep (a client can always start afresh with a
+    // new instance id, so a server-side record would add no trust, only a random-key write per visit).
+    const held = referrerId && input.firstVisit ? this.receipts.verify(input.firstVisit) : null;
+    const first = held && held.programId === programId && held.visitAt <= now + 60_000 && Math.min(held.expiresAt, held.visitAt + view.cookieWindowMs) > now ? held : null;
+    const row: VisitRow = {
+      program_id: programId,
+      visit_id: input.visitId,
+      visitor_key: this.visitorKey(programId, input.instanceId),
+      created_at: now,
+      referrer_id: referrerId,
+      first_referrer_id: referrerId ? (first?.referrerId ?? referrerId) : null,
+      first_visit_at: referrerId ? (first?.visitAt ?? now) : null,
+      referral_code: code,
+      click_id: a?.clickId ?? null,
+      provider: input.provider ?? null,
+      utm: a?.utm && Object.keys(a.utm).length ? JSON.stringify(a.utm) : null,
+      destination: a?.destination ?? null,
+      referrer_url: a?.referrer ?? null,
+    };
+    const stored = await new Promise<Stored>((resolve, reject) => this.#enqueue({ row, source: referrerId ? sourceOf(a) : null, resolve, reject }));
+    if (!stored.referrerId) return { status: 'RECORDED', visitId: input.visitId, receipts: null };
+    const lastVisit = this.receipts.sign(programId, stored.referrerId, stored.createdAt, view.cookieWindowMs);
+    const sameVisit = stored.firstVisitAt === stored.createdAt && stored.firstReferrerId === stored.referrerId;
+    const firstVisit =
+      stored.firstReferrerId && stored.firstVisitAt != null && !sameVisit ? this.receipts.sign(programId, stored.firstReferrerId, stored.firstVisitAt, view.cookieWindowMs) : lastVisit;
+    return { status: 'RECORDED', visitId: input.visitId, receipts: { firstVisit, lastVisit } };
+  }
+
+  /** A referral code (participant id, share key or vanity key; never an email) to a participant id, cached briefly. */
+  async #resolve(programId: string, code: string): Promise<string | null> {
+    const lower = code.toLowerCase();
+    const key = `${programId}\n${lower}`;
+    const now = performance.now();
+    const hit = this.#referrers.get(key);
+    if (hit && now - hit.at < REFERRER_TTL_MS) return hit.id;
+    const row = await this.db.get<{ id: string }>(RESOLVE_REFERRER, lower, programId, programId, lower, programId, lower);
+    if (this.#referrers.size >= CACHE_MAX) this.#referrers.clear();
+    this.#referrers.set(key, { at: now, id: row?.id ?? null });
+    return row?.id ?? null;
+  }
+
+  #enqueue(w: Waiter): void {
+    this.#queue.push(w);
+    if (this.#queue.length >= GROUP_COMMIT.maxItems) this.#drain();
+    else this.#timer ??= setTimeout(() => this.#drain(), GROUP_COMMIT.maxWaitMs);
+  }
+
+  #drain(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (!this.#queue.length) return;
+    const batch = this.#queue;
+    this.#queue = [];
+    const write = this.#write(batch).finally(() => this.#writes.delete(write));
+    this.#writes.add(write);
+  }
+
+  /** One transaction for the whole batch; every waiter gets its stored answer, or the error. */
+  async #write(batch: Waiter[]): Promise<void> {
+    const byKey = new Map<string, Waiter[]>();
+    for (const w of batch) {
+      const k = `${w.row.program_id}\n${w.row.visit_id}`;
+      const list = byKey.get(k);
+      if (list) list.push(w);
+      else byKey.set(k, [w]);
+    }
+    const firsts = [...byKey.values()].map((ws) => ws[0]!);
+    let answers: Map<string, Stored & { inserted: boolean }>;
+    try {
+      answers = await this.db.batch(async (s) => {
+        const params: unknown[] = [];
+        for (const { row } of firsts) for (const c of COLUMNS) params.push(row[c]);
+        const inserted = await s.all<{ program_id: string; visit_id: string }>(insertVisits(firsts.length), params);
+        const isNew = new Set(inserted.map((r) => `${r.program_id}\n${r.visit_id}`));
+        const out = new Map<string, Stored & { inserted: boolean }>();
+        for (const [k, [{ row }]] of byKey as Map<string, [Waiter]>) {
+          if (isNew.has(k)) {
+            out.set(k, { referrerId: row.referrer_id, createdAt: row.created_at, firstReferrerId: row.first_referrer_id, firstVisitAt: row.first_visit_at, inserted: true });
+            continue;
+          }
+          // Written before (a retry): answer from the stored row.
+          const [e] = await s.all<{ referrer_id: string | null; created_at: number; first_referrer_id: string | null; first_visit_at: number | null }>(STORED, [row.program_id, row.visit_id]);
+          if (!e) throw new Error('visit neither inserted nor found');
+          out.set(k, {
+            referrerId: e.referrer_id,
+            createdAt: Number(e.created_at),
+            firstReferrerId: e.first_referrer_id,
+            firstVisitAt: e.first_visit_at == null ? null : Number(e.first_visit_at),
+            inserted: false,
+          });
+        }
+        return out;
+      });
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    for (const [k, ws] of byKey) {
+      const answer = answers.get(k)!;
+      const { row, source } = ws[0]!;
+      if (answer.inserted && answer.referrerId) this.impressions.add({ programId: row.program_id, referrerId: answer.referrerId, visitorKey: row.visitor_key, source });
+      for (const w of ws) w.resolve(answer);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import type { z } from 'zod';
+import type { Deps } from '../../deps.ts';
+import type { MobileProgram } from '../../domain/mobile-programs.ts';
+import type { MobileSession } from '../../domain/mobile-sessions.ts';
+
+/** Who may call a participant-API operation. */
+export type MobileAuth =
+  /** Program credentials only (X-Program-Id, plus X-Public-Key for native apps or an allowed Origin): session creation. */
+  | 'program'
+  /** A session token (X-Session-Token). */
+  | 'session'
+  /** A session token and a participant token of the same program (Authorization: Bearer). */
+  | 'participant';
+
+/** What a handler receives: validated input and the caller, never the Koa context. */
+export interface MobileInput<B, Q> {
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  view: MobileProgram;
+  /** Null only on `program` operations. */
+  session: MobileSession | null;
+  /** The signed-in participant on `participant` operations (verified, exists in the program). */
+  participantId: string | null;
+  ip: string;
+  deps: Deps;
+}
+
+/** One participant-API operation: path, credentials, schemas and handler in one place. */
+export interface MobileOperation<B = any, Q = any, R = any> {
+  /** Our identifier (MS1, MV1 …), listed in docs/participant-api.md. */
+  id: string;
+  /** Schema-style name, `resource.action`. */
+  name: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Path under /mobile/v2, `:param` segments allowed. */
+  path: string;
+  auth: MobileAuth;
+  summary: string;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  response: z.ZodType<R>;
+  handler(input: MobileInput<B, Q>): Promise<R>;
+}
+
+/** Declares an operation with inferred body/query/response types. */
+export function mobileOperation<B, Q, R>(op: MobileOperation<B, Q, R>): MobileOperation<B, Q, R> {
+  return op;
+}

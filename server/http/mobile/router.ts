@@ -1,0 +1,221 @@
+import type Koa from 'koa';
+import type { IncomingMessage } from 'node:http';
+import type { z } from 'zod';
+import type { Deps } from '../../deps.ts';
+import type { MobileOperation } from './operation.ts';
+import { MobileLimits } from './limits.ts';
+import { buildMobileOpenApi } from './openapi.ts';
+import { fieldErrors } from '../rest.ts';
+import { hostAllowed, type MobileProgram } from '../../domain/mobile-programs.ts';
+import type { MobileSession } from '../../domain/mobile-sessions.ts';
+import { AccountDisabledError, AppError, NotAuthorizedError, NotFoundError, ValidationError } from '../../errors.ts';
+import { ERROR_CODES } from '../../../shared/errors.ts';
+import { safeEqual } from '../../crypto.ts';
+
+/** Where the participant API lives. */
+export const MOBILE_BASE = '/mobile/v2';
+/** Request bodies are small (a visit is a few hundred bytes). */
+export const MOBILE_BODY_LIMIT = 16 * 1024;
+
+const ALLOW_HEADERS = 'Content-Type, X-Program-Id, X-Public-Key, X-Session-Token, Authorization';
+const EXPOSE_HEADERS = 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id';
+const WRITE = new Set(['POST', 'PATCH', 'DELETE']);
+const PARTICIPANT = 'SELECT id FROM participants WHERE id = ? AND program_id = ?';
+
+interface Route {
+  op: MobileOperation;
+  pattern: RegExp;
+  names: string[];
+}
+
+/** A 403 that names the credential at fault, so a client knows whether to renew its session or its participant token. */
+function credentialError(field: 'X-Session-Token' | 'Authorization' | 'X-Public-Key', code: 'MISSING' | 'INVALID' | 'EXPIRED', message: string): AppError {
+  return new AppError(403, ERROR_CODES.NOT_AUTHORIZED, 'NotAuthorizedError', message, { errors: [{ field, code, message }] });
+}
+
+function compile(ops: MobileOperation[]): Route[] {
+  const seen = new Set<string>();
+  return ops.map((op) => {
+    const key = `${op.method} ${op.path}`;
+    if (seen.has(key)) throw new Error(`Mobile route ${key} (${op.id}) is declared twice.`);
+    seen.add(key);
+    if (!['program', 'session', 'participant'].includes(op.auth)) throw new Error(`Mobile route ${key} (${op.id}) declares no credentials.`);
+    const names: string[] = [];
+    const source = op.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z0-9_]+)/g, (_, n: string) => {
+      names.push(n);
+      return '([^/]+)';
+    });
+    return { op, names, pattern: new RegExp(`^${source}$`) };
+  });
+}
+
+function match(routes: Route[], method: string, path: string): { op: MobileOperation; params: Record<string, string> } | null {
+  for (const r of routes) {
+    if (r.op.method !== method) continue;
+    const m = r.pattern.exec(path);
+    if (!m) continue;
+    const params: Record<string, string> = {};
+    try {
+      r.names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
+    } catch {
+      return null;
+    }
+    return { op: r.op, params };
+  }
+  return null;
+}
+
+/** The JSON body, read with a cap: `{}` when empty. */
+function readJson(req: IncomingMessage, contentType: string): Promise<unknown> {
+  if (contentType && !/^(application\/json|text\/plain)\b/i.test(contentType)) {
+    return Promise.reject(new ValidationError('Unsupported Content-Type; send application/json.'));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (c: Buffer) => {
+      if (failed) return;
+      size += c.length;
+      if (size > MOBILE_BODY_LIMIT) {
+        failed = true;
+        reject(new ValidationError(`The request body is larger than ${MOBILE_BODY_LIMIT / 1024} KiB.`, undefined, ERROR_CODES.BODY_TOO_LARGE));
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (failed) return;
+      if (!size) return resolve({});
+      try {
+        resolve(JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
+      } catch {
+        reject(new ValidationError('The request body is not valid JSON.', undefined, ERROR_CODES.INVALID_JSON));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, part: 'body' | 'query'): T {
+  if (!schema) return value as T;
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const errors = fieldErrors(r.error, part === 'query' ? 'query' : undefined, value);
+  throw new ValidationError(`Invalid request ${part}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
+}
+
+/** The host of an Origin header, or null for `null` and anything unparseable. */
+function originHost(origin: string): string | null {
+  try {
+    const u = new URL(origin);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.hostname : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Sets the CORS answer for an allowed origin; a foreign origin is a 403 without any CORS header. */
+function allowOrigin(ctx: Koa.Context, origin: string, view: MobileProgram | null): void {
+  const host = originHost(origin);
+  if (!host || (view && !hostAllowed(view.hosts, host))) {
+    throw new NotAuthorizedError(`Pages on ${host ?? 'this origin'} may not call this program’s participant API; add the site to installation.allowedDomains.`);
+  }
+  ctx.set('Access-Control-Allow-Origin', origin);
+  ctx.vary('Origin');
+}
+
+/**
+ * The participant API under /mobile/v2 (docs/participant-api.md), plus /openapi/mobile-v2.json.
+ * Order: route → credentials and program (session token, else X-Program-Id / campaignId) → CORS
+ * (foreign origin 403 without CORS headers) → team, mobile switch and public key → session →
+ * per-IP-and-instance budget → body (JSON, 16 KiB) → validation → participant token → handler.
+ * Tokens travel in headers, never cookies, so no credentialed CORS is ever allowed.
+ */
+export function mobileApi(deps: Deps, operations: MobileOperation[]): Koa.Middleware {
+  const routes = compile(operations);
+  const limits = new MobileLimits(deps.config);
+  const openapi = JSON.stringify(buildMobileOpenApi(operations, deps.config.publicUrl));
+
+  return async (ctx, next) => {
+    const path = ctx.path;
+    if (path === '/openapi/mobile-v2.json' && ctx.method === 'GET') {
+      ctx.type = 'application/json';
+      ctx.body = openapi;
+      return;
+    }
+    if (path !== MOBILE_BASE && !path.startsWith(`${MOBILE_BASE}/`)) return next();
+    const sub = path.slice(MOBILE_BASE.length) || '/';
+    const origin = ctx.get('origin');
+    const queryProgram = ctx.querystring && typeof ctx.query.campaignId === 'string' ? ctx.query.campaignId : '';
+
+    if (ctx.method === 'OPTIONS') {
+      // A preflight carries no header values: only a campaignId in the URL names the program. Without
+      // one the preflight is allowed and the real request is checked against its program.
+      if (origin) {
+        const view = queryProgram ? await deps.mobilePrograms.get(queryProgram) : null;
+        if (queryProgram && !view) throw new NotFoundError(`No program ${queryProgram}.`);
+        allowOrigin(ctx, origin, view);
+        ctx.set('Access-Control-Allow-Methods', 'GET, POST, PATCH, DELETE, OPTIONS');
+        ctx.set('Access-Control-Allow-Headers', ALLOW_HEADERS);
+        ctx.set('Access-Control-Max-Age', '7200');
+      }
+      ctx.set('Allow', 'GET, POST, PATCH, DELETE, OPTIONS');
+      ctx.status = 204;
+      return;
+    }
+
+    const found = match(routes, ctx.method, sub);
+    if (!found) throw new NotFoundError(`No operation ${ctx.method} ${path}.`);
+    const { op, params } = found;
+
+    let session: MobileSession | null = null;
+    let sessionProblem: 'MISSING' | 'INVALID' | 'EXPIRED' | null = null;
+    if (op.auth !== 'program') {
+      const token = ctx.get('x-session-token');
+      const v = token ? deps.mobileSessions.verify(token) : 'missing';
+      if (typeof v === 'string') sessionProblem = v === 'missing' ? 'MISSING' : v === 'expired' ? 'EXPIRED' : 'INVALID';
+      else session = v;
+    }
+    const named = ctx.get('x-program-id') || queryProgram;
+    const programId = session?.programId ?? named;
+    if (!programId) {
+      if (op.auth === 'program') throw new ValidationError('Name the program with the X-Program-Id header or the campaignId query parameter.', [{ field: 'X-Program-Id', code: 'REQUIRED', message: 'Required.' }]);
+      throw credentialError('X-Session-Token', sessionProblem ?? 'MISSING', 'Send a session token (X-Session-Token) from POST /mobile/v2/sessions.');
+    }
+    const view = await deps.mobilePrograms.get(programId);
+    if (!view) throw new NotFoundError(`No program ${programId}.`);
+    if (origin) allowOrigin(ctx, origin, view);
+    if (origin) ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+    if (view.team.disabled) throw new AccountDisabledError();
+    const publicKey = ctx.get('x-public-key');
+    if (!origin && !view.publicKey) throw new NotAuthorizedError('The mobile SDK is not enabled for this program (installation.mobile.isEnabled).');
+    if (publicKey || (!origin && op.auth === 'program')) {
+      if (!view.publicKey || !publicKey || !safeEqual(publicKey, view.publicKey)) {
+        throw credentialError('X-Public-Key', publicKey ? 'INVALID' : 'MISSING', 'Send the program’s Mobile SDK key (installation.mobile.publicKey) as X-Public-Key.');
+      }
+    }
+    if (sessionProblem) {
+      throw credentialError('X-Session-Token', sessionProblem, sessionProblem === 'EXPIRED' ? 'The session expired; create a new one with POST /mobile/v2/sessions.' : 'Send a valid session token (X-Session-Token) from POST /mobile/v2/sessions.');
+    }
+    if (session && named && named !== session.programId) throw credentialError('X-Session-Token', 'INVALID', 'The session token belongs to another program.');
+
+    ctx.set(session ? await limits.call(ctx.ip, session.instanceId) : await limits.session(ctx.ip));
+
+    const body = WRITE.has(ctx.method) ? parse(op.body, await readJson(ctx.req, ctx.get('content-type')), 'body') : undefined;
+    const query = op.query ? parse(op.query, ctx.query, 'query') : {};
+
+    let participantId: string | null = null;
+    if (op.auth === 'participant') {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+      if (!m) throw credentialError('Authorization', 'MISSING', 'Send the participant token as Authorization: Bearer <participantToken>.');
+      participantId = await deps.participantTokens.verify(m[1]!, view.program.id);
+      if (!participantId || !(await deps.db.get(PARTICIPANT, participantId, view.program.id))) {
+        throw credentialError('Authorization', 'INVALID', 'The participant token is not valid for this program (expired, revoked or for someone else).');
+      }
+    }
+
+    ctx.status = 200;
+    ctx.body = await op.handler({ body, query, params, view, session, participantId, ip: ctx.ip, deps });
+  };
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { epochMs } from './common.ts';
+
+// Issued rewards (rest-v2 §2.11, §2.27, §3.9 PR1–PR4) and the referral trigger (§3.8 P8/P9, §2.28).
+
+/** Fulfilment state of an issued reward (`CANCELLED`, known to one SDK, is never produced here). */
+export const participantRewardStatus = z.enum(['PENDING', 'FULFILLED']);
+
+/** `ParticipantReward` (§2.11): one reward a participant earned. */
+export const participantReward = z
+  .object({
+    id: z.string(),
+    rewardId: z.string().meta({ description: 'The CampaignReward (reward configuration) it was earned under.' }),
+    status: participantRewardStatus,
+    approved: z.boolean(),
+    amount: z.number().nullable().meta({ description: 'Always null for referral rewards (configurations carry no amount).' }),
+    currencyISO: z.string().nullable(),
+    approvedAt: epochMs.nullable(),
+    fulfilledAt: epochMs.nullable(),
+    isFulfilled: z.boolean(),
+    isAvailable: z.boolean().meta({ description: 'Released to the participant: true once approved.' }),
+    isReferrer: z.boolean().meta({ description: 'Earned as the referrer (false: as the referred friend).' }),
+    referrerId: z.string().optional().meta({ description: 'The participant who referred; absent on leaderboard prizes.' }),
+    referredId: z.string().optional().meta({ description: 'The friend who was referred; absent on leaderboard prizes.' }),
+    unread: z.boolean(),
+    commissionStructure: z.record(z.string(), z.unknown()).nullable().meta({ description: 'Affiliate programs only; null here.' }),
+  })
+  .meta({ id: 'ParticipantReward' });
+
+/** `ParticipantListRewardsResponse` (PR1): newest first; `nextId` is null on the last page. */
+export const participantRewardList = z
+  .object({ rewards: z.array(participantReward), limit: z.number().int(), nextId: z.string().nullable() })
+  .meta({ id: 'ParticipantListRewardsResponse' });
+
+/** Default PR1 page size (the references give none). */
+export const REWARD_PAGE_DEFAULT = 20;
+
+/** PR1 query: `limit` 1–100 (default 20), `nextId` = the last reward id of the previous page. */
+export const participantRewardListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(REWARD_PAGE_DEFAULT),
+  nextId: z.string().min(1).max(64).optional().meta({ description: 'The last reward id of the previous page.' }),
+});
+
+/** PR2 body: `fulfill: true` also marks the reward fulfilled (needs `reward:fulfill`). */
+export const approveRewardBody = z.strictObject({ fulfill: z.boolean().optional() }).meta({ id: 'ApproveParticipantReward' });
+
+/** Longest `delayInDays` (MCP bound). */
+export const MAX_TRIGGER_DELAY_DAYS = 90;
+
+/** P8 body: omit `delayInDays` to credit now. */
+export const triggerReferralBody = z
+  .strictObject({ delayInDays: z.number().int().min(1).max(MAX_TRIGGER_DELAY_DAYS).optional().meta({ description: 'Whole days, 1–90; omit to credit now.' }) })
+  .meta({ id: 'TriggerReferral' });
+
+/** `TriggerReferralResponse` (§2.28): `message` says what happened when credit was not awarded at once. */
+export const triggerReferralResponse = z.object({ success: z.boolean(), message: z.string().optional() }).meta({ id: 'TriggerReferralResponse' });
+
+export type ParticipantReward = z.infer<typeof participantReward>;
+export type ParticipantRewardList = z.infer<typeof participantRewardList>;
+export type ParticipantRewardListQuery = z.infer<typeof participantRewardListQuery>;
+export type TriggerReferralResponse = z.infer<typeof triggerReferralResponse>;
