@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SHARE_CHANNELS } from './program-config.ts';
 import { epochMs } from './common.ts';
 
 // Analytics and activity logs (rest-v2 §2.24–§2.26, §2.29–§2.31, §3.8 P12/P13, §3.11 AN1/AN2).
@@ -39,26 +40,7 @@ export const improvementAreaKey = z.enum(['PORTAL_ACCESS', 'SHARING_EXPERIENCE',
 /** Activation anchor: enrolment for referral programs, affiliate approval for affiliate programs. */
 export const activationAnchorField = z.enum(['enrolledAsAdvocateAt', 'approvedAsAffiliateAt']);
 /** First-share channels (§2.29). */
-export const firstShareChannel = z.enum([
-  'email',
-  'facebook',
-  'twitter',
-  'linkedin',
-  'pinterest',
-  'threads',
-  'bluesky',
-  'sms',
-  'messenger',
-  'whatsapp',
-  'wechat',
-  'telegram',
-  'reddit',
-  'tumblr',
-  'qrcode',
-  'copyRefLink',
-  'iosNativeShare',
-  'androidNativeShare',
-]);
+export const firstShareChannel = z.enum([...SHARE_CHANNELS, 'copyRefLink', 'iosNativeShare', 'androidNativeShare']);
 
 /** True when `tz` is an IANA zone this runtime knows. */
 export function isTimeZone(tz: string): boolean {
