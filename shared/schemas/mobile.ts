@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { ATTRIBUTION_LIMITS, ATTRIBUTION_PROVIDERS, UTM_KEYS, cleanUrl, stripControls } from '../attribution.ts';
-import { participant } from './participant.ts';
+import { VANITY_KEY_PATTERN, participant, participantMetadataInput, participantMetadataPatch } from './participant.ts';
+import { SHARE_CHANNELS } from './program-config.ts';
+import { campaignReward } from './reward-config.ts';
+import { REFERRAL_PAGE, sendInvitesBody } from './referral.ts';
+import { participantRewardListQuery } from './reward.ts';
 
 // The participant API under /mobile/v2 (docs/participant-api.md): request and response bodies,
 // shared by the server, the widget's client and /openapi/mobile-v2.json.
@@ -163,3 +167,276 @@ export function toMobileParticipant(p: Record<string, unknown>): MobileParticipa
   for (const k of Object.keys(mobileParticipant.shape)) if (p[k] !== undefined) out[k] = p[k];
   return out as MobileParticipant;
 }
+
+// ── Participant creation, referrer checks and the signed-in participant (issue #5) ────────────
+
+const participantEmail = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email({ message: 'Must be an email address.' }));
+const personName = z.string().trim().min(1).max(255);
+/** A referral code a client may name a referrer by: participant id, share key or vanity key (never an email). */
+const referralCode = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'A participant id, share key or vanity key.')
+  .meta({ description: 'The referrer’s participant id, share key or vanity key. Emails are refused so the API cannot be used to test addresses.' });
+const receiptList = z
+  .array(z.string().max(256))
+  .max(20)
+  .meta({ description: 'Visit receipts (firstVisit, lastVisit) from POST /visits; the program’s attribution model picks one. Invalid ones are ignored.' });
+
+/** `POST /mobile/v2/participants` body (addParticipant). */
+export const mobileParticipantCreate = z
+  .strictObject({
+    email: participantEmail,
+    firstName: personName.optional(),
+    lastName: personName.optional(),
+    metadata: participantMetadataInput.optional(),
+    mobileInstanceId: instanceId.optional().meta({ description: 'The app install (native SDKs) or the widget’s per-install id; sent to the fraud checks.' }),
+    fingerprint: z.string().min(1).max(255).optional(),
+    receipts: receiptList.optional(),
+  })
+  .meta({ id: 'MobileParticipantCreate' });
+
+/** `POST /mobile/v2/participants` answer. */
+export const mobileParticipantCreated = z
+  .object({
+    requiresParticipantToken: z.boolean().meta({ description: 'True when the email already belongs to a participant: nothing is returned; get a token from your backend (REST P10) or auto-authentication.' }),
+    participant: mobileParticipant.nullable(),
+    participantToken: z.string().optional(),
+    expiresIn: z.number().int().optional(),
+  })
+  .meta({ id: 'MobileParticipantCreated' });
+
+/** `POST /mobile/v2/referred-participants` body (addReferredParticipant). */
+export const mobileReferredParticipantCreate = mobileParticipantCreate
+  .extend({ referredBy: referralCode.optional().meta({ description: 'An explicit referrer; wins over receipts.' }) })
+  .meta({ id: 'MobileReferredParticipantCreate' });
+
+/** Why addReferredParticipant added nobody. */
+export const NOT_ADDED_REASONS = ['no_referrer', 'invalid_referrer', 'participant_already_exists'] as const;
+
+/** `POST /mobile/v2/referred-participants` answer. */
+export const mobileReferredParticipantCreated = z
+  .object({
+    added: z.boolean(),
+    participant: mobileParticipant.nullable(),
+    referredBy: z.string().optional().meta({ description: 'The referrer’s participant id, only when the client already named it by id or receipt (never resolved from a share or vanity key).' }),
+    validReferral: z.boolean(),
+    notAddedReason: z.enum(NOT_ADDED_REASONS).optional(),
+    participantToken: z.string().optional().meta({ description: 'For a newly created participant of a referral program, or a new affiliate; a referred customer of an affiliate program gets none.' }),
+    expiresIn: z.number().int().optional(),
+  })
+  .meta({ id: 'MobileReferredParticipantCreated' });
+
+/** `POST /mobile/v2/referrer/validate` body (validateReferrer). */
+export const mobileReferrerValidate = z
+  .strictObject({ referredBy: referralCode.optional(), receipts: receiptList.optional() })
+  .meta({ id: 'MobileReferrerValidate' });
+
+/** `POST /mobile/v2/referrer/validate` answer: nothing about the referrer beyond what the client sent. */
+export const mobileReferrerValidation = z
+  .object({ valid: z.boolean(), referredBy: z.string().optional().meta({ description: 'As in MobileReferredParticipantCreated.' }) })
+  .meta({ id: 'MobileReferrerValidation' });
+
+/** `PATCH /mobile/v2/participant` body: what a participant may change about themselves. */
+export const mobileParticipantUpdate = z
+  .strictObject({
+    firstName: z.string().trim().max(255).optional(),
+    lastName: z.string().trim().max(255).optional(),
+    metadata: participantMetadataPatch.optional(),
+  })
+  .refine((b) => b.firstName !== undefined || b.lastName !== undefined || b.metadata !== undefined, { message: 'Send firstName, lastName or metadata.' })
+  .meta({ id: 'MobileParticipantUpdate' });
+
+/** Share types trackShare accepts: the copy buttons of the SDKs and the design's share channels. */
+export const SHARE_TYPES = ['copyRefLink', 'copy', ...SHARE_CHANNELS] as const;
+
+/** `POST /mobile/v2/participant/shares` body (trackShare). */
+export const mobileShareTrack = z
+  .strictObject({ type: z.enum(SHARE_TYPES, { error: `type must be one of ${SHARE_TYPES.join(', ')}.` }) })
+  .meta({ id: 'MobileShareTrack' });
+
+/** `POST /mobile/v2/participant/shares` answer. */
+export const mobileShareTracked = z
+  .object({ success: z.literal(true), shareCount: z.record(z.string(), z.number().int()) })
+  .meta({ id: 'MobileShareTracked' });
+
+// ── Program, leaderboard, referrals, invites, rewards, summary and resources (issue #5) ───────
+
+const queryFlag = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** A reward configuration as participants see it (no coupon codes, metadata or tax valuations). */
+export const mobileCampaignReward = campaignReward
+  .pick({
+    id: true,
+    type: true,
+    event: true,
+    title: true,
+    description: true,
+    referralDescription: true,
+    imageUrl: true,
+    isUnlimited: true,
+    limit: true,
+    limitDuration: true,
+    conversionsRequired: true,
+    numberOfWinners: true,
+    referredRewardUpfront: true,
+    nextMilestonePrefix: true,
+    nextMilestoneSuffix: true,
+    commissionStructure: true,
+    order: true,
+  })
+  .meta({ id: 'MobileCampaignReward' });
+
+/** `GET /mobile/v2/campaign` answer (getCampaign): the program's public details and visible rewards. */
+export const mobileCampaign = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.enum(['REFERRAL', 'AFFILIATE']),
+    status: z.string(),
+    currencyISO: z.string(),
+    companyName: z.string().nullable(),
+    companyLogoImageUrl: z.string().nullable(),
+    rewards: z.array(mobileCampaignReward),
+  })
+  .meta({ id: 'MobileCampaign' });
+
+/** Boards the participant API shows. */
+export const MOBILE_LEADERBOARD_TYPES = ['ALL_TIME', 'CURRENT_MONTH', 'PREV_MONTH', 'TOTAL_IMPRESSION_COUNT', 'UNIQUE_IMPRESSION_COUNT', 'BY_REFERRALS', 'BY_LEADS'] as const;
+/** Deepest row `page` × `limit` may reach; beyond it, page with offsetKey. */
+export const MOBILE_LEADERBOARD_DEPTH = 500;
+
+/** `GET /mobile/v2/leaderboard` query. */
+export const mobileLeaderboardQuery = z
+  .object({
+    leaderboardType: z.enum(MOBILE_LEADERBOARD_TYPES).optional().meta({ description: 'Default: the design’s defaultSelector (ALL_TIME unless changed).' }),
+    limit: z.coerce.number().int().min(1).max(50).default(10),
+    page: z.coerce.number().int().min(1).max(MOBILE_LEADERBOARD_DEPTH).optional().meta({ description: '1-based; ignored when offsetKey is sent.' }),
+    offsetKey: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional().meta({ description: 'The previous page’s nextOffsetKey.' }),
+  })
+  .superRefine((q, ctx) => {
+    if (!q.offsetKey && (q.page ?? 1) * q.limit > MOBILE_LEADERBOARD_DEPTH) {
+      ctx.addIssue({ code: 'custom', path: ['page'], message: `page × limit may reach row ${MOBILE_LEADERBOARD_DEPTH}; page further with offsetKey.` });
+    }
+  });
+
+/** One leaderboard row: rank, the name as the design's nameFormat shows it, and a masked email. */
+export const mobileLeaderboardRow = z
+  .object({
+    rank: z.number().int().nullable(),
+    name: z.string().nullable().meta({ description: 'By design.leaderboard.nameFormat; null when ANONYMOUS or no name was given.' }),
+    email: z.string().meta({ description: 'Masked: a***@example.com.' }),
+    score: z.number(),
+  })
+  .meta({ id: 'MobileLeaderboardRow' });
+
+/** `GET /mobile/v2/leaderboard` answer. */
+export const mobileLeaderboard = z
+  .object({
+    leaderboardType: z.enum(MOBILE_LEADERBOARD_TYPES),
+    rows: z.array(mobileLeaderboardRow),
+    limit: z.number().int(),
+    nextOffsetKey: z.string().nullable(),
+  })
+  .meta({ id: 'MobileLeaderboard' });
+
+/** `GET /mobile/v2/participant/referrals` query (no email filters: a participant cannot probe addresses). */
+export const mobileReferralQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(REFERRAL_PAGE.max).default(REFERRAL_PAGE.default),
+    offset: z.coerce.number().int().min(0).max(100_000).default(0),
+    sortBy: z.enum(['createdAt', 'updatedAt', 'firstName', 'lastName', 'referralStatus', 'referralTriggeredAt']).optional(),
+    desc: queryFlag.optional(),
+  })
+  .transform((q) => ({
+    limit: q.limit,
+    offset: q.offset,
+    nextId: undefined,
+    sortBy: q.sortBy ?? ('createdAt' as const),
+    desc: q.desc ?? q.sortBy === undefined,
+    filters: { email: undefined, firstName: undefined, lastName: undefined, referralStatus: undefined },
+  }));
+
+/** `POST /mobile/v2/participant/invites` body: RF3's fields plus `private`. */
+export const mobileInvitesSend = sendInvitesBody
+  .extend({ private: z.boolean().optional().meta({ description: 'A private invitation is never disclosed back to the sender (mobile rule 6).' }) })
+  .meta({ id: 'MobileSendInvites' });
+
+/** `GET /mobile/v2/participant/rewards` query. */
+export const mobileRewardQuery = participantRewardListQuery;
+
+/** `POST /mobile/v2/participant/rewards/read` body. */
+export const mobileRewardsRead = z
+  .strictObject({ rewardIds: z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)).min(1).max(100).optional().meta({ description: 'Omit to mark every reward read.' }) })
+  .meta({ id: 'MobileRewardsRead' });
+
+/** `POST /mobile/v2/participant/rewards/read` answer. */
+export const mobileRewardsReadResult = z.object({ success: z.literal(true), updated: z.number().int() }).meta({ id: 'MobileRewardsReadResult' });
+
+/** `GET /mobile/v2/participant/referral-summary` answer (referral programs). */
+export const mobileReferralSummary = z
+  .object({
+    referrals: z.number().int(),
+    leads: z.number().int(),
+    expiredReferrals: z.number().int(),
+    clicks: z.number().int().meta({ description: 'impressionCount: every view of the share link.' }),
+    rewardsEarned: z.number().int(),
+    pendingRewards: z.number().int().meta({ description: 'Earned rewards not yet fulfilled.' }),
+    invitesSent: z.number().int(),
+  })
+  .meta({ id: 'MobileReferralSummary' });
+
+/** `POST /mobile/v2/resources/{resourceId}/download-url` answer. */
+export const mobileDownloadUrl = z.object({ url: z.string(), expiresIn: z.number().int() }).meta({ id: 'MobileDownloadUrl' });
+
+/** `POST /mobile/v2/participant/vanity-links` body: replaces the signed-in participant's vanity keys. */
+export const mobileVanityLinksSet = z
+  .strictObject({
+    vanityKeys: z
+      .array(z.string().regex(VANITY_KEY_PATTERN, 'Each vanity key is 1–20 characters of A–Z, a–z, 0–9, _ and -.'))
+      .max(5)
+      .meta({ description: 'Replaces every vanity key; [] removes them all. A key another participant holds is 409.' }),
+  })
+  .meta({ id: 'MobileVanityLinksSet' });
+
+/** The signed-in participant's vanity keys and the share links they make. */
+export const mobileVanityLinks = z
+  .object({ vanityKeys: z.array(z.string()), links: z.array(z.object({ vanityKey: z.string(), url: z.string() })) })
+  .meta({ id: 'MobileVanityLinks' });
+
+// ── The window payload (issue #5) ──────────────────────────────────────────────────────────────
+
+/** A payout provider the window may offer; `canConfirm` says whether the participant can confirm it now. */
+export const mobilePayoutProvider = z.object({ provider: z.string(), canConfirm: z.boolean() }).meta({ id: 'MobilePayoutProvider' });
+
+/** The traffic report (mobile rule 11): the signed-in participant's link visits over the last 30 days. */
+export const mobileTrafficReport = z
+  .object({
+    days: z.number().int(),
+    visits: z.number().int(),
+    uniqueVisitors: z.number().int(),
+    visitsOverTime: z.array(z.object({ date: z.string().meta({ description: 'UTC day, YYYY-MM-DD.' }), visits: z.number().int() })),
+    sources: z.array(z.object({ source: z.string().nullable(), visits: z.number().int() })).meta({ description: 'utm_source, else the referring host; null when neither was known. Top 10.' }),
+  })
+  .meta({ id: 'MobileTrafficReport' });
+
+/** `GET /mobile/v2/window` answer: everything the widget or an app's referral screen draws. */
+export const mobileWindow = z
+  .object({
+    participant: mobileParticipant.nullable().meta({ description: 'The signed-in participant; null without a participant token.' }),
+    share: z
+      .object({
+        preferredUrl: z.string().nullable().meta({ description: 'installation.shareUrl, when set.' }),
+        fallbackUrl: z.string().meta({ description: 'The hosted share page.' }),
+        channels: z.array(z.enum(SHARE_CHANNELS)).meta({ description: 'The design’s visible share channels: trackShare accepts these, copyRefLink and copy.' }),
+      })
+      .meta({ description: 'Mobile rule 12: link = participant.shareUrl, else preferredUrl, else fallbackUrl.' }),
+    rewards: z.array(mobileCampaignReward),
+    leaderboard: mobileLeaderboard.nullable().meta({ description: 'The first page of the design’s default board while design.leaderboard.isEnabled; else null.' }),
+    payoutSettings: z.object({ payoutDestinations: z.object({ enabledProviders: z.array(mobilePayoutProvider) }) }),
+    traffic: mobileTrafficReport.nullable().meta({ description: 'Only for a signed-in participant, when design.trafficInsights.isPublicDisplayed is on and the plan is paid.' }),
+  })
+  .meta({ id: 'MobileWindow' });

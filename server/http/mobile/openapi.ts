@@ -25,7 +25,7 @@ export function buildMobileOpenApi(operations: MobileOperation[], serverUrl: str
       operationId: op.name,
       summary: op.summary,
       'x-refloop-id': op.id,
-      security: SECURITY[op.auth],
+      security: op.optionalParticipant ? [...SECURITY.participant, ...SECURITY[op.auth]] : SECURITY[op.auth],
       parameters: params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
       responses: {
         200: { description: 'Success', content: { 'application/json': { schema: schemaOf(op.response, 'output', components) } } },

@@ -36,6 +36,8 @@ export interface MobileOperation<B = any, Q = any, R = any> {
   /** Path under /mobile/v2, `:param` segments allowed. */
   path: string;
   auth: MobileAuth;
+  /** On `session` operations: a participant token, when sent, is verified (403 if invalid) and passed as `participantId`. */
+  optionalParticipant?: boolean;
   summary: string;
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;

@@ -206,7 +206,7 @@ export function mobileApi(deps: Deps, operations: MobileOperation[]): Koa.Middle
     const query = op.query ? parse(op.query, ctx.query, 'query') : {};
 
     let participantId: string | null = null;
-    if (op.auth === 'participant') {
+    if (op.auth === 'participant' || (op.optionalParticipant && ctx.get('authorization'))) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
       if (!m) throw credentialError('Authorization', 'MISSING', 'Send the participant token as Authorization: Bearer <participantToken>.');
       participantId = await deps.participantTokens.verify(m[1]!, view.program.id);
