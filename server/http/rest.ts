@@ -53,7 +53,7 @@ export function fieldErrors(error: z.ZodError, root?: string, input?: unknown): 
 }
 
 /** Validates one part of the request, turning failures into a 400 with per-field errors. */
-function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, part: 'body' | 'query'): T {
+export function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, part: 'body' | 'query'): T {
   if (!schema) return value as T;
   const r = schema.safeParse(value);
   if (r.success) return r.data;

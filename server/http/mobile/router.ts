@@ -1,11 +1,10 @@
 import type Koa from 'koa';
 import type { IncomingMessage } from 'node:http';
-import type { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import type { MobileOperation } from './operation.ts';
 import { MobileLimits } from './limits.ts';
 import { buildMobileOpenApi } from './openapi.ts';
-import { fieldErrors } from '../rest.ts';
+import { parse } from '../rest.ts';
 import { hostAllowed, type MobileProgram } from '../../domain/mobile-programs.ts';
 import type { MobileSession } from '../../domain/mobile-sessions.ts';
 import { AccountDisabledError, AppError, NotAuthorizedError, NotFoundError, ValidationError } from '../../errors.ts';
@@ -95,14 +94,6 @@ function readJson(req: IncomingMessage, contentType: string): Promise<unknown> {
     });
     req.on('error', reject);
   });
-}
-
-function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, part: 'body' | 'query'): T {
-  if (!schema) return value as T;
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const errors = fieldErrors(r.error, part === 'query' ? 'query' : undefined, value);
-  throw new ValidationError(`Invalid request ${part}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
 }
 
 /** The host of an Origin header, or null for `null` and anything unparseable. */
