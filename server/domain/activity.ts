@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect.ts';
+import { insertRow } from '../db/rows.ts';
 import type { Clock } from '../clock.ts';
 
 /** Activity families as the wire's `type` reports them (open list). */
@@ -63,6 +64,19 @@ export class Activity {
   async record(q: Knex | Knex.Transaction, ...entries: ActivityEntry[]): Promise<void> {
     if (!entries.length) return;
     const now = this.clock.now();
+    if (entries.length === 1) {
+      const e = entries[0]!;
+      await insertRow(this.db, q, 'activity_logs', {
+        program_id: e.programId,
+        participant_id: e.participantId,
+        type: e.type,
+        action: e.action,
+        text: e.text.slice(0, 1000),
+        data: e.data ? JSON.stringify(e.data) : null,
+        created_at: now,
+      });
+      return;
+    }
     await q('activity_logs').insert(
       entries.map((e) => ({
         program_id: e.programId,

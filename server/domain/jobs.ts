@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect.ts';
+import { insertRow } from '../db/rows.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { newId } from '../crypto.ts';
@@ -56,8 +57,7 @@ export class Jobs {
       created_at: now,
       updated_at: now,
     };
-    if (opts.uniqueKey) await q('jobs').insert(row).onConflict('unique_key').ignore();
-    else await q('jobs').insert(row);
+    await insertRow(this.db, q, 'jobs', row, opts.uniqueKey ? 'unique_key' : undefined);
   }
 
   /** Claims and runs every job due now (by the injected clock); returns how many ran. */

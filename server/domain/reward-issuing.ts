@@ -162,7 +162,7 @@ export class RewardIssuer {
     private readonly programs: Programs,
     private readonly participants: Participants,
     private readonly activity: Activity,
-    private readonly webhooks: Pick<Webhooks, 'emit'>,
+    private readonly webhooks: Pick<Webhooks, 'emit' | 'listens'>,
   ) {}
 
   /** The program's live, visible configurations (hidden ones are "no longer awarded", §2.5). */
@@ -266,8 +266,7 @@ export class RewardIssuer {
 
   /** One PARTICIPANT_REACHED_A_GOAL per new reward, built only when a webhook listens. */
   private async announce(trx: Knex.Transaction, program: Program, issued: RewardRow[], people: Map<string, ParticipantRow>): Promise<void> {
-    const hooks: Array<{ events: string; payload_url: string | null }> = await trx('webhooks').where({ program_id: program.id, is_enabled: true }).select('events', 'payload_url');
-    if (!hooks.some((h) => h.payload_url && (JSON.parse(h.events) as string[]).includes(GOAL_EVENT))) return;
+    if (!(await this.webhooks.listens(trx, program.id, GOAL_EVENT))) return;
     const recipients = [...new Set(issued.map((r) => r.participant_id))];
     const missing = recipients.filter((id) => !people.has(id));
     if (missing.length) for (const row of await trx('participants').whereIn('id', missing)) people.set(row.id, row);

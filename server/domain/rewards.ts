@@ -41,7 +41,7 @@ export class Rewards {
     private readonly programs: Programs,
     private readonly participants: Participants,
     private readonly activity: Activity,
-    webhooks: Pick<Webhooks, 'emit'>,
+    webhooks: Pick<Webhooks, 'emit' | 'listens'>,
   ) {
     this.issuer = new RewardIssuer(clock, programs, participants, activity, webhooks);
     participants.hooks.created.push((trx, program, participant, ledger) => this.onReferralRecorded(trx, program, participant, ledger));

@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect.ts';
+import { insertRow } from '../db/rows.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
@@ -165,20 +166,48 @@ export class Webhooks {
    * Returns the event id, or null when no webhook listens (nothing is stored then).
    */
   async emit(trx: Knex | Knex.Transaction, programId: string, event: WebhookEvent, data: object): Promise<string | null> {
-    const hooks = (await trx('webhooks').where({ program_id: programId, is_enabled: true }).select('id', 'events', 'payload_url')).filter(
-      (h: any) => h.payload_url && (JSON.parse(h.events) as string[]).includes(event),
-    );
+    const hooks = (await this.#subscribed(trx, programId)).filter((h) => h.events.includes(event));
     if (hooks.length === 0) return null;
     const now = this.clock.now();
     const envelope: WebhookEnvelope = { event, createdAt: now, data: data as Record<string, unknown> };
     const eventId = newId();
-    await trx('webhook_events').insert({ id: eventId, program_id: programId, event, payload: JSON.stringify(envelope), is_test: false, created_at: now });
+    await insertRow(this.db, trx, 'webhook_events', { id: eventId, program_id: programId, event, payload: JSON.stringify(envelope), is_test: false, created_at: now });
     for (const h of hooks) await this.#queueDelivery(trx, { programId, webhookId: h.id, eventId, event, replayOf: null });
     const tx = trx as Knex.Transaction;
     if (tx.executionPromise) tx.executionPromise.then(() => this.jobs.kick(), () => undefined);
     else this.jobs.kick();
     return eventId;
   }
+
+  /** True when an enabled webhook of the program listens to `event` (read once per transaction, like `emit`). */
+  async listens(trx: Knex | Knex.Transaction, programId: string, event: WebhookEvent): Promise<boolean> {
+    return (await this.#subscribed(trx, programId)).some((h) => h.events.includes(event));
+  }
+
+  /**
+   * The program's enabled webhooks with a payload URL, read once per transaction: a referral trigger
+   * asked three times (reward announce, two emits). Only this service writes webhooks, each change
+   * in its own transaction that drops the entry, so a transaction never sees a stale list; outside a
+   * transaction every call reads afresh.
+   */
+  async #subscribed(trx: Knex | Knex.Transaction, programId: string): Promise<Array<{ id: string; events: string[] }>> {
+    const inTrx = (trx as Knex.Transaction).isTransaction === true;
+    let perTrx = inTrx ? this.#subscriptions.get(trx) : undefined;
+    const hit = perTrx?.get(programId);
+    if (hit) return hit;
+    const rows: Array<{ id: string; events: string; payload_url: string | null }> = await trx('webhooks')
+      .where({ program_id: programId, is_enabled: true })
+      .select('id', 'events', 'payload_url');
+    const list = rows.filter((h) => h.payload_url).map((h) => ({ id: h.id, events: JSON.parse(h.events) as string[] }));
+    if (inTrx) {
+      if (!perTrx) this.#subscriptions.set(trx, (perTrx = new Map()));
+      perTrx.set(programId, list);
+    }
+    return list;
+  }
+
+  /** `#subscribed`'s lists by transaction; entries go with their transaction object. */
+  readonly #subscriptions = new WeakMap<object, Map<string, Array<{ id: string; events: string[] }>>>();
 
   /** `GET /campaign/{id}/webhooks`: oldest first, so `primary` leads. */
   async list(program: Program): Promise<Webhook[]> {
@@ -190,6 +219,7 @@ export class Webhooks {
   async create(program: Program, input: WebhookCreate): Promise<Webhook> {
     await this.#checkUrl(input.payloadUrl);
     return this.db.knex.transaction(async (trx) => {
+      this.#subscriptions.delete(trx);
       // Serialises creates per program so two at once cannot both take `primary`.
       await trx('programs').where({ id: program.id }).forUpdate().first('id');
       const existing = await trx('webhooks').where({ program_id: program.id }).select('id');
@@ -220,6 +250,7 @@ export class Webhooks {
     await this.#row(this.db.knex, program.id, webhookId);
     if (patch.payloadUrl !== undefined) await this.#checkUrl(patch.payloadUrl);
     return this.db.knex.transaction(async (trx) => {
+      this.#subscriptions.delete(trx);
       await this.#row(trx, program.id, webhookId);
       const changes: Record<string, unknown> = { updated_at: this.clock.now() };
       if (patch.payloadUrl !== undefined) changes.payload_url = patch.payloadUrl;
@@ -238,6 +269,7 @@ export class Webhooks {
   /** `DELETE …/webhooks/{webhookId}`: its deliveries go with it; queued attempts find nothing and stop. */
   async remove(program: Program, webhookId: string): Promise<{ id: string; success: true }> {
     await this.db.knex.transaction(async (trx) => {
+      this.#subscriptions.delete(trx);
       await this.#row(trx, program.id, webhookId);
       await trx('webhooks').where({ program_id: program.id, id: webhookId }).delete();
     });
@@ -356,6 +388,7 @@ export class Webhooks {
       const now = this.clock.now();
       await this.#insertAttempt(trx, deliveryId, attempt, outcome);
       const where = { program_id: current.program_id, id: current.webhook_id };
+      this.#subscriptions.delete(trx);
       if (outcome.ok) {
         await trx('webhook_deliveries').where({ id: deliveryId }).update({ status: 'SUCCEEDED', attempts: attempt, next_attempt_at: null, completed_at: now, updated_at: now });
         await trx('webhooks').where(where).update({ failure_count: 0 });
@@ -388,7 +421,7 @@ export class Webhooks {
   ): Promise<string> {
     const id = newId();
     const now = this.clock.now();
-    await trx('webhook_deliveries').insert({
+    await insertRow(this.db, trx, 'webhook_deliveries', {
       id,
       program_id: d.programId,
       webhook_id: d.webhookId,
