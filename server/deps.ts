@@ -117,6 +117,15 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const analytics = new Analytics(db, clock, participants);
   // Program emails and invitations hook participant creation after fraud screening, so a blocked sign-up sends nothing.
   const programEmails = new ProgramEmails(db, clock, config, mailer, activity, participants, limits, secret);
+  // Earned rewards send the program's `goalAchieved` email to their recipient (leaderboard prizes excepted:
+  // those are announced when the program ends).
+  rewards.issuer.onIssued.push(async (trx, program, issued, people) => {
+    for (const { reward, config: rewardConfig } of issued) {
+      if (rewardConfig.type === 'LEADERBOARD') continue;
+      const recipient = people.get(reward.participant_id) ?? (await trx('participants').where({ id: reward.participant_id }).first());
+      if (recipient) await programEmails.sendProgramEmail(trx, program, recipient, 'goalAchieved', { rewardDescription: rewardConfig.description ?? rewardConfig.title ?? '' });
+    }
+  });
   const invites = new Invites(db, clock, jobs, activity, participants, programEmails, limits);
   const participantTokens = new ParticipantTokens(db, clock, sealer);
   const mobilePrograms = new MobilePrograms(db, config.mobile.programCacheMs);

@@ -157,6 +157,9 @@ export function referralCandidates(configs: ConfigRow[], moments: ReferralMoment
 
 /** Writes issued rewards and everything that follows from them: winners, activity, webhooks. */
 export class RewardIssuer {
+  /** Work that follows newly issued rewards in the same transaction (the `goalAchieved` email). */
+  readonly onIssued: Array<(trx: Knex.Transaction, program: Program, issued: Array<{ reward: RewardRow; config: ConfigRow }>, people: Map<string, ParticipantRow>) => Promise<void>> = [];
+
   constructor(
     private readonly clock: Clock,
     private readonly programs: Programs,
@@ -245,6 +248,10 @@ export class RewardIssuer {
     });
     await this.activity.record(trx, ...entries);
     await this.announce(trx, program, issued, people);
+    if (this.onIssued.length) {
+      const pairs = issued.map((reward) => ({ reward, config: byId.get(reward.id)!.config }));
+      for (const hook of this.onIssued) await hook(trx, program, pairs, people);
+    }
     return issued;
   }
 

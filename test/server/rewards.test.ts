@@ -517,3 +517,22 @@ describe('DELETE /campaign/{id}/reward/{rewardId}', () => {
     expect((await del(key, pid, 'nosuchreward')).status).toBe(404);
   });
 });
+
+describe('goalAchieved email (issue #4: program emails)', () => {
+  it('emails each recipient of a newly issued reward when the team is verified, and skips (logged) otherwise', async () => {
+    const s = await setup([DOUBLE]);
+    await app.deps.teams.approveVerification(s.teamId);
+    const { referrer, friends } = await referrals(s.key, s.pid, 1, 'CREDIT_AWARDED', 'goal');
+    const toReferrer = (await app.deps.mailer.list({ to: referrer.email })).filter((m) => m.kind.includes('goalAchieved'));
+    const toFriend = (await app.deps.mailer.list({ to: friends[0]!.email })).filter((m) => m.kind.includes('goalAchieved'));
+    expect(toReferrer).toHaveLength(1);
+    expect(toFriend).toHaveLength(1);
+    expect(toReferrer[0]!.text).toContain('$10 credit');
+
+    const unverified = await setup([DOUBLE]);
+    const other = await referrals(unverified.key, unverified.pid, 1, 'CREDIT_AWARDED', 'goal2');
+    expect((await app.deps.mailer.list({ to: other.referrer.email })).filter((m) => m.kind.includes('goalAchieved'))).toHaveLength(0);
+    const skipped = await app.deps.db.knex('activity_logs').where({ participant_id: other.referrer.id, action: 'email.skipped' });
+    expect(skipped.some((r: { text: string }) => r.text.includes('goalAchieved'))).toBe(true);
+  });
+});
