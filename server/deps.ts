@@ -76,8 +76,6 @@ export interface Deps {
 export interface DepsOptions {
   clock?: Clock;
   log?: Logger;
-  /** PostgreSQL schema to use (tests isolate each app in its own schema). */
-  searchPath?: string;
   /** Run migrations first (default true). */
   migrate?: boolean;
 }
@@ -86,7 +84,7 @@ export interface DepsOptions {
 export async function createDeps(config: Config, opts: DepsOptions = {}): Promise<Deps> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config.logLevel);
-  const db = openDb(config.database, { searchPath: opts.searchPath });
+  const db = openDb(config.database);
   if (opts.migrate !== false) await migrate(db);
   const secret = config.secretKey ?? (await instanceSecret(db));
   const sealer = new Sealer(secret);

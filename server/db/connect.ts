@@ -52,12 +52,11 @@ interface PgConnection {
 const PRAGMAS = ['journal_mode = WAL', 'foreign_keys = ON', 'busy_timeout = 5000', 'synchronous = NORMAL', 'wal_autocheckpoint = 10000'];
 
 /** Opens the configured database; SQLite connections get WAL, foreign keys and a busy timeout. */
-export function openDb(database: Config['database'], opts: { searchPath?: string } = {}): Db {
+export function openDb(database: Config['database']): Db {
   if (database.client === 'pg') {
     const knex = knexFactory({
       client: 'pg',
       connection: database.url,
-      searchPath: opts.searchPath ? [opts.searchPath] : undefined,
       pool: { min: 0, max: 10 },
     });
     return {
