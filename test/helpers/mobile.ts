@@ -1,15 +1,8 @@
 import crypto from 'node:crypto';
 import { verifiedAccount, type TestApp } from './app.ts';
 
-/** Budgets raised: these suites make many calls; the limits have their own tests. */
-export const RAISED_LIMITS = {
-  RATE_LIMIT_SECOND: '1000000',
-  RATE_LIMIT_MINUTE: '1000000',
-  RATE_LIMIT_HOUR: '1000000',
-  RATE_LIMIT_IP_PER_MINUTE: '1000000',
-  CONCURRENCY_PER_IP: '1000',
-  WRITE_SLOWDOWN_AFTER: '1000000',
-};
+export { RAISED_LIMITS } from './app.ts';
+
 
 /** A program set up for the participant API over REST; `publicKey` is null unless the mobile SDK is on. */
 export interface MobileProgramFixture {

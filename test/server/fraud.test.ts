@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
+import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
 import { canonicalEmail, canonicalIp, ipInEntry } from '../../server/domain/fraud.ts';
 
 // Anti-fraud (issue #4 "Fraud"): screening on P3 and on referral changes, the P5 owner override,
@@ -8,12 +8,7 @@ import { canonicalEmail, canonicalIp, ipInEntry } from '../../server/domain/frau
 
 // Budgets raised: these tests make many calls per team; the limits have their own tests.
 const ENV = {
-  RATE_LIMIT_SECOND: '1000000',
-  RATE_LIMIT_MINUTE: '1000000',
-  RATE_LIMIT_HOUR: '1000000',
-  RATE_LIMIT_IP_PER_MINUTE: '1000000',
-  CONCURRENCY_PER_IP: '1000',
-  WRITE_SLOWDOWN_AFTER: '1000000',
+  ...RAISED_LIMITS,
   WEBHOOK_ALLOW_PRIVATE: 'true',
 };
 

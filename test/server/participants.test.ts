@@ -1,16 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
+import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
 import { seedParticipants } from '../../scripts/seed.ts';
 
 // Budgets raised: these tests make many calls per team; the limits have their own tests.
-const LIMITS = {
-  RATE_LIMIT_SECOND: '1000000',
-  RATE_LIMIT_MINUTE: '1000000',
-  RATE_LIMIT_HOUR: '1000000',
-  RATE_LIMIT_IP_PER_MINUTE: '1000000',
-  CONCURRENCY_PER_IP: '1000',
-  WRITE_SLOWDOWN_AFTER: '1000000',
-};
+const LIMITS = RAISED_LIMITS;
 
 let app: TestApp;
 beforeAll(async () => {

@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
+import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
 
 // Trigger referral and its cancellation (rest-v2 §3.8 P8/P9), delayed triggers on the job runner,
 // and credit windows (options.referralCreditWindowDays) — issue #4.
 
-const LIMITS = {
-  RATE_LIMIT_SECOND: '1000000',
-  RATE_LIMIT_MINUTE: '1000000',
-  RATE_LIMIT_HOUR: '1000000',
-  RATE_LIMIT_IP_PER_MINUTE: '1000000',
-  CONCURRENCY_PER_IP: '1000',
-  WRITE_SLOWDOWN_AFTER: '1000000',
-};
+const LIMITS = RAISED_LIMITS;
 const DAY = 86_400_000;
 
 let app: TestApp;

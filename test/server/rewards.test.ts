@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
+import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
 
 // Issued rewards (rest-v2 §2.11, §3.9 PR1–PR4) and the rules that issue them (issue #4).
 
 const LIMITS = {
-  RATE_LIMIT_SECOND: '1000000',
-  RATE_LIMIT_MINUTE: '1000000',
-  RATE_LIMIT_HOUR: '1000000',
-  RATE_LIMIT_IP_PER_MINUTE: '1000000',
-  CONCURRENCY_PER_IP: '1000',
-  WRITE_SLOWDOWN_AFTER: '1000000',
+  ...RAISED_LIMITS,
   WEBHOOK_ALLOW_PRIVATE: 'true',
 };
 
