@@ -5,11 +5,13 @@ import type { Jobs } from './jobs.ts';
 const HOUR = 3_600_000;
 /** Idempotency records are replayable for a day. */
 export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
+/** Webhook events and their delivery logs are kept this long once no delivery is pending. */
+export const WEBHOOK_LOG_TTL_MS = 30 * 24 * HOUR;
 
 /**
  * Hourly housekeeping on the job runner: prunes expired rate-limit counters, idempotency records,
- * owner sessions, one-time owner links and finished jobs. Each run schedules the next, keyed by its
- * hour, so several processes never double it up.
+ * owner sessions, one-time owner links, finished jobs and webhook logs older than 30 days. Each run
+ * schedules the next, keyed by its hour, so several processes never double it up.
  */
 export class Maintenance {
   constructor(
@@ -39,6 +41,11 @@ export class Maintenance {
       sessions: await k('sessions').where('expires_at', '<', now).del(),
       owner_tokens: await k('owner_tokens').where('expires_at', '<', now - 30 * 24 * HOUR).del(),
       jobs: await k('jobs').whereIn('status', ['DONE']).where('updated_at', '<', now - 7 * 24 * HOUR).del(),
+      // Deliveries and their attempts go with their event (ON DELETE CASCADE).
+      webhook_events: await k('webhook_events')
+        .where('created_at', '<', now - WEBHOOK_LOG_TTL_MS)
+        .whereNotExists(k('webhook_deliveries as d').whereRaw('d.event_id = webhook_events.id').where('d.status', 'PENDING').select(k.raw('1')))
+        .del(),
     };
   }
 }

@@ -762,3 +762,29 @@ describe('GrowSurf-Signature', () => {
     }
   });
 });
+
+describe('webhook log retention (maintenance)', () => {
+  it('prunes events older than 30 days with their deliveries once none is pending, and keeps pending ones', async () => {
+    const app = await startApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    try {
+      const acct = await verifiedAccount(app);
+      const program = (await app.request('POST', '/v2/campaigns', { key: acct.key, body: { type: 'REFERRAL' } })).body;
+      const hook = await app.request('POST', `/v2/campaign/${program.id}/webhooks`, { key: acct.key, body: { payloadUrl: 'http://127.0.0.1:9/hook', events: ['CAMPAIGN_ENDED'] } });
+      expect(hook.status, hook.text).toBe(200);
+      await app.request('PATCH', `/v2/campaign/${program.id}`, { key: acct.key, body: { status: 'IN_PROGRESS' } });
+      await app.request('PATCH', `/v2/campaign/${program.id}`, { key: acct.key, body: { status: 'COMPLETE' } });
+      const { knex } = app.deps.db;
+      expect(await knex('webhook_events')).toHaveLength(1);
+      app.clock.advance(31 * 86_400_000);
+      // Still pending: kept.
+      await app.deps.maintenance.prune();
+      expect(await knex('webhook_events')).toHaveLength(1);
+      await knex('webhook_deliveries').update({ status: 'SUCCEEDED', completed_at: app.clock.now() });
+      await app.deps.maintenance.prune();
+      expect(await knex('webhook_events')).toHaveLength(0);
+      expect(await knex('webhook_deliveries')).toHaveLength(0);
+    } finally {
+      await app.close();
+    }
+  });
+});
