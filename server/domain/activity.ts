@@ -64,30 +64,18 @@ export class Activity {
   async record(q: Knex | Knex.Transaction, ...entries: ActivityEntry[]): Promise<void> {
     if (!entries.length) return;
     const now = this.clock.now();
-    if (entries.length === 1) {
-      const e = entries[0]!;
-      await insertRow(this.db, q, 'activity_logs', {
-        program_id: e.programId,
-        participant_id: e.participantId,
-        type: e.type,
-        action: e.action,
-        text: e.text.slice(0, 1000),
-        data: e.data ? JSON.stringify(e.data) : null,
-        created_at: now,
-      });
-      return;
-    }
-    await q('activity_logs').insert(
-      entries.map((e) => ({
-        program_id: e.programId,
-        participant_id: e.participantId,
-        type: e.type,
-        action: e.action,
-        text: e.text.slice(0, 1000),
-        data: e.data ? JSON.stringify(e.data) : null,
-        created_at: now,
-      })),
-    );
+    const toRow = (e: ActivityEntry) => ({
+      program_id: e.programId,
+      participant_id: e.participantId,
+      type: e.type,
+      action: e.action,
+      text: e.text.slice(0, 1000),
+      data: e.data ? JSON.stringify(e.data) : null,
+      created_at: now,
+    });
+    // One row (the common case) goes through a cached prepared statement; several through one multi-row insert.
+    if (entries.length === 1) await insertRow(this.db, q, 'activity_logs', toRow(entries[0]!));
+    else await q('activity_logs').insert(entries.map(toRow));
   }
 
   /** A participant's log, newest first, offset-paged; `offset` is null when nothing follows. */

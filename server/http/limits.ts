@@ -163,6 +163,25 @@ export class Limits {
     return over > 0 ? over * this.config.limits.writeSlowdownStepMs : 0;
   }
 
+  /**
+   * The gate in front of every public endpoint: takes one of the IP's concurrent slots (429
+   * CONCURRENCY past the cap), charges the public per-IP budget (its headers go to `setHeaders`),
+   * runs `fn`, and frees the slot however `fn` ends.
+   */
+  async guardIp<T>(ip: string, setHeaders: (headers: Record<string, string>) => void, fn: () => Promise<T>): Promise<T> {
+    if (!this.enterIp(ip)) {
+      throw new RateLimitedError('CONCURRENCY', `Too many concurrent requests from this address (limit ${this.config.limits.concurrencyPerIp}).`, { 'Retry-After': '1' });
+    }
+    try {
+      const pub = await this.chargeIp(ip);
+      setHeaders(pub.headers);
+      if (pub.error) throw pub.error;
+      return await fn();
+    } finally {
+      this.leaveIp(ip);
+    }
+  }
+
   /** Marks one more request in flight for an IP; false when it would pass the concurrency cap. */
   enterIp(ip: string): boolean {
     const n = this.#inFlightPerIp.get(ip) ?? 0;

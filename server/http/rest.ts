@@ -13,7 +13,6 @@ import {
   EmailNotVerifiedError,
   NotAuthorizedError,
   NotFoundError,
-  RateLimitedError,
   ValidationError,
   WrongProgramTypeError,
 } from '../errors.ts';
@@ -217,14 +216,7 @@ export function restApi(deps: Deps, operations: Operation[]): Koa.Middleware {
   const routes = router.routes();
   return async (ctx, next) => {
     if (ctx.path !== '/v2' && !ctx.path.startsWith('/v2/')) return next();
-    const ip = ctx.ip;
-    if (!deps.limits.enterIp(ip)) {
-      throw new RateLimitedError('CONCURRENCY', `Too many concurrent requests from this address (limit ${deps.config.limits.concurrencyPerIp}).`, { 'Retry-After': '1' });
-    }
-    try {
-      const pub = await deps.limits.chargeIp(ip);
-      ctx.set(pub.headers);
-      if (pub.error) throw pub.error;
+    await deps.limits.guardIp(ctx.ip, (headers) => ctx.set(headers), async () => {
       const type = ctx.get('content-type');
       if (WRITE.has(ctx.method) && type && !ctx.is('json', 'urlencoded') && Number(ctx.get('content-length') || 0) > 0) {
         throw new ValidationError('Unsupported Content-Type; send application/json or application/x-www-form-urlencoded.');
@@ -234,8 +226,6 @@ export function restApi(deps: Deps, operations: Operation[]): Koa.Middleware {
           throw new NotFoundError(`No operation ${ctx.method} ${ctx.path}.`);
         });
       });
-    } finally {
-      deps.limits.leaveIp(ip);
-    }
+    });
   };
 }

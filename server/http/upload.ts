@@ -7,7 +7,7 @@ import type Koa from 'koa';
 import type { Deps } from '../deps.ts';
 import type { BlobStorage } from '../storage.ts';
 import { ContentInspector, type FileKind } from '../domain/resources.ts';
-import { AppError, NotAuthorizedError, NotFoundError, RateLimitedError, ValidationError } from '../errors.ts';
+import { AppError, NotAuthorizedError, NotFoundError, ValidationError } from '../errors.ts';
 import { ERROR_CODES } from '../../shared/errors.ts';
 import { MAX_RESOURCE_FILE_BYTES } from '../../shared/schemas/resource.ts';
 
@@ -120,14 +120,7 @@ function attachment(fileName: string): string {
 
 /** `POST /uploads/resource`: receives one file for an upload ticket and answers the ProgramResourceUploadResult. */
 async function upload(ctx: Koa.Context, deps: Deps): Promise<void> {
-  const ip = ctx.ip;
-  if (!deps.limits.enterIp(ip)) {
-    throw new RateLimitedError('CONCURRENCY', `Too many concurrent requests from this address (limit ${deps.config.limits.concurrencyPerIp}).`, { 'Retry-After': '1' });
-  }
-  try {
-    const pub = await deps.limits.chargeIp(ip);
-    ctx.set(pub.headers);
-    if (pub.error) throw pub.error;
+  await deps.limits.guardIp(ctx.ip, (headers) => ctx.set(headers), async () => {
     if (!ctx.is('multipart/form-data')) {
       throw new ValidationError('Send multipart/form-data: the upload parameters as text fields and the file as the field "file".');
     }
@@ -152,9 +145,7 @@ async function upload(ctx: Koa.Context, deps: Deps): Promise<void> {
       // Stored files were moved away already; anything left is a failed upload's remains.
       if (received.file?.tempPath) await deps.storage.discard(received.file.tempPath);
     }
-  } finally {
-    deps.limits.leaveIp(ip);
-  }
+  });
 }
 
 /** `GET /files/resources/:resourceId?exp&sig`: streams a published resource file to whoever holds a valid signed link. */
