@@ -40,8 +40,20 @@ export interface ProgramHooks {
 // Allowed status moves: launch, end, and end a draft that never launched. Nothing leaves COMPLETE.
 const MOVES: Record<string, string[]> = { DRAFT: ['IN_PROGRESS', 'COMPLETE'], IN_PROGRESS: ['COMPLETE'], COMPLETE: [] };
 
-/** Maps a programs row. */
-export function toProgram(row: any): Program {
+/** Programs whose parsed documents one process keeps. */
+const PARSED_CACHE_SIZE = 1000;
+
+/** Freezes a parsed JSON value at every depth. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Maps a programs row (`documents`: already parsed ones to use instead of the row's texts). */
+export function toProgram(row: any, documents?: ProgramDocuments): Program {
   return {
     id: row.id,
     teamId: row.team_id,
@@ -52,7 +64,7 @@ export function toProgram(row: any): Program {
     goal: row.goal,
     companyName: row.company_name,
     companyLogoImageUrl: row.company_logo_image_url,
-    documents: { design: JSON.parse(row.design), emails: JSON.parse(row.emails), options: JSON.parse(row.options), installation: JSON.parse(row.installation) },
+    documents: documents ?? { design: JSON.parse(row.design), emails: JSON.parse(row.emails), options: JSON.parse(row.options), installation: JSON.parse(row.installation) },
     counts: {
       referral: Number(row.referral_count),
       participant: Number(row.participant_count),
@@ -75,15 +87,35 @@ export class Programs {
     private readonly config: Config,
   ) {}
 
-  /** Loads the program named in a request: unknown → 404, another team's → 403, then the plan gate. */
+  /** The documents last parsed for each program, with the stored texts they came from. */
+  readonly #parsed = new Map<string, { texts: string[]; documents: ProgramDocuments }>();
+
+  /**
+   * Loads the program named in a request: unknown → 404, another team's → 403, then the plan gate.
+   * The row is read every time (so writes from any process are seen at once), but its four
+   * documents are parsed only when their text changed: the parsed documents are shared between
+   * requests (and so are caches keyed by them, such as the completed emails document), and frozen
+   * so that no caller can change them by accident.
+   */
   async forRequest(teamId: string, programId: string, billing: TeamBilling): Promise<Program> {
     // Ids are [a-z0-9]; anything else (including a NUL PostgreSQL would refuse) cannot name a program.
-    const row = /^[A-Za-z0-9_-]{1,64}$/.test(programId) ? await this.db.knex('programs').where({ id: programId }).first() : undefined;
+    const row = /^[A-Za-z0-9_-]{1,64}$/.test(programId) ? await this.db.get<any>('SELECT * FROM programs WHERE id = ? LIMIT 1', programId) : undefined;
     if (!row || row.status === 'DELETED') throw new NotFoundError(`No program ${programId}.`);
     if (row.team_id !== teamId) throw new NotAuthorizedError('This API key is not allowed to access this program.');
-    const program = toProgram(row);
+    const program = toProgram({ ...row, design: null }, this.#documentsOf(row));
     assertRestAccess(this.config.billing, billing, program.type, this.clock.now());
     return program;
+  }
+
+  #documentsOf(row: Record<string, string>): ProgramDocuments {
+    const texts = [row.design!, row.emails!, row.options!, row.installation!];
+    const hit = this.#parsed.get(row.id!);
+    if (hit && hit.texts.every((t, i) => t === texts[i])) return hit.documents;
+    const documents = deepFreeze(toProgram(row).documents);
+    this.#parsed.delete(row.id!);
+    if (this.#parsed.size >= PARSED_CACHE_SIZE) this.#parsed.delete(this.#parsed.keys().next().value!);
+    this.#parsed.set(row.id!, { texts, documents });
+    return documents;
   }
 
   /** The wire shape of one program. */
@@ -113,7 +145,7 @@ export class Programs {
   async list(teamId: string, programIds: string[] | null): Promise<Campaign[]> {
     let q = this.db.knex('programs').where({ team_id: teamId }).whereNot({ status: 'DELETED' }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
     if (programIds) q = q.whereIn('id', programIds);
-    return this.toCampaigns((await q).map(toProgram));
+    return this.toCampaigns((await q).map((row) => toProgram(row)));
   }
 
   /** `POST /campaigns`: a DRAFT program with complete starting documents. */

@@ -52,7 +52,8 @@ export class ReferralTriggers {
 
   /** P8: credits the participant's referral now, or schedules it `delayInDays` from now. */
   async trigger(program: Program, idOrEmail: string, delayInDays: number | undefined): Promise<TriggerReferralResponse> {
-    const result = await this.db.knex.transaction(async (trx) => {
+    // Concurrent triggers share one SQLite transaction (group commit), each in its own savepoint.
+    const result = await this.db.grouped(async (trx) => {
       const row = await this.participants.resolve(trx, program, idOrEmail, { lock: true });
       if (!row.referred_by) {
         throw new ValidationError(`Participant ${row.id} was not referred, so there is no referral to credit.`, [

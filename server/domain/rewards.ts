@@ -152,8 +152,9 @@ export class Rewards {
     const out = new Map<string, ParticipantReward[]>();
     const ids = [...new Set(participantIds)];
     if (!ids.length) return out;
-    const one = 'SELECT * FROM (SELECT * FROM participant_rewards WHERE participant_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?) r';
-    const union = q.raw(`(${ids.map(() => one).join(' UNION ALL ')}) u`, ids.flatMap((id) => [id, PARTICIPANT_REWARDS_SHOWN]));
+    // A literal LIMIT: a bound one makes SQLite re-plan the statement on every run (see inlineLimit).
+    const one = `SELECT * FROM (SELECT * FROM participant_rewards WHERE participant_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ${PARTICIPANT_REWARDS_SHOWN}) r`;
+    const union = q.raw(`(${ids.map(() => one).join(' UNION ALL ')}) u`, ids);
     const rows = await readRows<RewardRow>(this.db, q, q.select('*').from(union));
     // UNION ALL promises no order across its parts, so each participant's list is ordered here.
     rows.sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
