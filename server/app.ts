@@ -14,8 +14,8 @@ import { verifyPage } from './http/pages/verify.ts';
 import { ownerPages } from './http/pages/owner.ts';
 import { unsubscribePage } from './http/pages/unsubscribe.ts';
 
-/** Builds the Koa application from explicit dependencies; only server/main.ts listens on a port. */
-export function createApp(deps: Deps): Koa {
+/** Builds the Koa application from explicit dependencies (plus `extra` routes in front); only server/main.ts listens on a port. */
+export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
   const app = new Koa();
   app.proxy = deps.config.trustProxy;
   const https = deps.config.publicUrl.startsWith('https:');
@@ -44,6 +44,8 @@ export function createApp(deps: Deps): Koa {
     }
   });
   app.use(errorMiddleware(deps.log, deps.config.supportUrl));
+  // Routes an embedding entry point adds in front of ours (the demo store of `npm start`).
+  for (const mw of extra) app.use(mw);
 
   app.use(async (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/healthz') {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import fs from 'node:fs';
+import type Koa from 'koa';
 import type { Config } from './config.ts';
 import { createDeps, type Deps } from './deps.ts';
 import { createApp } from './app.ts';
@@ -13,10 +14,16 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/** What an embedding entry point (the demo) adds. */
+export interface ServeOptions {
+  /** Extra routes mounted in front of ours. */
+  routes?: (deps: Deps) => Koa.Middleware[];
+}
+
 /** Builds everything, listens on the configured port and runs the job runner. */
-export async function serve(config: Config): Promise<Running> {
+export async function serve(config: Config, opts: ServeOptions = {}): Promise<Running> {
   const deps = await createDeps(config);
-  const app = createApp(deps);
+  const app = createApp(deps, opts.routes?.(deps) ?? []);
   const server = config.tls
     ? https.createServer({ cert: fs.readFileSync(config.tls.cert), key: fs.readFileSync(config.tls.key) }, app.callback())
     : http.createServer(app.callback());
@@ -46,9 +53,10 @@ export async function serve(config: Config): Promise<Running> {
   return { url, deps, server, stop };
 }
 
-/** `refloop serve`: runs until SIGTERM or SIGINT, then drains and exits cleanly. */
-export async function runForever(config: Config): Promise<void> {
-  const running = await serve(config);
+/** `refloop serve` (and the demo): runs until SIGTERM or SIGINT, then drains and exits cleanly; `ready` runs once it listens. */
+export async function runForever(config: Config, opts: ServeOptions = {}, ready?: (running: Running) => Promise<void>): Promise<void> {
+  const running = await serve(config, opts);
+  if (ready) await ready(running);
   running.deps.log.info('listening', { url: running.url, publicUrl: config.publicUrl, database: config.database.client });
   await new Promise<void>((resolve) => {
     const onSignal = (signal: string) => {

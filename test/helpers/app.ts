@@ -4,6 +4,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 import knexFactory from 'knex';
+import type Koa from 'koa';
 import { loadConfig } from '../../server/config.ts';
 import { createDeps, type Deps } from '../../server/deps.ts';
 import { createApp } from '../../server/app.ts';
@@ -94,7 +95,7 @@ export async function freshDatabase(): Promise<{ url: string; cleanup: () => Pro
 }
 
 /** Starts the real Koa app over HTTP on a fresh SQLite file or a fresh PostgreSQL schema. */
-export async function startApp(env: Record<string, string> = {}, opts: { databaseUrl?: string; log?: Logger } = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, opts: { databaseUrl?: string; log?: Logger; routes?: (deps: Deps) => Koa.Middleware[] } = {}): Promise<TestApp> {
   const clock = new TestClock();
   // A given database is shared with another app (multi-process tests) and is not removed on close.
   const { url: databaseUrl, cleanup } = opts.databaseUrl ? { url: opts.databaseUrl, cleanup: async () => {} } : await freshDatabase();
@@ -109,7 +110,7 @@ export async function startApp(env: Record<string, string> = {}, opts: { databas
     ...env,
   });
   const deps = await createDeps(config, { clock, log: opts.log });
-  const server = http.createServer(createApp(deps).callback());
+  const server = http.createServer(createApp(deps, opts.routes?.(deps) ?? []).callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;

@@ -1,0 +1,157 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Deps } from '../server/deps.ts';
+
+// The demo's data, made the way a store owner would make it: over the REST API of the running
+// server with a real account (verified through the link in its welcome email, team verification
+// approved as the operator's `refloop team verify` does). What the demo needs again after a restart
+// (program ids, the API key and the participant auth secrets, both sealed) is kept in
+// DATA_DIR/demo.json; if that file or its programs are gone, everything is made afresh.
+
+/** What the demo keeps about its seeded data. */
+export interface DemoState {
+  teamId: string;
+  referralProgramId: string;
+  affiliateProgramId: string;
+  /** Sealed (deps.sealer): the owner's REST key, used only by the demo's server-side routes. */
+  apiKey: string;
+  /** Sealed participant auth secrets by program id, for the "sign in as" buttons (auto-auth hashes). */
+  authSecrets: Record<string, string>;
+  /** The seeded people a visitor can sign in as. */
+  people: { referrer: string; friendPending: string; affiliate: string; customer: string };
+}
+
+const OWNER = 'owner@acme-coffee-demo.com';
+
+/** A failed REST call: its status and the API's error object. */
+export class RestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    what: string,
+  ) {
+    super(`${what} answered ${status}: ${JSON.stringify(body).slice(0, 500)}`);
+  }
+}
+
+/** A REST call of the demo against its own server; throws a RestError on failure. */
+export async function rest(base: string, key: string | null, method: string, p: string, body?: unknown): Promise<any> {
+  let res: Response;
+  // A well-behaved client: the team's per-second budget is small, so seeding waits as told on 429.
+  for (let attempt = 0; ; attempt++) {
+    res = await fetch(`${base}/v2${p}`, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+    if (res.status !== 429 || attempt >= 10) break;
+    await res.arrayBuffer();
+    const wait = Number(res.headers.get('retry-after')) || 1;
+    await new Promise((r) => setTimeout(r, Math.min(wait, 10) * 1000));
+  }
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = { message: text.slice(0, 500) };
+  }
+  if (!res.ok) throw new RestError(res.status, json, `${method} /v2${p}`);
+  return json;
+}
+
+/** Loads the saved demo state if its programs still exist, else seeds everything through the API. */
+export async function ensureDemo(deps: Deps, base: string): Promise<DemoState> {
+  const file = path.join(deps.config.dataDir, 'demo.json');
+  if (fs.existsSync(file)) {
+    try {
+      const state = JSON.parse(fs.readFileSync(file, 'utf8')) as DemoState;
+      const alive = await deps.db.knex('programs').whereIn('id', [state.referralProgramId, state.affiliateProgramId]).whereNot({ status: 'DELETED' }).count({ n: '*' }).first();
+      const key = deps.sealer.open(state.apiKey);
+      if (Number(alive?.n) === 2 && key && (await deps.keys.lookup(key))) return state;
+    } catch {
+      // Unreadable or from another database: seed again.
+    }
+  }
+  const state = await seedDemo(deps, base);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 });
+  return state;
+}
+
+/** Creates the demo account, its referral and affiliate programs and a few participants. */
+export async function seedDemo(deps: Deps, base: string): Promise<DemoState> {
+  const email = OWNER.replace('@', `+${Date.now().toString(36)}@`);
+  const account = await rest(base, null, 'POST', '/accounts', { email, company: 'Acme Coffee (demo)' });
+  const [mail] = await deps.mailer.list({ to: email, limit: 1 });
+  const verify = mail?.links.find((l) => l.includes('/verify?'));
+  if (!verify) throw new Error('the demo account’s welcome email has no verification link');
+  const u = new URL(verify);
+  const verified = await fetch(`${base}${u.pathname}${u.search}`);
+  if (!verified.ok) throw new Error(`verifying the demo account answered ${verified.status}`);
+  const key: string = account.apiKey;
+  // The operator's approval (`refloop team verify`), so program emails leave. The wire Team has no id.
+  const team = { id: (await deps.keys.lookup(key))!.teamId };
+  await deps.teams.approveVerification(team.id);
+
+  // A referral program: double-sided reward, credit when the friend buys (CUSTOM trigger).
+  const referral = await rest(base, key, 'POST', '/campaigns', {
+    type: 'REFERRAL',
+    name: 'Acme Coffee: give $10, get $10',
+    companyName: 'Acme Coffee',
+    currencyISO: 'USD',
+    rewards: [{ type: 'DOUBLE_SIDED', title: 'Give $10, get $10', description: '$10 store credit for you and your friend when they place their first order.' }],
+  });
+  await rest(base, key, 'PATCH', `/campaign/${referral.id}/installation`, { shareUrl: `${deps.config.publicUrl}/`, referralTrigger: 'CUSTOM' });
+  await rest(base, key, 'PATCH', `/campaign/${referral.id}`, { status: 'IN_PROGRESS' });
+  const referralSecret = (await rest(base, key, 'POST', `/campaign/${referral.id}/participant-auth-secret`, {})).participantAuthSecret as string;
+
+  const add = (pid: string, body: Record<string, unknown>) => rest(base, key, 'POST', `/campaign/${pid}/participant`, body);
+  const alice = await add(referral.id, { email: 'alice@example.com', firstName: 'Alice', lastName: 'Moreau' });
+  const bob = await add(referral.id, { email: 'bob@example.com', firstName: 'Bob', referredBy: alice.id, referralStatus: 'CREDIT_PENDING' });
+  const carol = await add(referral.id, { email: 'carol@example.com', firstName: 'Carol', referredBy: alice.id, referralStatus: 'CREDIT_PENDING' });
+  await rest(base, key, 'POST', `/campaign/${referral.id}/participant/${carol.id}/ref`, {});
+  // A leaderboard worth looking at.
+  const names = ['Hugo', 'Ines', 'Jonas', 'Keiko', 'Liam', 'Maya', 'Noor', 'Oskar'];
+  for (const [i, name] of names.entries()) {
+    const p = await add(referral.id, { email: `${name.toLowerCase()}@example.com`, firstName: name });
+    for (let j = 0; j < (i % 4) + 1; j++) {
+      const friend = await add(referral.id, { email: `${name.toLowerCase()}.friend${j}@example.com`, referredBy: p.id, referralStatus: 'CREDIT_PENDING' });
+      await rest(base, key, 'POST', `/campaign/${referral.id}/participant/${friend.id}/ref`, {});
+    }
+  }
+
+  // An affiliate program: 20% of every sale, approved affiliates only.
+  const affiliate = await rest(base, key, 'POST', '/campaigns', {
+    type: 'AFFILIATE',
+    name: 'Acme Coffee partners',
+    companyName: 'Acme Coffee',
+    currencyISO: 'USD',
+    rewards: [{ type: 'AFFILIATE', title: '20% of every sale', commissionStructure: { type: 'PERCENT', percent: 20, event: 'SALE', duration: 'FOREVER' } }],
+  });
+  await rest(base, key, 'PATCH', `/campaign/${affiliate.id}/installation`, { shareUrl: `${deps.config.publicUrl}/partners` });
+  await rest(base, key, 'PATCH', `/campaign/${affiliate.id}`, { status: 'IN_PROGRESS' });
+  const affiliateSecret = (await rest(base, key, 'POST', `/campaign/${affiliate.id}/participant-auth-secret`, {})).participantAuthSecret as string;
+  const dana = await add(affiliate.id, { email: 'dana@example.com', firstName: 'Dana', lastName: 'Okafor', isAffiliate: true });
+  const erin = await add(affiliate.id, { email: 'erin@example.com', firstName: 'Erin', referredBy: dana.id });
+  try {
+    await rest(base, key, 'POST', `/campaign/${affiliate.id}/participant/${erin.id}/transaction`, {
+      currency: 'USD',
+      grossAmount: 4800,
+      paidAt: Date.now(),
+      externalId: `demo-order-${Date.now().toString(36)}`,
+      description: 'Two bags of house blend',
+    });
+  } catch (err) {
+    deps.log.warn('demo: recording the seeded sale failed', { error: (err as Error).message });
+  }
+
+  return {
+    teamId: team.id,
+    referralProgramId: referral.id,
+    affiliateProgramId: affiliate.id,
+    apiKey: deps.sealer.seal(key),
+    authSecrets: { [referral.id]: deps.sealer.seal(referralSecret), [affiliate.id]: deps.sealer.seal(affiliateSecret) },
+    people: { referrer: alice.email, friendPending: bob.email, affiliate: dana.email, customer: erin.email },
+  };
+}

@@ -1,0 +1,36 @@
+import { ConfigError, configFromProcess, type Config } from '../server/config.ts';
+import { runForever } from '../server/main.ts';
+import { demoRoutes } from './routes.ts';
+import { ensureDemo, type DemoState } from './seed.ts';
+
+// `npm start`: the real server (`refloop serve`) plus the demo store at `/`, seeded on first start
+// through the REST API with a referral program, an affiliate program and a few participants.
+// Production installs run `refloop serve` and get no demo.
+
+let config: Config;
+try {
+  config = configFromProcess();
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+}
+let state: DemoState | null = null;
+let base = '';
+await runForever(config, { routes: (deps) => [demoRoutes(deps, () => state, () => base)] }, async (running) => {
+  base = running.url;
+  try {
+    state = await ensureDemo(running.deps, running.url);
+  } catch (err) {
+    // The server itself is fine: keep serving it without the demo store.
+    running.deps.log.error('demo seeding failed; serving without the demo store', { error: (err as Error).message });
+    return;
+  }
+  running.deps.log.info('demo store ready', {
+    store: `${running.deps.config.publicUrl}/`,
+    partners: `${running.deps.config.publicUrl}/partners`,
+    mail: `${running.deps.config.publicUrl}/_dev/mail`,
+    referralProgram: state.referralProgramId,
+    affiliateProgram: state.affiliateProgramId,
+  });
+});
