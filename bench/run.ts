@@ -15,6 +15,9 @@ import { promisify } from 'node:util';
 //   BENCH_CONNECTIONS   concurrent keep-alive connections (default 50)
 //   BENCH_PARTICIPANTS  participants seeded for the in-process leaderboard rows (default 1,000,000; 0 skips them)
 //   BENCH_TRIGGERS      referred participants seeded for the trigger-referral row (default 30,000; 0 skips it)
+//   BENCH_MOBILE_ONLY   1 runs only the participant-API rows (b2, i–l) and their table
+//   BENCH_AFFILIATE_ONLY 1 runs only the bare-Koa row (b) and row (m), affiliate sale recording
+//   DATABASE_URL        postgres://… adds row (k), visit ingestion on PostgreSQL (a fresh schema); every other row uses SQLite
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'refloop.js');
@@ -23,6 +26,10 @@ const CONNECTIONS = Math.floor(positive(process.env.BENCH_CONNECTIONS, 50));
 const PARTICIPANTS = process.env.BENCH_PARTICIPANTS === '0' ? 0 : Math.floor(positive(process.env.BENCH_PARTICIPANTS, 1_000_000));
 const IN_PROCESS_CALLS = 1000;
 const TRIGGERS = process.env.BENCH_TRIGGERS === '0' ? 0 : Math.floor(positive(process.env.BENCH_TRIGGERS, 30_000));
+const MOBILE_ONLY = process.env.BENCH_MOBILE_ONLY === '1';
+const AFFILIATE_ONLY = process.env.BENCH_AFFILIATE_ONLY === '1';
+/** Read before `baseEnv()` strips DATABASE_URL from the children's environment. */
+const PG_URL = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : null;
 const WARMUP_MS = 1000;
 const READY_TIMEOUT_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -36,6 +43,7 @@ const CONFIG_VARS = [
   'RATE_LIMIT_HOUR', 'RATE_LIMIT_IP_PER_MINUTE', 'CONCURRENCY_PER_IP', 'WRITE_SLOWDOWN_AFTER', 'WRITE_SLOWDOWN_STEP_MS',
   'ACCOUNT_CREATION_PER_HOUR', 'VERIFICATION_EMAIL_PER_HOUR', 'SHUTDOWN_GRACE_MS',
   'MOBILE_RATE_LIMIT_PER_MINUTE', 'MOBILE_SESSIONS_PER_IP_PER_MINUTE', 'MOBILE_VISIT_WAIT_MS', 'MOBILE_COUNTER_FLUSH_MS', 'MOBILE_PROGRAM_CACHE_MS',
+  'MOBILE_PROGRAM_RATE_LIMIT_PER_MINUTE', 'MOBILE_PROGRAM_VISITS_PER_MINUTE', 'EXCHANGE_RATES_FILE',
 ];
 
 /** Limits raised so row (a) measures the request path, not 429s. */
@@ -133,8 +141,8 @@ function baseEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** `node bin/refloop.js serve` in production mode over plain HTTP, on a fresh SQLite file. */
-async function startRefloop(name: string, limits: Record<string, string>): Promise<Target> {
+/** `node bin/refloop.js serve` in production mode over plain HTTP, on a fresh SQLite file (or `databaseUrl`). */
+async function startRefloop(name: string, limits: Record<string, string>, databaseUrl?: string): Promise<Target> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'refloop-bench-'));
   tempDirs.push(dir);
@@ -147,7 +155,7 @@ async function startRefloop(name: string, limits: Record<string, string>): Promi
     HOST: '127.0.0.1',
     PORT: String(port),
     DATA_DIR: dir,
-    DATABASE_URL: path.join(dir, 'refloop.db'),
+    DATABASE_URL: databaseUrl ?? path.join(dir, 'refloop.db'),
     LOG_LEVEL: 'silent',
     JOBS: 'false',
     SHUTDOWN_GRACE_MS: '1000',
@@ -557,10 +565,11 @@ async function loadVisits(base: string, sessions: string[], code: string, ms: nu
  * (UUIDv7, what our clients generate), (j) random UUIDv4 ids (a client that ignores the advice).
  * The stored visits and impression counts are read back afterwards.
  */
-async function visitRow(ids: 'v7' | 'v4'): Promise<Row> {
+async function visitRow(ids: 'v7' | 'v4', database: 'sqlite' | 'pg' = 'sqlite'): Promise<Row> {
   const { newVisitId } = await import('../shared/attribution.ts');
   const makeId = ids === 'v7' ? () => newVisitId() : () => crypto.randomUUID();
-  const t = await startRefloop(`refloop (visit ingestion, ${ids})`, { ...RAISED_LIMITS, MOBILE_RATE_LIMIT_PER_MINUTE: '1000000000', MOBILE_SESSIONS_PER_IP_PER_MINUTE: '1000000000' });
+  const schema = database === 'pg' ? await pgSchema() : null;
+  const t = await startRefloop(`refloop (visit ingestion, ${ids}, ${database})`, MOBILE_LIMITS, schema?.url);
   const key = await verifiedKey(t, 'bench-visits@acme-widgets.com');
   const program = await call(t, 'POST', '/v2/campaigns', key, { type: 'REFERRAL' });
   const installation = await call(t, 'PATCH', `/v2/campaign/${program.id}/installation`, key, { mobile: { isEnabled: true } });
@@ -587,7 +596,198 @@ async function visitRow(ids: 'v7' | 'v4'): Promise<Row> {
   await stopChild(t.child);
   const sorted = r.latencies.sort((a, b) => a - b);
   const row: Row = {
-    label: ids === 'v7' ? '(i) visit ingestion, POST /mobile/v2/visits' : '(j) visit ingestion, random v4 visit ids',
+    label: database === 'pg' ? '(k) visit ingestion on PostgreSQL' : ids === 'v7' ? '(i) visit ingestion, POST /mobile/v2/visits' : '(j) visit ingestion, random v4 visit ids',
+    reqPerSec: r.completed / r.seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    cpuUsPerReq: r.completed ? (((after - before) / CLK_TCK) * 1e6) / r.completed : NaN,
+    note: '',
+    statuses: r.statuses,
+    errors: r.errors,
+  };
+  const { default: knexFactory } = await import('knex');
+  const db = schema
+    ? knexFactory({ client: 'pg', connection: schema.url })
+    : knexFactory({ client: 'better-sqlite3', connection: { filename: String(t.env.DATABASE_URL) }, useNullAsDefault: true });
+  try {
+    const visits = Number((await db('visits').where({ program_id: program.id }).count({ n: '*' }).first())?.n ?? 0);
+    const counted = await db('participants').where({ id: referrer.id }).first('impression_count', 'unique_impression_count');
+    const ok = r.statuses.get(200) ?? 0;
+    const other = [...r.statuses].filter(([s]) => s !== 200).reduce((n, [, c]) => n + c, 0);
+    row.note =
+      `${schema ? 'PostgreSQL' : 'SQLite'}, limits raised, ${CONNECTIONS} client sessions, ${ids === 'v7' ? 'time-ordered (v7)' : 'random (v4)'} visit ids; ${ok} × 200${other ? `, ${other} other` : ''}${r.errors ? `, ${r.errors} errors` : ''}; ` +
+      `afterwards (warm-up included) ${visits.toLocaleString('en')} visits stored, referrer impressions ${Number(counted?.impression_count ?? 0).toLocaleString('en')} (unique ${Number(counted?.unique_impression_count ?? 0)})`;
+  } finally {
+    await db.destroy();
+    await schema?.drop();
+  }
+  console.log(
+    `  ${row.label}: ${r.completed} responses → ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, server CPU ${row.cpuUsPerReq.toFixed(0)} µs/req`,
+  );
+  console.log(`  ${row.note}`);
+  return row;
+}
+
+/** Participant-API budgets raised (per client, per program), so the mobile rows measure the path, not 429s. */
+const MOBILE_LIMITS = {
+  ...RAISED_LIMITS,
+  MOBILE_RATE_LIMIT_PER_MINUTE: '1000000000',
+  MOBILE_SESSIONS_PER_IP_PER_MINUTE: '1000000000',
+  MOBILE_PROGRAM_RATE_LIMIT_PER_MINUTE: '1000000000',
+  MOBILE_PROGRAM_VISITS_PER_MINUTE: '1000000000',
+};
+
+/** A fresh schema on the PostgreSQL of DATABASE_URL for one row; `drop` removes it afterwards. */
+async function pgSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const { default: knexFactory } = await import('knex');
+  const tag = `refloop_bench_${crypto.randomUUID().slice(0, 8)}`;
+  const admin = () => knexFactory({ client: 'pg', connection: PG_URL! });
+  const a = admin();
+  await a.raw(`CREATE SCHEMA "${tag}"`);
+  await a.destroy();
+  return {
+    url: `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${tag}`)}`,
+    async drop() {
+      const d = admin();
+      await d.raw(`DROP SCHEMA "${tag}" CASCADE`);
+      await d.destroy();
+    },
+  };
+}
+
+/**
+ * Row (l): `GET /mobile/v2/window` signed in (session token + a participant token minted by REST
+ * P10) on `refloop serve` (SQLite, limits raised): the whole window payload (participant, share
+ * URLs, rewards, leaderboard, traffic report) for one participant, every connection the same caller.
+ */
+async function windowRow(): Promise<Row> {
+  const t = await startRefloop('refloop (window payload)', MOBILE_LIMITS);
+  const key = await verifiedKey(t, 'bench-window@acme-widgets.com');
+  const program = await call(t, 'POST', '/v2/campaigns', key, { type: 'REFERRAL' });
+  const installation = await call(t, 'PATCH', `/v2/campaign/${program.id}/installation`, key, { mobile: { isEnabled: true } });
+  const minted = await call(t, 'POST', `/v2/campaign/${program.id}/mobile-participant-token`, key, { email: 'bench-window@example.com', firstName: 'Ann' });
+  for (let i = 0; i < 20; i++) await call(t, 'POST', `/v2/campaign/${program.id}/participant`, key, { email: `friend-${i}@example.com`, referredBy: minted.participant.id });
+  const res = await fetch(`${t.base}/mobile/v2/sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-program-id': program.id, 'x-public-key': installation.mobile.publicKey },
+    body: JSON.stringify({ instanceId: crypto.randomUUID() }),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const session = (await res.json()) as { sessionToken?: string };
+  if (res.status !== 200 || !session.sessionToken) throw new Error(`POST /mobile/v2/sessions answered ${res.status}: ${JSON.stringify(session)}`);
+  const row = await measure('(l) window payload, GET /mobile/v2/window (signed in)', t, '/mobile/v2/window', {
+    'x-session-token': session.sessionToken,
+    authorization: `Bearer ${minted.participantToken}`,
+  });
+  const non200 = [...row.statuses].filter(([s]) => s !== 200).reduce((n, [, c]) => n + c, 0);
+  row.note = `SQLite, limits raised; a signed-in participant with 20 referrals in a program of 21; participant token verified and the participant read on every call${non200 || row.errors ? `; ${non200} non-200, ${row.errors} errors` : '; all 200'}`;
+  await stopChild(t.child);
+  return row;
+}
+
+/** The participant-API rows: bare Koa again (b2), visits (i, j, and k on PostgreSQL when DATABASE_URL is one), the window payload (l). */
+async function mobileRows(): Promise<{ rows: Row[]; bare: Row }> {
+  console.log('\n(i)–(l) participant API on `refloop serve`, limits raised: visit ingestion and the window payload, with bare Koa measured again right before');
+  // The machine's load drifts over a run; the visit targets are judged against a bare Koa row taken next to them.
+  const b2 = await startBareKoa();
+  const rowB2 = await measure('(b2) bare Koa GET /ok, beside (i)', b2, '/ok', {});
+  rowB2.note = 'the baseline again, measured just before the participant-API rows';
+  await stopChild(b2.child);
+  const rowI = await visitRow('v7');
+  const rows = [rowB2, rowI, await visitRow('v4')];
+  if (PG_URL) rows.push(await visitRow('v7', 'pg'));
+  rows.push(await windowRow());
+  console.log(
+    `  targets: ≤ 60 µs server CPU per visit (${rowI.cpuUsPerReq.toFixed(0)}; bare Koa ${rowB2.cpuUsPerReq.toFixed(0)}), ≥ 0.6 × bare Koa req/s (${(rowI.reqPerSec / rowB2.reqPerSec).toFixed(2)} × row b2)`,
+  );
+  return { rows, bare: rowB2 };
+}
+
+/** The summary table; ratios against `bare` req/s. */
+function printTable(rows: Row[], bare: number): void {
+  const f = (n: number, d: number) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+  console.log('\n| Row | req/s | p50 ms | p99 ms | server CPU µs/req | ratio vs bare Koa | Note |');
+  console.log('|---|---:|---:|---:|---:|---:|---|');
+  for (const r of rows) {
+    const digits = r.inProcess ? 3 : 2;
+    console.log(`| ${r.label} | ${f(r.reqPerSec, 0)} | ${f(r.p50, digits)} | ${f(r.p99, digits)} | ${f(r.cpuUsPerReq, 0)} | ${r.inProcess ? 'n/a' : f(r.reqPerSec / bare, 2)} | ${r.note} |`);
+  }
+}
+
+// --- affiliate money: recording sales -----------------------------------------------------------
+
+/** CONNECTIONS workers POST `make(i)` (a fresh path and JSON body per request) until the deadline. */
+async function loadPosts(base: string, make: (i: number) => { pathname: string; body: string }, headers: Record<string, string>, ms: number): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  let errors = 0;
+  let next = 0;
+  const once = (pathname: string, body: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.request(base + pathname, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+        res.on('error', reject);
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.resume();
+      });
+      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('request timed out')));
+      req.on('error', reject);
+      req.end(body);
+    });
+  const start = performance.now();
+  const deadline = start + ms;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const { pathname, body } = make(next++);
+      const t0 = performance.now();
+      try {
+        const status = await once(pathname, body);
+        latencies.push(performance.now() - t0);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      } catch {
+        errors++;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  const seconds = (performance.now() - start) / 1000;
+  agent.destroy();
+  return { completed: latencies.length, errors, statuses, seconds, latencies };
+}
+
+/**
+ * Row (m): `POST /v2/campaign/{id}/participant/{p}/transaction` on `refloop serve` (SQLite, limits
+ * raised): every request records a new sale (fresh orderId) of one of 100 customers referred by 10
+ * affiliates, under a 10 % commission structure with one webhook subscribed to NEW_COMMISSION_ADDED:
+ * the sale, its identifier, one commission, the affiliate's totals and board scores, and one queued
+ * webhook delivery, in one transaction. Stored rows are counted afterwards to show the work was done.
+ */
+async function transactionRow(): Promise<Row> {
+  const t = await startRefloop('refloop (record transaction)', { ...RAISED_LIMITS, WRITE_SLOWDOWN_AFTER: '1000000000', WEBHOOK_ALLOW_PRIVATE: 'true' });
+  const key = await verifiedKey(t, 'bench-affiliate@acme-widgets.com');
+  const program = await call(t, 'POST', '/v2/campaigns', key, { type: 'AFFILIATE' });
+  await call(t, 'PATCH', `/v2/campaign/${program.id}/reward-configs/${program.rewards[0].id}`, key, { commissionStructure: { type: 'PERCENT', percent: 10, event: 'SALE', duration: 'FOREVER', holdDuration: 0 } });
+  await call(t, 'POST', `/v2/campaign/${program.id}/webhooks`, key, { payloadUrl: 'https://127.0.0.1:9/hook', events: ['NEW_COMMISSION_ADDED'] });
+  const customers: string[] = [];
+  for (let a = 0; a < 10; a++) {
+    const affiliate = await call(t, 'POST', `/v2/campaign/${program.id}/participant`, key, { email: `affiliate-${a}@example.com` });
+    for (let c = 0; c < 10; c++) customers.push((await call(t, 'POST', `/v2/campaign/${program.id}/participant`, key, { email: `customer-${a}-${c}@example.com`, referredBy: affiliate.id })).id);
+  }
+  const headers = { authorization: `Bearer ${key}` };
+  const make = (prefix: string) => (i: number) => ({
+    pathname: `/v2/campaign/${program.id}/participant/${customers[i % customers.length]}/transaction`,
+    body: JSON.stringify({ currency: 'USD', grossAmount: 1000 + (i % 9000), orderId: `${prefix}-${i}` }),
+  });
+  await loadPosts(t.base, make('warm'), headers, WARMUP_MS);
+  const pid = t.child.pid!;
+  const before = cpuTicks(pid);
+  const r = await loadPosts(t.base, make('run'), headers, SECONDS * 1000);
+  const after = cpuTicks(pid);
+  await stopChild(t.child);
+  const sorted = r.latencies.sort((a, b) => a - b);
+  const row: Row = {
+    label: '(m) record affiliate transaction, 10 % commission + 1 webhook',
     reqPerSec: r.completed / r.seconds,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
@@ -599,19 +799,16 @@ async function visitRow(ids: 'v7' | 'v4'): Promise<Row> {
   const { default: knexFactory } = await import('knex');
   const db = knexFactory({ client: 'better-sqlite3', connection: { filename: String(t.env.DATABASE_URL) }, useNullAsDefault: true });
   try {
-    const visits = Number((await db('visits').where({ program_id: program.id }).count({ n: '*' }).first())?.n ?? 0);
-    const counted = await db('participants').where({ id: referrer.id }).first('impression_count', 'unique_impression_count');
+    const count = async (table: string) => Number((await db(table).where({ program_id: program.id }).count({ n: '*' }).first())?.n ?? 0);
     const ok = r.statuses.get(200) ?? 0;
     const other = [...r.statuses].filter(([s]) => s !== 200).reduce((n, [, c]) => n + c, 0);
     row.note =
-      `SQLite, limits raised, ${CONNECTIONS} client sessions, ${ids === 'v7' ? 'time-ordered (v7)' : 'random (v4)'} visit ids; ${ok} × 200${other ? `, ${other} other` : ''}${r.errors ? `, ${r.errors} errors` : ''}; ` +
-      `afterwards (warm-up included) ${visits.toLocaleString('en')} visits stored, referrer impressions ${Number(counted?.impression_count ?? 0).toLocaleString('en')} (unique ${Number(counted?.unique_impression_count ?? 0)})`;
+      `SQLite, limits raised; ${ok} × 200${other ? `, ${other} other` : ''}${r.errors ? `, ${r.errors} errors` : ''}; afterwards (warm-up included) ` +
+      `${(await count('affiliate_transactions')).toLocaleString('en')} sales, ${(await count('commissions')).toLocaleString('en')} commissions, ${(await count('webhook_deliveries')).toLocaleString('en')} webhook deliveries queued`;
   } finally {
     await db.destroy();
   }
-  console.log(
-    `  ${row.label}: ${r.completed} responses → ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, server CPU ${row.cpuUsPerReq.toFixed(0)} µs/req`,
-  );
+  console.log(`  ${row.label}: ${r.completed} responses → ${row.reqPerSec.toFixed(0)} sales/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, server CPU ${row.cpuUsPerReq.toFixed(0)} µs/req`);
   console.log(`  ${row.note}`);
   return row;
 }
@@ -627,6 +824,21 @@ async function main(): Promise<void> {
       'so it measures the full request path (limiter still charged in the database) instead of 429s. Row (c) keeps the default team limits.',
   );
   const rows: Row[] = [];
+  if (AFFILIATE_ONLY) {
+    console.log('\n(b) bare Koa, one JSON route');
+    const bare = await startBareKoa();
+    const rowBare = await measure('(b) bare Koa GET /ok', bare, '/ok', {});
+    rowBare.note = 'new Koa() answering {ok:true}; the baseline';
+    await stopChild(bare.child);
+    console.log('\n(m) POST …/participant/{p}/transaction on `refloop serve`, SQLite, limits raised: sale recording throughput');
+    printTable([rowBare, await transactionRow()], rowBare.reqPerSec);
+    return;
+  }
+  if (MOBILE_ONLY) {
+    const mobile = await mobileRows();
+    printTable(mobile.rows, mobile.bare.reqPerSec);
+    return;
+  }
 
   console.log('\n(a) GET /v2/team on `refloop serve`, SQLite, limits raised');
   const a = await startRefloop('refloop (limits raised)', { ...RAISED_LIMITS });
@@ -678,27 +890,14 @@ async function main(): Promise<void> {
     rows.push(await triggerRow());
   }
 
-  console.log('\n(i)–(j) POST /mobile/v2/visits on `refloop serve`, SQLite, limits raised: visit ingestion, with bare Koa measured again right before');
-  // The machine's load drifts over a run; the visit targets are judged against a bare Koa row taken next to them.
-  const b2 = await startBareKoa();
-  const rowB2 = await measure('(b2) bare Koa GET /ok, beside (i)', b2, '/ok', {});
-  rowB2.note = 'the baseline again, measured just before the visit rows';
-  rows.push(rowB2);
-  await stopChild(b2.child);
-  const rowI = await visitRow('v7');
-  rows.push(rowI, await visitRow('v4'));
-  console.log(
-    `  targets: ≤ 60 µs server CPU per visit (${rowI.cpuUsPerReq.toFixed(0)}; bare Koa ${rowB2.cpuUsPerReq.toFixed(0)}), ≥ 0.6 × bare Koa req/s (${(rowI.reqPerSec / rowB2.reqPerSec).toFixed(2)} × row b2, ${(rowI.reqPerSec / rowB.reqPerSec).toFixed(2)} × row b)`,
-  );
+  console.log('\n(m) POST …/participant/{p}/transaction on `refloop serve`, SQLite, limits raised: sale recording throughput');
+  rows.push(await transactionRow());
 
-  const bare = rowB.reqPerSec;
-  const f = (n: number, d: number) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
-  console.log('\n| Row | req/s | p50 ms | p99 ms | server CPU µs/req | ratio vs bare Koa | Note |');
-  console.log('|---|---:|---:|---:|---:|---:|---|');
-  for (const r of rows) {
-    const digits = r.inProcess ? 3 : 2;
-    console.log(`| ${r.label} | ${f(r.reqPerSec, 0)} | ${f(r.p50, digits)} | ${f(r.p99, digits)} | ${f(r.cpuUsPerReq, 0)} | ${r.inProcess ? 'n/a' : f(r.reqPerSec / bare, 2)} | ${r.note} |`);
-  }
+  const mobile = await mobileRows();
+  rows.push(...mobile.rows);
+  console.log(`  visits vs row b: ${(mobile.rows[1]!.reqPerSec / rowB.reqPerSec).toFixed(2)} × bare Koa req/s`);
+
+  printTable(rows, rowB.reqPerSec);
 }
 
 main().then(

@@ -97,7 +97,7 @@ export function storePage(publicUrl: string, s: DemoState): string {
 <li>Sign in as ${esc(s.people.referrer)} and open “Refer a friend”: the new reward is there. The reward emails are in the <a href="/_dev/mail">mail outbox</a>.</li>
 </ol>
 <p class="muted">Installed with the snippet below in the page's &lt;head&gt; — GrowSurf's Universal Code with only the host changed.</p>
-<pre>${esc(universalCode(publicUrl, s.referralProgramId))}</pre>
+<pre tabindex="0" aria-label="The Universal Code snippet">${esc(universalCode(publicUrl, s.referralProgramId))}</pre>
 </section>
 <section>
 <h2>Join and get $10</h2>
@@ -135,7 +135,7 @@ export function partnersPage(publicUrl: string, s: DemoState): string {
     `<section class="wide">
 <h2>Affiliate program</h2>
 <p>Partners earn 20% of every sale they refer. Sign in as ${esc(s.people.affiliate)}, record a sale for her customer ${esc(s.people.customer)}, and watch the commission appear.</p>
-<pre>${esc(universalCode(publicUrl, s.affiliateProgramId))}</pre>
+<pre tabindex="0" aria-label="The Universal Code snippet">${esc(universalCode(publicUrl, s.affiliateProgramId))}</pre>
 </section>
 <section>
 <h2>Partner</h2>

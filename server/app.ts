@@ -13,6 +13,12 @@ import { sitePages } from './http/pages/site.ts';
 import { verifyPage } from './http/pages/verify.ts';
 import { ownerPages } from './http/pages/owner.ts';
 import { unsubscribePage } from './http/pages/unsubscribe.ts';
+import { widgetAssets } from './http/pages/widget-assets.ts';
+import { mcpEndpoints } from './mcp/endpoint.ts';
+import { oauthConsentPage } from './http/pages/oauth-consent.ts';
+import { affiliateInvitePage } from './http/pages/affiliate-invite.ts';
+import { payoutConfirmPage } from './http/pages/payout-confirm.ts';
+import { taxPage } from './http/pages/tax.ts';
 
 /** Builds the Koa application from explicit dependencies (plus `extra` routes in front); only server/main.ts listens on a port. */
 export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
@@ -65,11 +71,19 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
     }
     return next();
   });
-  app.use(uploadEndpoint(deps));
+  // The participant API first among the prefixed routes: visits are the hottest path, and every
+  // middleware in front of it is another async hop per request.
   app.use(mobileApi(deps, mobileOperations));
+  app.use(mcpEndpoints(deps));
+  app.use(widgetAssets());
+  app.use(uploadEndpoint(deps));
   app.use(restApi(deps, operations));
   app.use(verifyPage(deps));
   app.use(unsubscribePage(deps));
+  app.use(affiliateInvitePage(deps));
+  app.use(payoutConfirmPage(deps));
+  app.use(taxPage(deps));
+  app.use(oauthConsentPage(deps));
   app.use(ownerPages(deps));
   app.use(sitePages(deps));
   app.use(async (ctx) => {

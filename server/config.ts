@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import path from 'node:path';
+import fs from 'node:fs';
 
 // The one module that reads the environment. Everything else receives a frozen Config.
 
@@ -47,9 +48,18 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
   MOBILE_RATE_LIMIT_PER_MINUTE: int(1, 1e9).default(600),
   MOBILE_SESSIONS_PER_IP_PER_MINUTE: int(1, 1e9).default(600),
+  MOBILE_PROGRAM_RATE_LIMIT_PER_MINUTE: int(1, 1e9).default(60_000),
+  MOBILE_PROGRAM_VISITS_PER_MINUTE: int(1, 1e9).default(240_000),
   MOBILE_VISIT_WAIT_MS: int(1, 60_000).default(1000),
   MOBILE_COUNTER_FLUSH_MS: int(10, 1000).default(1000),
   MOBILE_PROGRAM_CACHE_MS: int(0, 60_000).default(5000),
+  EXCHANGE_RATES_FILE: z.string().min(1).optional(),
+  MCP_PATH: z.string().regex(/^\/[A-Za-z0-9._~\/-]*[A-Za-z0-9._~-]$/, 'MCP_PATH must start with / and name a path other than /').default('/mcp'),
+  MCP_ONBOARD_PATH: z.string().regex(/^\/[A-Za-z0-9._~\/-]*[A-Za-z0-9._~-]$/, 'MCP_ONBOARD_PATH must start with / and name a path other than /').default('/mcp/onboard'),
+  MCP_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  MCP_ACCESS_TOKEN_TTL_SECONDS: int(60, 86_400).default(3600),
+  MCP_REFRESH_TOKEN_TTL_SECONDS: int(3600, 365 * 86_400).default(30 * 86_400),
+  MCP_AUTH_CODE_TTL_SECONDS: int(10, 600).default(60),
 });
 
 /** Validated, frozen runtime configuration. */
@@ -97,12 +107,31 @@ export interface Config {
     ratePerMinute: number;
     /** Session creations per minute per IP address. */
     sessionsPerIpPerMinute: number;
+    /** Calls other than visits (sessions included) per minute per program, all processes together with a database store. */
+    programCallsPerMinute: number;
+    /** Visits per minute per program. */
+    programVisitsPerMinute: number;
     /** How long a visit waits for its commit before answering PROCESSING. */
     visitWaitMs: number;
     /** Longest time impression counts wait in memory (≤ 1 s). */
     counterFlushMs: number;
     /** How long a process reuses a program's settings. */
     programCacheMs: number;
+  };
+  /**
+   * The operator's currency table for affiliate sales in other currencies (EXCHANGE_RATES_FILE):
+   * `rates[C]` = units of C per one unit of `base`, as of `asOf` (epoch ms). Null: no conversion.
+   */
+  exchangeRates: { base: string; asOf: number; rates: Record<string, number> } | null;
+  /** The hosted MCP endpoint and its OAuth authorization server (docs/mcp.md). */
+  mcp: {
+    /** Origin the MCP endpoint and OAuth server are published on (MCP_PUBLIC_URL, else PUBLIC_URL). */
+    publicUrl: string;
+    path: string;
+    onboardPath: string;
+    accessTokenTtlMs: number;
+    refreshTokenTtlMs: number;
+    authCodeTtlMs: number;
   };
 }
 
@@ -116,6 +145,30 @@ function parseDatabase(url: string | undefined, dataDir: string): Config['databa
   const file = url.replace(/^sqlite:(\/\/)?/, '').replace(/^file:(\/\/)?/, '');
   if (!file) throw new ConfigError('DATABASE_URL: expected postgres://… or a SQLite file path');
   return { client: 'better-sqlite3', filename: file === ':memory:' ? file : path.resolve(file) };
+}
+
+const CURRENCY = /^[A-Z]{3}$/;
+const rateTable = z.strictObject({
+  base: z.string().regex(CURRENCY),
+  asOf: z.number().int().min(0),
+  rates: z.record(z.string().regex(CURRENCY), z.number().positive().finite()),
+});
+
+/** Reads and checks the rate table file named by EXCHANGE_RATES_FILE. */
+function loadRates(file: string | undefined): Config['exchangeRates'] {
+  if (!file) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  EXCHANGE_RATES_FILE: cannot read ${file} as JSON (${(err as Error).message})`);
+  }
+  const r = rateTable.safeParse(raw);
+  if (!r.success) {
+    const lines = r.error.issues.map((i) => `EXCHANGE_RATES_FILE ${i.path.join('.') || 'file'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}\n  expected {"base":"USD","asOf":<epoch ms>,"rates":{"EUR":0.92,…}}`);
+  }
+  return r.data;
 }
 
 /** Reads and validates configuration from an environment map (process.env in production). */
@@ -180,9 +233,20 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     mobile: {
       ratePerMinute: e.MOBILE_RATE_LIMIT_PER_MINUTE,
       sessionsPerIpPerMinute: e.MOBILE_SESSIONS_PER_IP_PER_MINUTE,
+      programCallsPerMinute: e.MOBILE_PROGRAM_RATE_LIMIT_PER_MINUTE,
+      programVisitsPerMinute: e.MOBILE_PROGRAM_VISITS_PER_MINUTE,
       visitWaitMs: e.MOBILE_VISIT_WAIT_MS,
       counterFlushMs: e.MOBILE_COUNTER_FLUSH_MS,
       programCacheMs: e.MOBILE_PROGRAM_CACHE_MS,
+    },
+    exchangeRates: loadRates(e.EXCHANGE_RATES_FILE),
+    mcp: {
+      publicUrl: e.MCP_PUBLIC_URL ? new URL(e.MCP_PUBLIC_URL).origin : new URL(publicUrl).origin,
+      path: e.MCP_PATH,
+      onboardPath: e.MCP_ONBOARD_PATH,
+      accessTokenTtlMs: e.MCP_ACCESS_TOKEN_TTL_SECONDS * 1000,
+      refreshTokenTtlMs: e.MCP_REFRESH_TOKEN_TTL_SECONDS * 1000,
+      authCodeTtlMs: e.MCP_AUTH_CODE_TTL_SECONDS * 1000,
     },
   };
   return deepFreeze(config);

@@ -32,7 +32,16 @@ import { Receipts } from './domain/visit-receipts.ts';
 import { Visits } from './domain/visits.ts';
 import { Impressions } from './domain/impressions.ts';
 import { LocalDiskStorage, type BlobStorage } from './storage.ts';
+import { AffiliateApplications } from './domain/affiliate-applications.ts';
+import { AffiliateInvites } from './domain/affiliate-invites.ts';
+import { Transactions } from './domain/transactions.ts';
+import { Commissions } from './domain/commissions.ts';
+import { Payouts } from './domain/payouts.ts';
+import { ExchangeRates } from './domain/exchange-rates.ts';
+import { PayoutDestinations } from './domain/payout-destinations.ts';
+import { TaxInfo } from './domain/tax-info.ts';
 import path from 'node:path';
+import { McpOAuthStore } from './mcp/oauth-store.ts';
 
 /** Everything the app is built from; tests build the same thing on a fresh database. */
 export interface Deps {
@@ -69,6 +78,18 @@ export interface Deps {
   mobileSessions: MobileSessions;
   receipts: Receipts;
   visits: Visits;
+  /** Affiliate enrollment (issue #6): applications, invites, payout destinations, tax information. */
+  affiliateApplications: AffiliateApplications;
+  affiliateInvites: AffiliateInvites;
+  payoutDestinations: PayoutDestinations;
+  taxInfo: TaxInfo;
+  /** Affiliate money: sales and refunds (AF8/AF9), commissions, payouts, the operator's exchange rates. */
+  transactions: Transactions;
+  commissions: Commissions;
+  payouts: Payouts;
+  exchangeRates: ExchangeRates;
+  /** The hosted MCP endpoint's OAuth clients, codes, grants and tokens. */
+  mcpOAuth: McpOAuthStore;
   close(): Promise<void>;
 }
 
@@ -130,7 +151,16 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const mobileSessions = new MobileSessions(secret, clock);
   const receipts = new Receipts(secret, clock);
   const impressions = new Impressions(db, clock, log, participants, config.mobile.counterFlushMs);
+  impressions.hooks.firstImpression.push(async (trx, programId, referrer) => void (await programEmails.sendFirstLinkView(trx, programId, referrer)));
   const visits = new Visits(db, clock, log, impressions, receipts, { waitMs: config.mobile.visitWaitMs }, secret);
+  const affiliateApplications = new AffiliateApplications(db, clock, participants);
+  const affiliateInvites = new AffiliateInvites(db, clock, config, participants, programEmails, activity);
+  const taxInfo = new TaxInfo(db, clock, config, programEmails, secret);
+  const payoutDestinations = new PayoutDestinations(db, clock, config, participants, programEmails, activity);
+  const exchangeRates = new ExchangeRates(config.exchangeRates);
+  const commissions = new Commissions(db, clock, participants);
+  const transactions = new Transactions(db, clock, programs, participants, rewardConfigs, webhooks, exchangeRates, programEmails, jobs);
+  const payouts = new Payouts(db, clock, programs, participants, commissions, webhooks, () => payoutDestinations, programEmails, jobs);
   return {
     config,
     db,
@@ -164,6 +194,15 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     mobileSessions,
     receipts,
     visits,
+    affiliateApplications,
+    affiliateInvites,
+    payoutDestinations,
+    taxInfo,
+    transactions,
+    commissions,
+    payouts,
+    exchangeRates,
+    mcpOAuth: new McpOAuthStore(db, clock, config, sealer),
     async close() {
       // Visits in flight and impression counts waiting in memory are written before the database closes.
       await visits.close();

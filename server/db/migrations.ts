@@ -11,6 +11,10 @@ import * as m009 from './migrations/009_invites_emails.ts';
 import * as m010 from './migrations/010_fraud.ts';
 import * as m011 from './migrations/011_analytics.ts';
 import * as m012 from './migrations/012_mobile.ts';
+import * as m013 from './migrations/013_affiliate_enrollment.ts';
+import * as m014 from './migrations/014_affiliate_money.ts';
+import * as m015 from './migrations/015_mcp_oauth.ts';
+import * as m016 from './migrations/016_participant_api_gaps.ts';
 
 /** A migration: name plus up/down, kept in code so the CLI, tests and the server share one ordered list. */
 interface Migration {
@@ -32,6 +36,10 @@ const migrations: Migration[] = [
   { name: '010_fraud', ...m010 },
   { name: '011_analytics', ...m011 },
   { name: '012_mobile', ...m012 },
+  { name: '013_affiliate_enrollment', ...m013 },
+  { name: '014_affiliate_money', ...m014 },
+  { name: '015_mcp_oauth', ...m015 },
+  { name: '016_participant_api_gaps', ...m016 },
 ];
 
 /** knex migration source over the in-code list (no file globbing, so it works under tsx and bundlers). */

@@ -1,7 +1,9 @@
+import type { Knex } from 'knex';
 import type { BatchStatements, Db } from '../db/connect.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { Participants } from './participants/service.ts';
+import type { ParticipantRow } from './participants/model.ts';
 import { ACTIONS } from './activity.ts';
 
 /** One new referred visit to count. */
@@ -63,6 +65,12 @@ async function insertMany<T>(s: BatchStatements, bulk: Bulk, rows: unknown[][]):
  * most `flushMs` of counts (the visits themselves are durable).
  */
 export class Impressions {
+  /**
+   * Run inside the flush transaction for a referrer whose link was viewed for the first time ever
+   * (impressions went from 0): the row lock and the counter change in the same transaction make it
+   * once per participant, whatever the number of processes or concurrent visits.
+   */
+  readonly hooks: { firstImpression: Array<(trx: Knex.Transaction, programId: string, referrer: ParticipantRow) => Promise<void>> } = { firstImpression: [] };
   #pending: Impression[] = [];
   #timer: NodeJS.Timeout | null = null;
   #flushing: Promise<void> | null = null;
@@ -167,6 +175,7 @@ export class Impressions {
             const r = perReferrer.get(id)!;
             const updated = await this.participants.adjustCounters(trx, programId, id, { impression_count: r.visits, unique_impression_count: r.uniques });
             if (!updated) continue; // deleted since the visit
+            if (Number(updated.impression_count) === r.visits) for (const hook of this.hooks.firstImpression) await hook(trx, programId, updated);
             total += r.visits;
             entries = entries.concat(r.entries);
           }

@@ -5,8 +5,11 @@ import { newId, newSecret, sha256 } from '../crypto.ts';
 import { SCOPES, isScope, type Scope } from '../../shared/scopes.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 
-/** Where a key came from; account-creation keys are replaced at the owner's first sign-in. */
-export type KeyOrigin = 'ACCOUNT_CREATION' | 'DASHBOARD' | 'ROTATION' | 'SIGN_IN' | 'CLI';
+/**
+ * Where a key came from; account-creation keys are replaced at the owner's first sign-in.
+ * `MCP_OAUTH` marks an MCP connection's access token acting as a key (never stored in api_keys).
+ */
+export type KeyOrigin = 'ACCOUNT_CREATION' | 'DASHBOARD' | 'ROTATION' | 'SIGN_IN' | 'CLI' | 'MCP_OAUTH';
 
 /** What a presented API key resolves to. */
 export interface KeyRecord {

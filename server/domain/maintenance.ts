@@ -1,6 +1,7 @@
 import type { Db } from '../db/connect.ts';
 import type { Clock } from '../clock.ts';
 import type { Jobs } from './jobs.ts';
+import { pruneRetained } from './retention.ts';
 
 const HOUR = 3_600_000;
 /** Idempotency records are replayable for a day. */
@@ -10,7 +11,9 @@ export const WEBHOOK_LOG_TTL_MS = 30 * 24 * HOUR;
 
 /**
  * Hourly housekeeping on the job runner: prunes expired rate-limit counters, idempotency records,
- * owner sessions, one-time owner links, finished jobs and webhook logs older than 30 days. Each run
+ * owner sessions, one-time owner links, finished jobs, webhook logs older than 30 days, and the
+ * participant API's visits, unique-visitor pairs and superseded fraud decisions past their
+ * retention (server/domain/retention.ts, in short batches). Each run
  * schedules the next, keyed by its hour, so several processes never double it up.
  */
 export class Maintenance {
@@ -46,6 +49,7 @@ export class Maintenance {
         .where('created_at', '<', now - WEBHOOK_LOG_TTL_MS)
         .whereNotExists(k('webhook_deliveries as d').whereRaw('d.event_id = webhook_events.id').where('d.status', 'PENDING').select(k.raw('1')))
         .del(),
+      ...(await pruneRetained(this.db, now)),
     };
   }
 }

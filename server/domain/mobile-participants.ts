@@ -7,7 +7,8 @@ import { emailKey, parseJson, shareBase, withShareKey } from './participants/mod
 import { maskEmail } from './program-emails.ts';
 import { effectivePlan } from './plans.ts';
 import type { ReferralRecord } from './invites.ts';
-import { NotAuthorizedError, NotFoundError, WrongProgramTypeError } from '../errors.ts';
+import { InvalidStateError, NotAuthorizedError, NotFoundError, WrongProgramTypeError } from '../errors.ts';
+import { enrollmentOptions } from './affiliate-forms.ts';
 import type { z } from 'zod';
 import type { ParticipantRewardList, TriggerReferralResponse } from '../../shared/schemas/reward.ts';
 import type { ReferralList, SendInvitesResponse } from '../../shared/schemas/referral.ts';
@@ -97,6 +98,10 @@ export class MobileParticipants {
   async add(view: MobileProgram, input: Create, signals: ClientSignals): Promise<z.infer<typeof mobileParticipantCreated>> {
     const existing = await findParticipant(this.deps.db.knex, view.program.id, input.email);
     if (existing) return { requiresParticipantToken: true, participant: null };
+    // An affiliate program that reviews applicants enrolls nobody directly from a browser or app.
+    if (view.program.type === 'AFFILIATE' && enrollmentOptions(view.program).mode !== 'OPEN_ENROLLMENT') {
+      throw new InvalidStateError('This affiliate program reviews applicants: apply with POST /mobile/v2/affiliate-applications.');
+    }
     const pick = await this.#referrer(view, undefined, input.receipts);
     const created = await this.#create(view, input, pick.referrerId, signals);
     if (!created.isNew) return { requiresParticipantToken: true, participant: null };
@@ -126,18 +131,24 @@ export class MobileParticipants {
   }
 
   async #create(view: MobileProgram, input: Create, referrerId: string | null, signals: ClientSignals) {
-    return this.deps.participants.create(view.program, view.team, {
-      email: input.email,
-      firstName: input.firstName,
-      lastName: input.lastName,
-      metadata: input.metadata,
-      mobileInstanceId: input.mobileInstanceId,
-      fingerprint: input.fingerprint,
-      ipAddress: clientIp(signals.ip),
-      referredBy: referrerId ?? undefined,
-      // Affiliate programs: a referred customer is never enrolled from a browser or app.
-      ...(view.program.type === 'AFFILIATE' && referrerId ? { isAffiliate: false } : {}),
-    });
+    return this.deps.participants.create(
+      view.program,
+      view.team,
+      {
+        email: input.email,
+        firstName: input.firstName,
+        lastName: input.lastName,
+        metadata: input.metadata,
+        mobileInstanceId: input.mobileInstanceId,
+        fingerprint: input.fingerprint,
+        ipAddress: clientIp(signals.ip),
+        referredBy: referrerId ?? undefined,
+        // Affiliate programs: a referred customer is never enrolled from a browser or app.
+        ...(view.program.type === 'AFFILIATE' && referrerId ? { isAffiliate: false } : {}),
+      },
+      // A public sign-up that enrolls an affiliate is open enrollment (rest-v2 §2.8 sources).
+      { source: 'OPEN_ENROLLMENT' },
+    );
   }
 
   /** The signed-in participant's own record. */
@@ -307,8 +318,9 @@ export class MobileParticipants {
 
   /**
    * The window payload: participant, share links and channels, rewards, the leaderboard's first
-   * page (when the design shows one), payout providers (none yet) and, for a signed-in participant
-   * on a paid plan with the design's Traffic section on, the traffic report (rule 11).
+   * page (when the design shows one), the enabled payout providers with `canConfirm` and, for a signed-in participant
+   * on a paid plan with the design's Traffic section on, the traffic report (rule 11); in affiliate
+   * programs, the signed-in affiliate's summary (null without a payment method on file).
    */
   async window(view: MobileProgram, participantId: string | null): Promise<z.infer<typeof mobileWindow>> {
     const program = view.program;
@@ -319,12 +331,15 @@ export class MobileParticipants {
     };
     const installation = completeDocument('installation', program, program.documents.installation) as { shareUrl?: string | null };
     const now = this.deps.clock.now();
-    const paid = effectivePlan(this.deps.config.billing, view.team, now).limits.paid;
-    const [participant, campaign, leaderboard, traffic] = await Promise.all([
+    const plan = effectivePlan(this.deps.config.billing, view.team, now);
+    const paid = plan.limits.paid;
+    const affiliateData = program.type === 'AFFILIATE' && participantId && plan.hasPaymentMethod;
+    const [participant, campaign, leaderboard, traffic, affiliate] = await Promise.all([
       participantId ? this.get(view, participantId) : null,
       this.campaign(view),
       design.leaderboard.isEnabled ? this.leaderboard(view, { limit: 10 } as z.output<typeof mobileLeaderboardQuery>) : null,
       participantId && paid && design.trafficInsights.isPublicDisplayed ? this.traffic(program.id, participantId, now) : null,
+      affiliateData ? this.deps.payouts.summary(program, participantId) : null,
     ]);
     return {
       participant,
@@ -337,8 +352,9 @@ export class MobileParticipants {
       },
       rewards: campaign.rewards,
       leaderboard,
-      payoutSettings: { payoutDestinations: { enabledProviders: [] } },
+      payoutSettings: { payoutDestinations: { enabledProviders: await this.deps.payoutDestinations.providersFor(program, participantId) } },
       traffic,
+      affiliate,
     };
   }
 

@@ -76,9 +76,9 @@ export class ParticipantTokens {
     return claims.sub;
   }
 
-  /** Replaces the program's signing secret: every participant token issued so far stops working. */
-  async rotateSigningSecret(programId: string): Promise<void> {
-    await this.#store(programId, 'participant_token', crypto.randomBytes(32).toString('base64url'));
+  /** Replaces the program's signing secret and returns when: every participant token issued so far stops working. */
+  async rotateSigningSecret(programId: string): Promise<number> {
+    return this.#store(programId, 'participant_token', crypto.randomBytes(32).toString('base64url'));
   }
 
   /**

@@ -456,6 +456,7 @@ function defaultOptions(type: ProgramType): CampaignOptions {
     notificationEmails: { recipients: [], events },
     followUpReminder: { isEnabled: false, delayDays: 3, enabledAt: null },
     referralEmailPrivacy: { masking: 'PARTIAL', allowInvitedEmailDisclosureAfterSignIn: false },
+    payoutSettings: { enabledProviders: affiliate ? ['PAYPAL'] : [], requireTaxInfo: false },
   };
   if (affiliate) {
     options.payoutThreshold = null;
@@ -463,6 +464,7 @@ function defaultOptions(type: ProgramType): CampaignOptions {
     options.affiliateReapplicationPolicy = 'AFTER_COOLDOWN';
     options.affiliateReapplicationCooldownDays = 30;
     options.affiliateApplicationReviewEstimateBusinessDays = 3;
+    options.affiliateApplicationForm = { questions: [], termsUrl: null };
     options.taxDocumentation = {
       companyName: null,
       vatNumber: null,

@@ -123,6 +123,16 @@ function crossFieldErrors(kind: DocumentKind, type: Program['type'], doc: any): 
     if (new Set(extra).size !== extra.length) add('languages.additionalLanguages', 'Each language may appear once.');
     if (extra.includes(doc.languages.baseLanguage)) add('languages.additionalLanguages', 'The base language cannot also be an additional language.');
     if (doc.fraud.maxSignupsPerIp10Min < doc.fraud.maxSignupsPerIp2Min) add('fraud.maxSignupsPerIp10Min', 'Cannot be lower than maxSignupsPerIp2Min.');
+    const providers = doc.payoutSettings.enabledProviders as string[];
+    if (new Set(providers).size !== providers.length) add('payoutSettings.enabledProviders', 'Each provider may appear once.');
+    if (type !== 'AFFILIATE' && providers.includes('WISECOM')) add('payoutSettings.enabledProviders', 'WISECOM (Wise) is only available for affiliate programs.', 'NOT_AVAILABLE_FOR_PROGRAM_TYPE');
+    const questions = (doc.affiliateApplicationForm?.questions ?? []) as Array<{ fieldId: string; type: string; options?: string[] }>;
+    if (new Set(questions.map((q) => q.fieldId)).size !== questions.length) add('affiliateApplicationForm.questions', 'Each fieldId may appear once.');
+    questions.forEach((q, i) => {
+      const choices = q.type === 'dropdown' || q.type === 'radio';
+      if (choices && !q.options?.length) add(`affiliateApplicationForm.questions.${i}.options`, 'A dropdown or radio question needs options.', 'REQUIRED');
+      if (!choices && q.options !== undefined) add(`affiliateApplicationForm.questions.${i}.options`, 'Only dropdown and radio questions have options.');
+    });
   }
   if (kind === 'installation') {
     if (doc.signup.redirectAfterSignup && !doc.signup.redirectUrl) add('signup.redirectUrl', 'Required when redirectAfterSignup is true.', 'REQUIRED');

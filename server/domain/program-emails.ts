@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Mailer } from './mail.ts';
 import { ACTIONS, type Activity } from './activity.ts';
+import { rewardMetadataVars } from './reward-references.ts';
 import type { Participants } from './participants/service.ts';
 import { programLanguages, shareBase, withShareKey, type ParticipantRow, type Q } from './participants/model.ts';
 import { toProgram, type Program } from './programs.ts';
@@ -242,7 +243,12 @@ export class ProgramEmails {
       return { sent: false, reason: skip };
     }
     const unsubscribeUrl = this.unsubscribeUrl(program.id, participant.id);
-    const all: EmailVars = { ...(await this.participantVars(trx, program, participant)), unsubscribeUrl, ...vars };
+    const all: EmailVars = {
+      ...(await this.participantVars(trx, program, participant)),
+      ...(await rewardMetadataVars(trx, program.id, [parts.subject, parts.preheader, parts.body])),
+      unsubscribeUrl,
+      ...vars,
+    };
     const message = this.compose(program, this.languageOf(program, participant), parts, all, { unsubscribeUrl });
     const emails = this.emailsOf(program);
     const mailId = await this.mailer.send(trx, {
@@ -477,6 +483,16 @@ ${design.logoUrl ? `<p><img src="${escapeHtml(design.logoUrl)}" alt="${escapeHtm
     if (referrer && (program.type === 'AFFILIATE' || p.referral_status !== 'CREDIT_AWARDED')) {
       await this.sendProgramEmail(trx, program, referrer, 'referredSignup', { referredFirstName: displayName(p) });
     }
+  }
+
+  /**
+   * The referrer's link was viewed for the first time ever (`referralLinkViewedFirstTime`), called
+   * by the impressions flush inside its transaction, which makes it once per participant.
+   */
+  async sendFirstLinkView(trx: Knex.Transaction, programId: string, referrer: ParticipantRow): Promise<SendOutcome> {
+    const program = await this.#program(trx, programId);
+    if (!program) return { sent: false, reason: 'TEMPLATE_NOT_AVAILABLE' };
+    return this.sendProgramEmail(trx, program, referrer, 'referralLinkViewedFirstTime');
   }
 
   /** The referrer earned credit (referral programs: `referralLinkUsed`). */

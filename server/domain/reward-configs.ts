@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/connect.ts';
 import type { Clock } from '../clock.ts';
 import { newId } from '../crypto.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { AppError, NotFoundError, ValidationError } from '../errors.ts';
+import { ERROR_CODES } from '../../shared/errors.ts';
+import { COPY_DOCUMENTS, findRewardReferences, metadataRenames, renameRewardReferences, type RewardReference } from './reward-references.ts';
 import type { FieldError } from '../../shared/errors.ts';
 import type { Program, Programs } from './programs.ts';
 import {
@@ -409,6 +411,8 @@ export class RewardConfigs {
   /** `PATCH …/reward-configs/{campaignRewardId}`: the patch over the stored reward, re-checked as a whole. */
   async update(program: Program, rewardId: string, patch: RewardConfigUpdate): Promise<CampaignReward> {
     return this.db.knex.transaction(async (trx) => {
+      // The program row first (copy is read and may be rewritten), as a PATCH of its documents locks it.
+      const copy = patch.metadata !== undefined ? await this.copyOf(trx, program.id) : null;
       const row = await this.liveRow(trx, program.id, rewardId);
       const current = fromRow(row);
       const { type: _immutable, ...changes } = patch;
@@ -421,6 +425,7 @@ export class RewardConfigs {
       );
       if (errors.length) throw invalid(errors);
       const wire = campaignReward.parse(toWire(row.id, r));
+      if (copy) await this.followMetadata(trx, program.id, row.id, copy, current.metadata, r.metadata);
       await trx('reward_configs').where({ id: row.id }).update({ ...toColumns(r), updated_at: this.clock.now() });
       return wire;
     });
@@ -428,10 +433,39 @@ export class RewardConfigs {
 
   /** `DELETE …/reward-configs/{campaignRewardId}`: soft delete, so issued rewards keep their configuration. */
   async remove(program: Program, rewardId: string): Promise<{ id: string; success: true }> {
-    const now = this.clock.now();
-    const n = plausibleId(rewardId) ? await this.db.knex('reward_configs').where({ id: rewardId, program_id: program.id }).whereNull('deleted_at').update({ deleted_at: now, updated_at: now }) : 0;
-    if (!n) throw new NotFoundError(`No reward configuration ${rewardId} in program ${program.id}.`);
-    return { id: rewardId, success: true };
+    return this.db.knex.transaction(async (trx) => {
+      const copy = await this.copyOf(trx, program.id);
+      const row = await this.liveRow(trx, program.id, rewardId);
+      const refs = findRewardReferences(copy, row.id);
+      if (refs.length) throw stillReferenced(row.id, refs);
+      const now = this.clock.now();
+      await trx('reward_configs').where({ id: row.id }).update({ deleted_at: now, updated_at: now });
+      return { id: rewardId, success: true as const };
+    });
+  }
+
+  /** The program's copy documents, with its row locked for the rest of the transaction. */
+  private async copyOf(trx: Knex.Transaction, programId: string): Promise<Record<string, unknown>> {
+    const row = await trx('programs').where({ id: programId }).forUpdate().first(...COPY_DOCUMENTS);
+    if (!row) throw new NotFoundError(`No program ${programId}.`);
+    return Object.fromEntries(COPY_DOCUMENTS.map((d) => [d, JSON.parse(row[d])]));
+  }
+
+  /**
+   * rest-v2 §3.4: a metadata replacement rewrites references to renamed keys in program copy, and a
+   * removed key that copy still references → 409 listing the referencing fields.
+   */
+  private async followMetadata(trx: Knex.Transaction, programId: string, rewardId: string, copy: Record<string, unknown>, before: Record<string, string>, after: Record<string, string>): Promise<void> {
+    const { renames, removed } = metadataRenames(before, after);
+    const gone = new Set(removed);
+    const dangling = findRewardReferences(copy, rewardId).filter((ref) => gone.has(ref.key));
+    if (dangling.length) throw stillReferenced(rewardId, dangling);
+    if (!renames.size) return;
+    const next = renameRewardReferences(copy, rewardId, renames);
+    if (!next) return;
+    await trx('programs')
+      .where({ id: programId })
+      .update({ ...Object.fromEntries(COPY_DOCUMENTS.map((d) => [d, JSON.stringify(next[d])])), updated_at: this.clock.now() });
   }
 
   /** Copies the live configurations of `sourceId` into `copyId` with new ids (program clone). */
@@ -456,6 +490,18 @@ export class RewardConfigs {
     if (!row) throw new NotFoundError(`No reward configuration ${rewardId} in program ${programId}.`);
     return row;
   }
+}
+
+/** 409: program copy uses metadata of this reward that the change would take away; each referencing field once. */
+function stillReferenced(rewardId: string, refs: RewardReference[]): AppError {
+  const byField = new Map<string, Set<string>>();
+  for (const r of refs) byField.set(r.field, (byField.get(r.field) ?? new Set()).add(r.key));
+  const errors: FieldError[] = [...byField].map(([field, keys]) => ({
+    field,
+    code: 'REWARD_METADATA_REFERENCED',
+    message: `Uses ${[...keys].map((k) => `{{campaignReward[${rewardId}].metadata.${k}}}`).join(', ')}.`,
+  }));
+  return new AppError(409, ERROR_CODES.CONFLICT, 'ConflictError', `Program copy still references metadata of reward ${rewardId} in ${errors.map((e) => e.field).join(', ')}; change that copy first.`, { errors });
 }
 
 /** One 400 listing every rule a reward broke. */

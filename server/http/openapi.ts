@@ -43,7 +43,7 @@ export function buildOpenApi(operations: Operation[], serverUrl: string): Record
       'x-refloop-id': op.id,
       parameters: params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
       responses: {
-        200: { description: 'Success', content: { 'application/json': { schema: schemaOf(op.response, 'output', components) } } },
+        200: { description: 'Success', content: { [op.contentType ?? 'application/json']: { schema: schemaOf(op.response, 'output', components) } } },
         400: errorResponse('Invalid request'),
         403: errorResponse('Not authorized, email not verified, account disabled or paid plan required'),
         409: errorResponse('An identical request is already in progress'),

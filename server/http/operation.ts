@@ -41,6 +41,8 @@ export interface Operation<B = any, Q = any, R = any> {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   response: z.ZodType<R>;
+  /** A non-JSON answer (the payout CSV export): the handler returns the body text. */
+  contentType?: 'text/csv';
   handler(input: OperationInput<B, Q>): Promise<R>;
 }
 

@@ -177,6 +177,7 @@ function handle(op: Operation, deps: Deps): Koa.Middleware {
       const result = await op.handler({ body, query, params, auth: key, program, ip: ctx.ip, deps });
       ctx.status = 200;
       ctx.body = result;
+      if (op.contentType) ctx.type = `${op.contentType}; charset=utf-8`;
       if (idem && key) await storeIdempotent(deps, key.id, idem, fp, result);
     } finally {
       if (fp) deps.limits.leaveRequest(fp);

@@ -12,6 +12,12 @@ import * as referralTriggers from './resources/referral-triggers.ts';
 import * as referrals from './resources/referrals.ts';
 import * as participantEmail from './resources/participant-email.ts';
 import * as mobileTokens from './resources/mobile-tokens.ts';
+import * as affiliateApplications from './resources/affiliate-applications.ts';
+import * as affiliateInvites from './resources/affiliate-invites.ts';
+import * as payoutDestinations from './resources/payout-destinations.ts';
+import * as transactions from './resources/transactions.ts';
+import * as commissions from './resources/commissions.ts';
+import * as payouts from './resources/payouts.ts';
 
 /**
  * Every REST operation, grouped by resource. Method, path, scope, schemas and handler live on each
@@ -79,6 +85,9 @@ export const operations: Operation[] = [
   participantEmail.emailParticipant,
   mobileTokens.createMobileParticipantToken,
   mobileTokens.createParticipantAuthSecret,
+  payoutDestinations.getPayoutDestination,
+  payoutDestinations.requestPayoutDestinationConfirmation,
+  mobileTokens.rotateParticipantTokenSecret,
 
   // Participant rewards (rest-v2 §3.9)
   rewards.listParticipantRewards,
@@ -96,4 +105,26 @@ export const operations: Operation[] = [
   analytics.listActivityLogs,
   analytics.getCampaignAnalytics,
   analytics.getActivationAnalytics,
+
+  // Affiliate enrollment (rest-v2 §3.12 AF1–AF7)
+  affiliateApplications.listAffiliateApplications,
+  affiliateApplications.getAffiliateApplication,
+  affiliateApplications.reviewAffiliateApplication,
+  affiliateInvites.listAffiliateInvites,
+  affiliateInvites.createAffiliateInvite,
+  affiliateInvites.revokeAffiliateInvite,
+  affiliateInvites.resendAffiliateInvite,
+
+  // Affiliate money (rest-v2 §3.12 AF8–AF15); PO1–PO3 are our manual payout provider (docs/decisions.md)
+  transactions.recordTransaction,
+  transactions.refundTransaction,
+  commissions.listCommissions,
+  commissions.listParticipantCommissions,
+  commissions.approveCommission,
+  commissions.deleteCommission,
+  payouts.listPayouts,
+  payouts.listParticipantPayouts,
+  payouts.runPayouts,
+  payouts.setPayoutStatus,
+  payouts.exportPayouts,
 ];

@@ -5,6 +5,7 @@ import { SHARE_CHANNELS } from './program-config.ts';
 import { campaignReward } from './reward-config.ts';
 import { REFERRAL_PAGE, sendInvitesBody } from './referral.ts';
 import { participantRewardListQuery } from './reward.ts';
+import { affiliateSummary } from './payout.ts';
 
 // The participant API under /mobile/v2 (docs/participant-api.md): request and response bodies,
 // shared by the server, the widget's client and /openapi/mobile-v2.json.
@@ -113,6 +114,8 @@ export const mobileParticipant = participant
     vanityKeys: true,
     paypalEmailAddress: true,
     payoutSettings: true,
+    unreadCommissionsCount: true,
+    unreadPayoutsCount: true,
     isAffiliate: true,
     affiliateStatus: true,
     language: true,
@@ -153,6 +156,14 @@ export const participantAuthSecret = z
     createdAt: z.number().int(),
   })
   .meta({ id: 'ParticipantAuthSecret' });
+
+/** REST extension: the answer to rotating the participant-token signing secret. */
+export const participantTokenSecretRotated = z
+  .object({
+    success: z.literal(true),
+    rotatedAt: z.number().int().meta({ description: 'Epoch ms; every participant token issued before this moment is revoked.' }),
+  })
+  .meta({ id: 'ParticipantTokenSecretRotated' });
 
 /** A participant as the participant API shows them to themselves. */
 export type MobileParticipant = z.infer<typeof mobileParticipant>;
@@ -438,5 +449,8 @@ export const mobileWindow = z
     leaderboard: mobileLeaderboard.nullable().meta({ description: 'The first page of the design’s default board while design.leaderboard.isEnabled; else null.' }),
     payoutSettings: z.object({ payoutDestinations: z.object({ enabledProviders: z.array(mobilePayoutProvider) }) }),
     traffic: mobileTrafficReport.nullable().meta({ description: 'Only for a signed-in participant, when design.trafficInsights.isPublicDisplayed is on and the plan is paid.' }),
+    affiliate: affiliateSummary
+      .nullable()
+      .meta({ description: 'Affiliate programs, signed-in participant, payment method on file: the affiliate summary (as GET /participant/affiliate-summary); else null.' }),
   })
   .meta({ id: 'MobileWindow' });

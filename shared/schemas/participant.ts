@@ -259,6 +259,8 @@ export const participant = z
     vanityKeys: z.array(z.string()),
     paypalEmailAddress: z.string().optional(),
     payoutSettings,
+    unreadCommissionsCount: z.number().int().optional().meta({ description: 'Affiliate programs: commissions added since the affiliate last marked them read.' }),
+    unreadPayoutsCount: z.number().int().optional().meta({ description: 'Affiliate programs: payouts issued since the affiliate last marked them read.' }),
     isNew: z.boolean().optional(),
     isAffiliate: z.boolean().optional(),
     affiliateStatus: affiliateStatus.nullable().optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PAYOUT_PROVIDERS, applicationQuestion } from './affiliate.ts';
 
 // The four program configuration documents (rest-v2 §2.18–§2.21) and the integrations list (§2.22).
 // Each document is one typed, closed object: unknown keys at any depth are rejected, every string and
@@ -503,6 +504,16 @@ export const campaignOptions = z
     affiliateReapplicationPolicy: z.enum(['AFTER_COOLDOWN', 'DISABLED']).optional().describe('Affiliate programs only.'),
     affiliateReapplicationCooldownDays: intIn(1, 365).optional().describe('Affiliate programs only.'),
     affiliateApplicationReviewEstimateBusinessDays: intIn(1, 60).nullable().optional().describe('Affiliate programs only.'),
+    affiliateApplicationForm: z
+      .strictObject({ questions: z.array(applicationQuestion).max(20), termsUrl: nUrl(2048).describe('When set, applicants must accept these terms.') })
+      .optional()
+      .describe('refloop, affiliate programs only: the public application form (MANUAL_REVIEW and AUTO_APPROVE collect answers; OPEN_ENROLLMENT asks them too).'),
+    payoutSettings: z
+      .strictObject({
+        enabledProviders: z.array(z.enum(PAYOUT_PROVIDERS)).max(PAYOUT_PROVIDERS.length).describe('Providers participants may confirm a payout destination for; WISECOM on affiliate programs only.'),
+        requireTaxInfo: bool.describe('Participants must submit tax information (W-9 or W-8) before payouts.'),
+      })
+      .describe('refloop: payout destinations and tax information.'),
     fraud: z.strictObject({
       strictness: z
         .enum(['LENIENT', 'STANDARD', 'STRICT'])
@@ -639,6 +650,7 @@ export const TYPE_ONLY_FIELDS: Record<DocumentKind, Record<string, ConfigProgram
     affiliateReapplicationPolicy: 'AFFILIATE',
     affiliateReapplicationCooldownDays: 'AFFILIATE',
     affiliateApplicationReviewEstimateBusinessDays: 'AFFILIATE',
+    affiliateApplicationForm: 'AFFILIATE',
     ...Object.fromEntries(REFERRAL_ONLY_EVENTS.map((e) => [`notificationEmails.events.${e}`, 'REFERRAL' as const])),
     ...Object.fromEntries(AFFILIATE_ONLY_EVENTS.map((e) => [`notificationEmails.events.${e}`, 'AFFILIATE' as const])),
   },

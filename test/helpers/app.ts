@@ -95,7 +95,7 @@ export async function freshDatabase(): Promise<{ url: string; cleanup: () => Pro
 }
 
 /** Starts the real Koa app over HTTP on a fresh SQLite file or a fresh PostgreSQL schema. */
-export async function startApp(env: Record<string, string> = {}, opts: { databaseUrl?: string; log?: Logger; routes?: (deps: Deps) => Koa.Middleware[] } = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, opts: { databaseUrl?: string; log?: Logger; routes?: (deps: Deps) => Koa.Middleware[]; port?: number } = {}): Promise<TestApp> {
   const clock = new TestClock();
   // A given database is shared with another app (multi-process tests) and is not removed on close.
   const { url: databaseUrl, cleanup } = opts.databaseUrl ? { url: opts.databaseUrl, cleanup: async () => {} } : await freshDatabase();
@@ -111,7 +111,7 @@ export async function startApp(env: Record<string, string> = {}, opts: { databas
   });
   const deps = await createDeps(config, { clock, log: opts.log });
   const server = http.createServer(createApp(deps, opts.routes?.(deps) ?? []).callback());
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', () => r()));
   const port = (server.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;
   return {

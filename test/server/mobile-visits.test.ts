@@ -38,7 +38,7 @@ describe('POST /mobile/v2/sessions', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ sessionToken: expect.stringMatching(/^s1\./), expiresIn: 3600, expiresAt: app.clock.now() + HOUR, programId: p.pid });
     expect(res.body.sessionToken).toContain(instanceId.toLowerCase());
-    expect(res.headers.get('ratelimit-policy')).toBe('"ip";q=600;w=60');
+    expect(res.headers.get('ratelimit-policy')).toBe('"ip";q=600;w=60, "program";q=60000;w=60');
   });
 
   it('takes the program from the campaignId query parameter too', async () => {
@@ -148,7 +148,7 @@ describe('POST /mobile/v2/visits', () => {
     const row = await app.deps.db.knex('visits').where({ program_id: p.pid, visit_id: id }).first();
     expect(row).toMatchObject({ referrer_id: ann.id, click_id: 'c-1', provider: 'branch', destination: 'https://shop.test/landing', referrer_url: 'https://news.test/a', utm: '{"utm_source":"news"}' });
     expect(row.visitor_key).not.toContain(s.instanceId);
-    expect(res.headers.get('ratelimit-policy')).toBe('"client";q=600;w=60');
+    expect(res.headers.get('ratelimit-policy')).toBe('"client";q=600;w=60, "program-visits";q=240000;w=60');
   });
 
   it('answers a repeat of the same visit id with the same answer and stores it once', async () => {

@@ -3,6 +3,7 @@ import type { Db } from '../../db/connect.ts';
 import { monthBoard, monthKey, monthScore, rankKey, readRows, type Leaderboard } from '../leaderboard.ts';
 import type { Participant, Referrer } from '../../../shared/schemas/participant.ts';
 import { parseJson, programLanguages, recentSince, shareBase, withShareKey, type ParticipantHooks, type ParticipantRow, type Q } from './model.ts';
+import { payoutRequiredActions } from '../payout-destinations.ts';
 
 /** Options of one serialization batch. */
 export interface SerializeOptions {
@@ -46,6 +47,7 @@ export async function serializeParticipants(q: Q, program: Program, rows: Partic
   const rankOf = (board: string, score: number) => 1 + (higher.get(rankKey(board, score)) ?? 0);
   const rewards = ctx.hooks.rewardsOf ? await ctx.hooks.rewardsOf(q, rows.map((r) => r.id)) : null;
   const fraudMatches = ctx.hooks.fraudMatchesOf ? await ctx.hooks.fraudMatchesOf(q, rows) : null;
+  const requiredActions = await payoutRequiredActions(q, program, rows);
   const base = shareBase(program, ctx.publicUrl);
   const language = programLanguages(program).base;
   const affiliateProgram = program.type === 'AFFILIATE';
@@ -120,10 +122,17 @@ export async function serializeParticipants(q: Q, program: Program, rows: Partic
       unsubscribed: !!r.unsubscribed,
       vanityKeys: parseJson<string[]>(r.vanity_keys, []),
       ...(r.paypal_email ? { paypalEmailAddress: r.paypal_email } : {}),
-      payoutSettings: { requiredActions: [] },
+      payoutSettings: { requiredActions: requiredActions.get(r.id) ?? [] },
       ...(opts.isNew !== undefined ? { isNew: opts.isNew } : {}),
       ...(affiliateProgram
-        ? { isAffiliate: !!r.is_affiliate, affiliateStatus: r.affiliate_status ?? null, affiliateEnrollmentSource: r.affiliate_enrollment_source ?? null }
+        ? {
+            isAffiliate: !!r.is_affiliate,
+            affiliateStatus: r.affiliate_status ?? null,
+            affiliateEnrollmentSource: r.affiliate_enrollment_source ?? null,
+            // Columns of migration 014 (affiliate money), read off the full row.
+            unreadCommissionsCount: Number((r as { unread_commissions_count?: number }).unread_commissions_count ?? 0),
+            unreadPayoutsCount: Number((r as { unread_payouts_count?: number }).unread_payouts_count ?? 0),
+          }
         : {}),
       language: (r.language ?? language) as Participant['language'],
     };

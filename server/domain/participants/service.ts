@@ -124,13 +124,16 @@ export class Participants {
     return { participants: await this.serialize(knex, program, page.rows, { boardRanks }), limit: query.limit, nextId: page.nextId };
   }
 
-  /** P3: adds a participant, or returns the one with this email unchanged (`isNew: false`). */
-  async create(program: Program, billing: TeamBilling, input: ParticipantCreate): Promise<Participant> {
+  /**
+   * P3: adds a participant, or returns the one with this email unchanged (`isNew: false`). Enrollment
+   * engines pass `source` (how a new affiliate enrolled) and `trx` to join their own transaction.
+   */
+  async create(program: Program, billing: TeamBilling, input: ParticipantCreate, opts: { source?: string; trx?: Knex.Transaction } = {}): Promise<Participant> {
     if (input.isAffiliate !== undefined && program.type !== 'AFFILIATE') throw fieldError('isAffiliate', 'isAffiliate applies only to affiliate programs.');
     if (input.language) assertProgramLanguage(program, input.language);
     const strict = gdprStrict(program);
     const metadata = metadataStrings(input.metadata ?? {});
-    return this.db.knex.transaction(async (trx) => {
+    const run = async (trx: Knex.Transaction): Promise<Participant> => {
       const now = this.clock.now();
       const existing = await findParticipant(trx, program.id, input.email);
       if (existing) return (await this.serialize(trx, program, [existing], { isNew: false }))[0]!;
@@ -164,7 +167,7 @@ export class Participants {
         language: input.language && input.language !== programLanguages(program).base ? input.language : null,
         is_affiliate: enroll,
         affiliate_status: enroll ? 'APPROVED' : null,
-        affiliate_enrollment_source: enroll ? 'REST_API' : null,
+        affiliate_enrollment_source: enroll ? (opts.source ?? 'REST_API') : null,
         created_at: now,
         updated_at: now,
         ...screen.columns,
@@ -190,7 +193,8 @@ export class Participants {
       await this.events?.emit(trx, program.id, 'NEW_PARTICIPANT_ADDED', { participant: data });
       for (const after of screen.afterWrite) await after(trx, program, created);
       return wire!;
-    });
+    };
+    return opts.trx ? run(opts.trx) : this.db.knex.transaction(run);
   }
 
   /** P5: changes the given fields; referral moves keep the referrers' counts and ranks exact. */

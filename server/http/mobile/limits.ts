@@ -1,42 +1,116 @@
-import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../../config.ts';
+import type { Db } from '../../db/connect.ts';
 import { consume } from '../limits.ts';
 import { RateLimitedError } from '../../errors.ts';
+import { SharedBudget, type BudgetCharge } from './shared-budget.ts';
+
+const WINDOW_S = 60;
+
+/** One budget's state for the standard headers. */
+interface PolicyState {
+  token: string;
+  /** Its `RateLimit-Policy` item, built once. */
+  policy: string;
+  charge: BudgetCharge;
+}
+
+const policyItem = (token: string, points: number) => `"${token}";q=${points};w=${WINDOW_S}`;
+
+/** Which of a program's budgets a call is charged to. */
+export type ProgramBudget = 'calls' | 'visits';
 
 /**
- * Participant-API budgets, in process memory: per IP for session creation, per IP and client
- * instance for everything else (visitors behind one NAT each have their own budget). A database
- * store would put a write on every visit; with several processes each one counts its own share.
+ * Participant-API budgets. Per caller, in process memory: per IP for session creation, per IP and
+ * client instance for everything else (visitors behind one NAT each have their own budget). Per
+ * program, so one program's traffic cannot starve the others: one budget for visits and a smaller
+ * one for every other call, in memory or, with RATE_LIMIT_STORE=database, shared by all processes
+ * through the `rate_limits` table in batches (`SharedBudget`) rather than a write per visit.
  */
 export class MobileLimits {
   readonly #sessions: RateLimiterAbstract;
   readonly #calls: RateLimiterAbstract;
+  readonly #program: Record<ProgramBudget, { token: string; name: string; policy: string; charge: (key: string) => Promise<BudgetCharge> }>;
+  readonly #sessionPolicy: string;
+  readonly #callPolicy: string;
+  readonly #shared: SharedBudget[] = [];
 
-  constructor(private readonly config: Config) {
-    this.#sessions = new RateLimiterMemory({ keyPrefix: 'm_ses', points: config.mobile.sessionsPerIpPerMinute, duration: 60 });
-    this.#calls = new RateLimiterMemory({ keyPrefix: 'm_cli', points: config.mobile.ratePerMinute, duration: 60 });
+  constructor(
+    private readonly config: Config,
+    db: Db,
+  ) {
+    this.#sessions = new RateLimiterMemory({ keyPrefix: 'm_ses', points: config.mobile.sessionsPerIpPerMinute, duration: WINDOW_S });
+    this.#calls = new RateLimiterMemory({ keyPrefix: 'm_cli', points: config.mobile.ratePerMinute, duration: WINDOW_S });
+    const budget = (keyPrefix: string, points: number) => {
+      const base = { keyPrefix, points, duration: WINDOW_S };
+      if (config.limits.store === 'memory') {
+        const limiter = new RateLimiterMemory(base);
+        return async (key: string): Promise<BudgetCharge> => {
+          const { res, over } = await consume(limiter, key);
+          return { over, remaining: Math.max(0, res.remainingPoints), resetMs: res.msBeforeNext };
+        };
+      }
+      const store = { ...base, storeClient: db.knex, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: false };
+      const shared = new SharedBudget(db.dialect === 'pg' ? new RateLimiterPostgres(store as any) : new RateLimiterSQLite(store as any), { points, windowMs: WINDOW_S * 1000 });
+      this.#shared.push(shared);
+      return (key: string) => shared.charge(key);
+    };
+    const m = config.mobile;
+    this.#program = {
+      calls: { token: 'program', name: 'PROGRAM', policy: policyItem('program', m.programCallsPerMinute), charge: budget('m_prg', m.programCallsPerMinute) },
+      visits: { token: 'program-visits', name: 'PROGRAM_VISITS', policy: policyItem('program-visits', m.programVisitsPerMinute), charge: budget('m_pvis', m.programVisitsPerMinute) },
+    };
+    this.#sessionPolicy = policyItem('ip', m.sessionsPerIpPerMinute);
+    this.#callPolicy = policyItem('client', m.ratePerMinute);
   }
 
-  /** Charges session creation to the caller's address. */
-  session(ip: string): Promise<Record<string, string>> {
-    return charge(this.#sessions, ip, 'ip', 'IP', this.config.mobile.sessionsPerIpPerMinute, 'Too many sessions from this network address. Slow down and retry later.');
+  /** Charges session creation to the caller's address, then to the program's call budget. */
+  async session(ip: string, programId: string): Promise<Record<string, string>> {
+    const caller = await this.#caller(this.#sessions, ip, 'ip', this.#sessionPolicy);
+    if (caller.charge.over) throw limited([caller], 'IP', 'Too many sessions from this network address. Slow down and retry later.');
+    return this.#chargeProgram(caller, programId, 'calls');
   }
 
-  /** Charges a call to the caller's address and client instance. */
-  call(ip: string, instanceId: string): Promise<Record<string, string>> {
-    return charge(this.#calls, `${ip}|${instanceId}`, 'client', 'CLIENT', this.config.mobile.ratePerMinute, 'Too many requests from this client. Slow down and retry later.');
+  /** Charges a call to the caller's address and client instance, then to the program's visit or call budget. */
+  async call(ip: string, instanceId: string, programId: string, budget: ProgramBudget): Promise<Record<string, string>> {
+    const caller = await this.#caller(this.#calls, `${ip}|${instanceId}`, 'client', this.#callPolicy);
+    if (caller.charge.over) throw limited([caller], 'CLIENT', 'Too many requests from this client. Slow down and retry later.');
+    return this.#chargeProgram(caller, programId, budget);
+  }
+
+  /** Sends per-program counts not yet written to the shared store (tests, shutdown). */
+  async flush(): Promise<void> {
+    await Promise.all(this.#shared.map((s) => s.flush()));
+  }
+
+  async #caller(limiter: RateLimiterAbstract, key: string, token: string, policy: string): Promise<PolicyState> {
+    const { res, over } = await consume(limiter, key);
+    return { token, policy, charge: { over, remaining: Math.max(0, res.remainingPoints), resetMs: res.msBeforeNext } };
+  }
+
+  // A caller over its own budget is refused before the program is charged, so one client cannot spend its program's budget.
+  async #chargeProgram(caller: PolicyState, programId: string, budget: ProgramBudget): Promise<Record<string, string>> {
+    const b = this.#program[budget];
+    const program: PolicyState = { token: b.token, policy: b.policy, charge: await b.charge(programId) };
+    if (program.charge.over) {
+      throw limited([caller, program], b.name, budget === 'visits' ? 'This program receives too many visits right now. Keep the visit queued and retry later.' : 'This program receives too many requests right now. Retry later.');
+    }
+    return headers([caller, program]);
   }
 }
 
-/** One point; the REST API's standard headers (`RateLimit-Policy`, `RateLimit`, `Retry-After` on 429) and error object. */
-async function charge(limiter: RateLimiterAbstract, key: string, token: string, policyName: string, points: number, message: string): Promise<Record<string, string>> {
-  const { res, over } = await consume(limiter, key);
-  const reset = Math.max(0, Math.ceil(res.msBeforeNext / 1000));
-  const headers: Record<string, string> = {
-    'RateLimit-Policy': `"${token}";q=${points};w=60`,
-    RateLimit: `"${token}";r=${Math.max(0, res.remainingPoints)};t=${reset}`,
+/** The REST API's standard headers (`RateLimit-Policy`, `RateLimit`) over every policy charged, in order. */
+function headers(states: PolicyState[]): Record<string, string> {
+  return {
+    'RateLimit-Policy': states.length === 1 ? states[0]!.policy : `${states[0]!.policy}, ${states[1]!.policy}`,
+    RateLimit: states.map((s) => `"${s.token}";r=${s.charge.remaining};t=${Math.max(0, Math.ceil(s.charge.resetMs / 1000))}`).join(', '),
   };
-  if (!over) return headers;
-  headers['Retry-After'] = String(Math.max(1, reset));
-  throw new RateLimitedError(policyName, message, headers);
+}
+
+/** 429 with the standard headers and `Retry-After` from the policy that refused (the last one charged). */
+function limited(states: PolicyState[], policyName: string, message: string): RateLimitedError {
+  const h = headers(states);
+  const refused = states[states.length - 1]!;
+  h['Retry-After'] = String(Math.max(1, Math.ceil(refused.charge.resetMs / 1000)));
+  return new RateLimitedError(policyName, message, h);
 }

@@ -38,8 +38,12 @@ export interface MobileOperation<B = any, Q = any, R = any> {
   auth: MobileAuth;
   /** On `session` operations: a participant token, when sent, is verified (403 if invalid) and passed as `participantId`. */
   optionalParticipant?: boolean;
+  /** Charged to the program's visit budget instead of its call budget (visit recording only). */
+  visitBudget?: boolean;
   summary: string;
   body?: z.ZodType<B>;
+  /** A hand-written check of the common valid body, equal to `body`'s result; null falls back to `body` (hot paths only). */
+  fastBody?: (raw: unknown) => B | null;
   query?: z.ZodType<Q>;
   response: z.ZodType<R>;
   handler(input: MobileInput<B, Q>): Promise<R>;

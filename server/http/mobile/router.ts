@@ -120,12 +120,12 @@ function allowOrigin(ctx: Koa.Context, origin: string, view: MobileProgram | nul
  * The participant API under /mobile/v2 (docs/participant-api.md), plus /openapi/mobile-v2.json.
  * Order: route → credentials and program (session token, else X-Program-Id / campaignId) → CORS
  * (foreign origin 403 without CORS headers) → team, mobile switch and public key → session →
- * per-IP-and-instance budget → body (JSON, 16 KiB) → validation → participant token → handler.
+ * per-IP-and-instance budget, then the program's → body (JSON, 16 KiB) → validation → participant token → handler.
  * Tokens travel in headers, never cookies, so no credentialed CORS is ever allowed.
  */
 export function mobileApi(deps: Deps, operations: MobileOperation[]): Koa.Middleware {
   const routes = compile(operations);
-  const limits = new MobileLimits(deps.config);
+  const limits = new MobileLimits(deps.config, deps.db);
   const openapi = JSON.stringify(buildMobileOpenApi(operations, deps.config.publicUrl));
 
   return async (ctx, next) => {
@@ -180,8 +180,11 @@ export function mobileApi(deps: Deps, operations: MobileOperation[]): Koa.Middle
     if (origin) ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
     if (view.team.disabled) throw new AccountDisabledError();
     const publicKey = ctx.get('x-public-key');
-    if (!origin && !view.publicKey) throw new NotAuthorizedError('The mobile SDK is not enabled for this program (installation.mobile.isEnabled).');
-    if (publicKey || (!origin && op.auth === 'program')) {
+    // Browsers send no Origin on a same-origin GET; Fetch Metadata still marks a page of this server
+    // (the demo store, hosted pages). Like Origin, a header only a browser is held to.
+    const page = Boolean(origin) || ctx.get('sec-fetch-site') === 'same-origin';
+    if (!page && !view.publicKey) throw new NotAuthorizedError('The mobile SDK is not enabled for this program (installation.mobile.isEnabled).');
+    if (publicKey || (!page && op.auth === 'program')) {
       if (!view.publicKey || !publicKey || !safeEqual(publicKey, view.publicKey)) {
         throw credentialError('X-Public-Key', publicKey ? 'INVALID' : 'MISSING', 'Send the program’s Mobile SDK key (installation.mobile.publicKey) as X-Public-Key.');
       }
@@ -191,9 +194,13 @@ export function mobileApi(deps: Deps, operations: MobileOperation[]): Koa.Middle
     }
     if (session && named && named !== session.programId) throw credentialError('X-Session-Token', 'INVALID', 'The session token belongs to another program.');
 
-    ctx.set(session ? await limits.call(ctx.ip, session.instanceId) : await limits.session(ctx.ip));
+    ctx.set(session ? await limits.call(ctx.ip, session.instanceId, view.program.id, op.visitBudget ? 'visits' : 'calls') : await limits.session(ctx.ip, view.program.id));
 
-    const body = WRITE.has(ctx.method) ? parse(op.body, await readJson(ctx.req, ctx.get('content-type')), 'body') : undefined;
+    let body: unknown;
+    if (WRITE.has(ctx.method)) {
+      const raw = await readJson(ctx.req, ctx.get('content-type'));
+      body = op.fastBody?.(raw) ?? parse(op.body, raw, 'body');
+    }
     const query = op.query ? parse(op.query, ctx.query, 'query') : {};
 
     let participantId: string | null = null;

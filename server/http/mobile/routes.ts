@@ -1,4 +1,5 @@
 import type { MobileOperation } from './operation.ts';
+import { fastVisitBody } from './fast-visit.ts';
 import { mobileOperation } from './operation.ts';
 import {
   mobileParticipant,
@@ -34,11 +35,13 @@ import {
 } from '../../../shared/schemas/mobile.ts';
 import { NotAuthorizedError } from '../../errors.ts';
 import { MobileParticipants } from '../../domain/mobile-participants.ts';
+import { affiliateEnrollmentOperations } from './affiliate-enrollment.ts';
 import type { Deps } from '../../deps.ts';
 import { triggerReferralResponse } from '../../../shared/schemas/reward.ts';
 import { emptyBody } from '../../../shared/schemas/common.ts';
 import { referralList, sendInvitesResponse } from '../../../shared/schemas/referral.ts';
 import { participantRewardList } from '../../../shared/schemas/reward.ts';
+import { affiliateMoneyOperations } from './affiliate-money.ts';
 
 // One service per Deps (tests run several apps in one process).
 const services = new WeakMap<Deps, MobileParticipants>();
@@ -68,9 +71,11 @@ export const recordVisit = mobileOperation({
   method: 'POST',
   path: '/visits',
   auth: 'session',
+  visitBudget: true,
   summary:
     'Record a visit (idempotent per visitId): RECORDED once it is durable, with signed first- and last-visit receipts when the referral code names a participant; PROCESSING when the write takes longer than MOBILE_VISIT_WAIT_MS (keep it queued, resend the same visitId).',
   body: visitCreate,
+  fastBody: fastVisitBody,
   response: visitResponse,
   handler: ({ body, view, session, deps }) =>
     deps.visits.record(view, { visitId: body.visitId, instanceId: session!.instanceId, attribution: body.attribution, provider: body.provider ?? null, firstVisit: body.firstVisit ?? null }),
@@ -364,4 +369,8 @@ export const mobileOperations: MobileOperation[] = [
   getCampaign,
   getLeaderboard,
   resourceDownloadUrl,
+  // Affiliate enrollment, payout destinations and tax information (affiliate-enrollment.ts)
+  ...affiliateEnrollmentOperations,
+  // The signed-in affiliate's commissions, payouts and summary (affiliate-money.ts)
+  ...affiliateMoneyOperations,
 ];

@@ -1,7 +1,7 @@
 import { operation } from '../operation.ts';
 import { emptyBody } from '../../../shared/schemas/common.ts';
 import { participantCreate } from '../../../shared/schemas/participant.ts';
-import { mobileParticipantTokenResponse, participantAuthSecret } from '../../../shared/schemas/mobile.ts';
+import { mobileParticipantTokenResponse, participantAuthSecret, participantTokenSecretRotated } from '../../../shared/schemas/mobile.ts';
 import { completeDocument } from '../../domain/program-config.ts';
 import { InvalidStateError } from '../../errors.ts';
 
@@ -40,4 +40,19 @@ export const createParticipantAuthSecret = operation({
   body: emptyBody,
   response: participantAuthSecret,
   handler: ({ program, deps }) => deps.participantTokens.createAuthSecret(program!.id),
+});
+
+/** TS1 (refloop extension) `POST /campaign/{id}/participant-token-secret/rotate`. */
+export const rotateParticipantTokenSecret = operation({
+  id: 'TS1',
+  name: 'campaigns.rotateParticipantTokenSecret',
+  method: 'POST',
+  path: '/campaign/:id/participant-token-secret/rotate',
+  access: { scopes: ['program:write'] },
+  programParam: 'id',
+  summary:
+    'refloop: replace the program’s participant-token signing secret. Every participant token issued before the rotation stops working at once in every process (participant calls answer 403); mint new ones with P10 or auto-authentication.',
+  body: emptyBody,
+  response: participantTokenSecretRotated,
+  handler: async ({ program, deps }) => ({ success: true as const, rotatedAt: await deps.participantTokens.rotateSigningSecret(program!.id) }),
 });

@@ -1,0 +1,145 @@
+import type Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
+import type { Deps } from '../../deps.ts';
+import { safeEqual } from '../../crypto.ts';
+import { consume } from '../limits.ts';
+import { SESSION_TTL_MS, canManageKeys, type Session } from '../../domain/owners.ts';
+import { SCOPE_DESCRIPTIONS } from '../../../shared/scopes.ts';
+import { openPending, type PendingAuthorization } from '../../mcp/oauth-provider.ts';
+import { SESSION_COOKIE } from './owner.ts';
+import { esc, page } from './html.ts';
+import { alertBox, messageView, signInView } from './owner-views.ts';
+
+/** Path of the consent page the authorization endpoint sends the owner's browser to. */
+export const CONSENT_PATH = '/oauth/consent';
+
+function field(ctx: Koa.Context, name: string): string {
+  const v = (ctx.request as { body?: Record<string, unknown> }).body?.[name];
+  return typeof v === 'string' ? v : '';
+}
+
+function redirectWith(uri: string, params: Record<string, string | null>): string {
+  const u = new URL(uri);
+  for (const [k, v] of Object.entries(params)) if (v != null) u.searchParams.set(k, v);
+  return u.href;
+}
+
+function consentView(p: PendingAuthorization, clientName: string, teams: Array<{ teamId: string; teamName: string }>, csrf: string, request: string, error?: string): string {
+  const host = new URL(p.redirectUri).host || new URL(p.redirectUri).protocol;
+  const scopes = p.scopes.map((s) => `<li><code>${esc(s)}</code> — ${esc(SCOPE_DESCRIPTIONS[s])}</li>`).join('\n');
+  const options = teams
+    .map((t, i) => `<div><input type="radio" id="team-${i}" name="teamId" value="${esc(t.teamId)}"${i === 0 ? ' checked' : ''} required> <label for="team-${i}" style="display:inline">${esc(t.teamName)}</label></div>`)
+    .join('\n');
+  return `<h1>Connect ${esc(clientName)}</h1>
+<p><strong>${esc(clientName)}</strong> (returns to <code>${esc(host)}</code>) asks to manage one of your teams through the MCP connection.</p>
+${alertBox(error)}
+<form method="post" action="${CONSENT_PATH}">
+<input type="hidden" name="csrf" value="${esc(csrf)}">
+<input type="hidden" name="request" value="${esc(request)}">
+<fieldset><legend>Team the connection acts on</legend>
+${options}
+</fieldset>
+<h2>It will be allowed to</h2>
+<ul>${scopes}</ul>
+<p>It shares the team’s API rate limits. You can revoke it at any time; it never receives your password or API keys.</p>
+<button type="submit" name="decision" value="approve">Approve</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`;
+}
+
+/**
+ * The OAuth consent page: the owner signs in (the owner pages' session and sign-in service, with the
+ * same attempt limits), picks one team they may manage keys for, sees the requested scopes and
+ * approves or denies. Approval issues a single-use code and redirects to the client's exact URI.
+ */
+export function oauthConsentPage(deps: Deps): Koa.Middleware {
+  const publicOrigin = new URL(deps.config.publicUrl).origin;
+  const parser = bodyParser({ enableTypes: ['form'], formLimit: '64kb', encoding: 'utf-8' });
+  const cookie = (value: string, maxAgeSeconds: number) =>
+    `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${deps.config.secureCookies ? '; Secure' : ''}`;
+  const html = (ctx: Koa.Context, status: number, title: string, body: string) => {
+    ctx.status = status;
+    ctx.type = 'html';
+    ctx.body = page(title, body);
+  };
+
+  const render = async (ctx: Koa.Context, session: Session, p: PendingAuthorization, request: string, status = 200, error?: string) => {
+    const client = await deps.mcpOAuth.getClient(p.clientId);
+    if (!client) return html(ctx, 400, 'Request not valid', messageView('Request not valid', 'The application that started this request is no longer registered.', null));
+    const teams = (await deps.owners.memberships(session.userId)).filter(canManageKeys);
+    if (!teams.length) return html(ctx, 403, 'Not allowed', messageView('Not allowed', 'You do not manage API access for any team. Ask a team Owner or Admin to connect it.', null));
+    const name = typeof client.client_name === 'string' && client.client_name ? client.client_name : 'An application';
+    html(ctx, status, 'Connect an application', consentView(p, name, teams, session.csrf, request, error));
+  };
+
+  return async (ctx, next) => {
+    if (ctx.path !== CONSENT_PATH) return next();
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('X-Frame-Options', 'DENY');
+    const request = ctx.method === 'POST' ? '' : typeof ctx.query.request === 'string' ? ctx.query.request : '';
+    if (ctx.method === 'POST') {
+      const origin = ctx.get('origin');
+      if (origin && origin !== publicOrigin && origin !== `${ctx.protocol}://${ctx.host}`) return html(ctx, 403, 'Not allowed', messageView('Not allowed', 'This form was sent from another site.', null));
+      try {
+        await parser(ctx, async () => {});
+      } catch {
+        return html(ctx, 400, 'Form not accepted', messageView('Form not accepted', 'The form could not be read. Go back and try again.', null));
+      }
+    } else if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.set('Allow', 'GET, POST');
+      return html(ctx, 405, 'Method not allowed', messageView('Method not allowed', `${ctx.method} is not used on this page.`, null));
+    }
+    const sealed = request || field(ctx, 'request');
+    const p = openPending(deps, sealed);
+    if (!p) return html(ctx, 400, 'Request expired', messageView('This authorization request is not valid', 'It is unknown or expired. Start connecting again from your application.', null));
+    // The form may post to the client's redirect URI after approval: allow exactly that target.
+    const target = new URL(p.redirectUri);
+    ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${target.protocol === 'https:' || target.protocol === 'http:' ? target.origin : target.protocol}; frame-ancestors 'none'; base-uri 'none'`);
+
+    const session = await deps.owners.session(ctx.cookies.get(SESSION_COOKIE));
+    if (ctx.method === 'POST' && field(ctx, 'action') === 'signin') {
+      const email = field(ctx, 'email');
+      const [byEmail, byIp] = await Promise.all([consume(deps.limits.signInPerEmail, email.toLowerCase().slice(0, 254)), consume(deps.limits.signInPerIp, ctx.ip)]);
+      if (byEmail.over || byIp.over) return html(ctx, 429, 'Sign in', signInForm(sealed, email, 'Too many sign-in attempts. Wait a few minutes and try again.'));
+      const result = await deps.owners.signIn(email, field(ctx, 'password'), ctx.cookies.get(SESSION_COOKIE));
+      if (!result) return html(ctx, 400, 'Sign in', signInForm(sealed, email, 'That email address and password do not match an account. Check both and try again.'));
+      ctx.append('Set-Cookie', cookie(result.token, SESSION_TTL_MS / 1000));
+      ctx.redirect(`${CONSENT_PATH}?request=${encodeURIComponent(sealed)}`);
+      ctx.status = 303;
+      return;
+    }
+    if (!session) return html(ctx, 200, 'Sign in', signInForm(sealed, '', null));
+    if (ctx.method !== 'POST') return render(ctx, session, p, sealed);
+
+    if (!safeEqual(field(ctx, 'csrf'), session.csrf)) return html(ctx, 403, 'Not allowed', messageView('Not allowed', 'This form has expired or did not come from this site. Reload the page and try again.', null));
+    if (field(ctx, 'decision') === 'deny') {
+      ctx.redirect(redirectWith(p.redirectUri, { error: 'access_denied', error_description: 'The owner denied the request.', state: p.state }));
+      ctx.status = 303;
+      return;
+    }
+    if (field(ctx, 'decision') !== 'approve') return render(ctx, session, p, sealed, 400, 'Choose Approve or Deny.');
+    const teamId = field(ctx, 'teamId');
+    const team = (await deps.owners.memberships(session.userId)).find((m) => m.teamId === teamId);
+    if (!team || !canManageKeys(team)) return render(ctx, session, p, sealed, 400, 'Choose one of the teams listed.');
+    const code = await deps.mcpOAuth.createCode({
+      clientId: p.clientId,
+      teamId,
+      userId: session.userId,
+      scopes: p.scopes,
+      redirectUri: p.redirectUri,
+      codeChallenge: p.codeChallenge,
+      resource: p.resource,
+    });
+    ctx.redirect(redirectWith(p.redirectUri, { code, state: p.state, iss: deps.config.mcp.publicUrl }));
+    ctx.status = 303;
+  };
+}
+
+function signInForm(request: string, email: string, error: string | null): string {
+  // The owner pages' sign-in form, posted here so the owner comes back to this request afterwards.
+  const form = signInView(email, error)
+    .replace('action="/signin"', `action="${CONSENT_PATH}"`)
+    .replace('<button type="submit">Sign in</button>', `<input type="hidden" name="action" value="signin"><input type="hidden" name="request" value="${esc(request)}"><button type="submit">Sign in</button>`);
+  return `<p>Sign in to connect an application to one of your teams.</p>${form}`;
+}

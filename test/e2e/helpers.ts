@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startApp, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
+import { demoRoutes } from '../../demo/routes.ts';
+import { ensureDemo, type DemoState } from '../../demo/seed.ts';
+import { buildWidget } from '../../scripts/build-widget.ts';
+
+// Shared pieces of the browser suites: Debian's Chromium through playwright-core, the real server
+// with the demo store on a fixed local port (so PUBLIC_URL, the Universal Code's host, is reachable),
+// the built widget, and a folder for artifacts (screenshots).
+
+/** Debian's chromium (installed by .ci/run), or null on a machine without it. */
+export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p)) ?? null;
+
+/** Under CI a missing browser is a failure, never a skip. */
+export const SKIP_BROWSER = !CHROMIUM && process.env.CI !== 'true';
+if (SKIP_BROWSER) console.warn('[e2e] Chromium not found at /usr/bin/chromium: browser tests are skipped (install Debian’s `chromium`; CI never skips them).');
+
+/** Where browser tests leave screenshots for people to look at. */
+export const ARTIFACTS = path.resolve('test-artifacts');
+
+/** A free TCP port on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The running demo: the real app on 127.0.0.1 with the demo store seeded through its REST API. */
+export interface DemoServer {
+  app: TestApp;
+  state: DemoState;
+  url: string;
+  /** The owner's REST key (the demo's backend holds it; tests use it to check what happened). */
+  key: string;
+  rest(method: string, p: string, body?: unknown): Promise<any>;
+}
+
+/** Builds the widget if needed and starts the demo store. */
+export async function startDemo(env: Record<string, string> = {}): Promise<DemoServer> {
+  await buildWidget({ ifStale: true, log: () => {} });
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let state: DemoState | null = null;
+  const app = await startApp({ ...RAISED_LIMITS, PUBLIC_URL: url, ...env }, { port, routes: (deps) => [demoRoutes(deps, () => state, () => url)] });
+  state = await ensureDemo(app.deps, url);
+  const key = app.deps.sealer.open(state.apiKey)!;
+  const rest = async (method: string, p: string, body?: unknown) => {
+    const res = await app.request(method, `/v2${p}`, { key, body });
+    if (res.status !== 200) throw new Error(`${method} ${p} → ${res.status} ${res.text}`);
+    return res.body;
+  };
+  return { app, state, url, key, rest };
+}
+
+/** Launches headless Chromium. */
+export function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+/** Polls `fn` until it returns a truthy value (or throws after `ms`). */
+export async function eventually<T>(fn: () => Promise<T>, ms = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+  const until = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Reads one key of the widget's IndexedDB store (database `refloop`, store `kv`) in the page. */
+export function idbGet(page: Page, key: string): Promise<unknown> {
+  return page.evaluate(
+    (k) =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open('refloop');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (!db.objectStoreNames.contains('kv')) return resolve(undefined);
+          const get = db.transaction('kv').objectStore('kv').get(k);
+          get.onsuccess = () => resolve(get.result);
+          get.onerror = () => reject(get.error);
+        };
+      }),
+    key,
+  );
+}

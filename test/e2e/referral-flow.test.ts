@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { ARTIFACTS, SKIP_BROWSER, eventually, launch, startDemo, type DemoServer } from './helpers.ts';
+
+// Issue #7's whole referral flow in real headless Chromium, on the demo store (the Universal Code
+// with only the host changed): a friend arrives on the referrer's link and signs up through the
+// embedded form; the store's backend credits the referral over REST; the referrer signs in and
+// sees the reward in the window. axe-core checks the open window; a screenshot is kept.
+
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
+  let demo: DemoServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    demo = await startDemo();
+    browser = await launch();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.app.close();
+  });
+
+  const pid = () => demo.state.referralProgramId;
+  const participant = (email: string) => demo.rest('GET', `/campaign/${pid()}/participant/${encodeURIComponent(email)}`);
+  const rewardsOf = async (email: string) => (await demo.rest('GET', `/campaign/${pid()}/participant/${encodeURIComponent(email)}/rewards`)).rewards as Array<{ id: string }>;
+
+  it('friend arrives, signs up in the embedded form, buys; the referrer signs in and sees the reward', async () => {
+    const referrer = await participant(demo.state.people.referrer);
+    const rewardsBefore = (await rewardsOf(referrer.email)).length;
+
+    // 1. The friend arrives on the referrer's share link and joins through the embedded form.
+    const friendContext = await browser.newContext();
+    friendContext.setDefaultTimeout(15_000);
+    const friend = await friendContext.newPage();
+    friend.on('console', (m) => console.log('[friend]', m.text()));
+    await friend.goto(referrer.shareUrl);
+    const form = friend.locator('[data-grsf-block-form]');
+    await form.getByLabel('Email').fill('e2e-friend@example.com');
+    await form.getByRole('button', { name: 'Get my link' }).click();
+    const joined = await eventually(() => participant('e2e-friend@example.com').catch(() => null), 15_000, 'the friend to be a participant');
+    expect(joined.referrer?.id ?? joined.referredBy).toBe(referrer.id);
+    expect(joined.referralStatus).toBe('CREDIT_PENDING');
+
+    // 2. The friend places an order; the store's backend triggers the referral over REST.
+    await friend.locator('#purchase-email').fill('e2e-friend@example.com');
+    await friend.getByRole('button', { name: 'Place order' }).click();
+    await eventually(async () => /"success": true/.test((await friend.locator('#purchase-out').textContent()) ?? ''), 15_000, 'the purchase answer');
+    expect((await participant('e2e-friend@example.com')).referralStatus).toBe('CREDIT_AWARDED');
+    expect((await rewardsOf(referrer.email)).length).toBe(rewardsBefore + 1);
+    await friendContext.close();
+
+    // 3. The referrer signs in (auto-authentication with the hash the store's server computes) and opens the window.
+    const context = await browser.newContext({ viewport: { width: 1024, height: 800 } });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    page.on('console', (m) => console.log('[referrer]', m.text()));
+    await page.goto(`${demo.url}/`);
+    await page.getByRole('button', { name: `Sign in as ${referrer.email}` }).click();
+    await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+    await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor({ state: 'visible', timeout: 15_000 });
+    await dialog.getByRole('tab', { name: 'Rewards' }).click();
+    await eventually(async () => ((await dialog.textContent()) ?? '').includes('Give $10, get $10'), 15_000, 'the reward in the window');
+
+    // 4. No serious or critical accessibility violations on the page with the window open (axe enters open shadow roots).
+    await page.addScriptTag({ content: AXE });
+    const violations = await page.evaluate(async () => {
+      const axe = (window as any).axe;
+      const result = await axe.run(document, { resultTypes: ['violations'] });
+      return result.violations
+        .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v: any) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n: any) => n.target) }));
+    });
+    expect(violations).toEqual([]);
+
+    // 5. A screenshot of the open window, kept as a test artifact.
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const file = path.join(ARTIFACTS, 'window-rewards.png');
+    await page.screenshot({ path: file, fullPage: false });
+    expect(fs.statSync(file).size).toBeGreaterThan(1000);
+    await context.close();
+  }, 120_000);
+});

@@ -1,0 +1,122 @@
+// @vitest-environment happy-dom
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.ts';
+import { RAISED_LIMITS, addParticipant, mobileProgram } from '../helpers/mobile.ts';
+import { SHARE_CHANNELS } from '../../shared/schemas/program-config.ts';
+import { TAX_STATUSES } from '../../shared/schemas/affiliate.ts';
+import { en as enCore } from '../../widget/i18n/en.ts';
+import { enPanels } from '../../widget/i18n/en-panels.ts';
+import { catalogue, setLanguage, t } from '../../widget/i18n/index.ts';
+import { boot } from '../../widget/window/index.tsx';
+import { PAGE, asServer, makeRuntime, textOf, tokenFor, until } from './window-runtime.ts';
+
+// Issue #7: every user-visible string comes from the one message catalogue.
+
+/** The whole English catalogue: the first load's part and the lazy panels' part. */
+const en: Record<string, string> = { ...enCore, ...enPanels };
+const ROOT = path.resolve(import.meta.dirname, '../../widget/window');
+const sources = (dir: string): string[] =>
+  fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sources(path.join(dir, d.name)) : /\.tsx?$/.test(d.name) ? [path.join(dir, d.name)] : []));
+
+/** Catalogue keys the code builds from an enum value; each family's values are listed from the contract. */
+const FAMILIES: Record<string, readonly string[]> = {
+  'rewards.': ['PENDING', 'FULFILLED', 'CANCELLED'],
+  'referrals.': ['CREDIT_PENDING', 'CREDIT_AWARDED', 'CREDIT_EXPIRED', 'INVITE_SENT'],
+  'commissions.': ['PENDING', 'APPROVED', 'PAID', 'REVERSED', 'DELETED', 'empty'],
+  'payouts.': ['UPCOMING', 'QUEUED', 'ISSUED', 'FAILED', 'REVERSED', 'empty'],
+  'channel.': SHARE_CHANNELS,
+  'payoutSettings.': ['PAYOUT_DESTINATION', 'PAYPAL_EMAIL', 'TAX_INFO'],
+  'signup.': ['email', 'firstName', 'lastName'],
+  'tax.': TAX_STATUSES,
+  'leaderboard.': ['ALL_TIME', 'CURRENT_MONTH', 'PREV_MONTH'],
+};
+
+describe('the message catalogue', () => {
+  it('has every literal key the window code asks for', () => {
+    const missing: string[] = [];
+    let found = 0;
+    for (const file of sources(ROOT)) {
+      const code = fs.readFileSync(file, 'utf8');
+      for (const m of code.matchAll(/\bt\(\s*'([^']+)'/g)) {
+        found++;
+        if (!(m[1]! in en)) missing.push(`${path.basename(file)}: ${m[1]}`);
+      }
+      for (const m of code.matchAll(/'([a-zA-Z]+\.[a-zA-Z_]+)'/g)) if (/^(state|window|share|signup|invite|rewards|referrals|summary|affiliate|commissions|payouts|payoutSettings|tax|resources|traffic|application|leaderboard)\./.test(m[1]!) && !(m[1]! in en)) missing.push(`${path.basename(file)}: ${m[1]}`);
+    }
+    expect(found).toBeGreaterThan(50);
+    expect(missing).toEqual([]);
+  });
+
+  it('never hands HTML to the DOM: no innerHTML, outerHTML, insertAdjacentHTML or dangerouslySetInnerHTML in the widget', () => {
+    const offenders = sources(ROOT)
+      .concat(sources(path.resolve(ROOT, '../i18n')))
+      .filter((f) => /dangerouslySetInnerHTML|\.innerHTML|\.outerHTML|insertAdjacentHTML|document\.write/.test(fs.readFileSync(f, 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
+  it('has every key built from an enum value (statuses, channels, required actions)', () => {
+    const missing = Object.entries(FAMILIES).flatMap(([prefix, values]) => values.map((v) => prefix + v).filter((k) => !(k in en)));
+    expect(missing).toEqual([]);
+  });
+
+  it('is keyed by language and falls back to English key by key', async () => {
+    expect(Object.keys(catalogue)).toContain('en');
+    catalogue.fr = { 'window.close': 'Fermer' };
+    try {
+      expect(setLanguage('fr-CA')).toBe('fr');
+      expect(t('window.close')).toBe('Fermer');
+      expect(t('window.title')).toBe(en['window.title']);
+    expect(Object.keys(enCore).filter((k) => k in enPanels)).toEqual([]);
+      expect(setLanguage('xx')).toBe('en');
+      expect(t('window.close')).toBe('Close');
+    } finally {
+      delete catalogue.fr;
+      setLanguage('en');
+    }
+    // The lazy panels' part arrives with their chunks.
+    if (!('invite.sent' in catalogue.en!)) expect(t('invite.sent', { count: 3 })).toBe('invite.sent');
+    await import('../../widget/i18n/panels.ts');
+    expect(t('invite.sent', { count: 3 })).toBe('3 invites sent.');
+  });
+});
+
+describe('rendered panels', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp(RAISED_LIMITS);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+  beforeEach(() => {
+    (window as any).happyDOM.setURL(PAGE);
+    document.body.innerHTML = '';
+  });
+
+  const KEY_SHAPE = new RegExp(`\\b(${[...new Set(Object.keys(en).map((k) => k.split('.')[0]))].join('|')})\\.[A-Za-z_]+\\b`);
+
+  it('show no text that is a catalogue key (a key missing from English would render as itself)', async () => {
+    for (const type of ['REFERRAL', 'AFFILIATE'] as const) {
+      const p = await asServer(app, () => mobileProgram(app, { type }));
+      const { participant, participantToken } = await tokenFor(app, p, `owner-${type}@example.com`);
+      if (type === 'REFERRAL') await asServer(app, () => addParticipant(app, p, { email: 'f@example.com', referredBy: participant.id, referralStatus: 'CREDIT_PENDING' }));
+      const names = ['form', 'invite', 'rewards', 'referral-status', 'referral-summary', 'affiliate-summary', 'commissions', 'payouts', 'payout-settings', 'tax', 'traffic', 'leaderboard', 'resources', 'application'];
+      const els = names.map((n) => {
+        const el = document.createElement('div');
+        el.setAttribute(`data-grsf-block-${n}`, '');
+        document.body.append(el);
+        return el;
+      });
+      await boot(await makeRuntime(app, p.pid, { participantToken }));
+      (window as any).growsurf.open();
+      await until(() => els.every((el) => el.shadowRoot && textOf(el.shadowRoot).trim() && !textOf(el.shadowRoot).includes('Loading')));
+      const all = textOf(document.body);
+      expect(all).not.toMatch(KEY_SHAPE);
+      expect(all).toContain(type === 'REFERRAL' ? 'Your referrals' : 'Commissions');
+      (window as any).growsurf.close();
+      document.body.innerHTML = '';
+    }
+  });
+});

@@ -1,0 +1,368 @@
+// @vitest-environment happy-dom
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.ts';
+import { RAISED_LIMITS, addParticipant, mobileProgram, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { boot } from '../../widget/window/index.tsx';
+import { moneyProgram, sale } from '../server/money-fixture.ts';
+import { PAGE, asServer, makeRuntime, textOf, tokenFor, until } from './window-runtime.ts';
+
+// Issue #7: each panel, rendered as an embeddable element, draws real data from a real server.
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp(RAISED_LIMITS);
+});
+afterAll(async () => {
+  await app.close();
+});
+beforeEach(() => {
+  (window as any).happyDOM.setURL(PAGE);
+  document.body.innerHTML = '';
+});
+
+const gs = () => (window as any).growsurf;
+const rest = (p: MobileProgramFixture, method: string, path: string, body?: unknown) => asServer(app, () => app.request(method, `/v2/campaign/${p.pid}${path}`, { key: p.key, body }));
+
+/** Puts `<div data-grsf-block-{name} …>` on the page and returns its shadow root once rendered. */
+function element(name: string, attrs: Record<string, string> = {}): HTMLElement {
+  const el = document.createElement('div');
+  el.setAttribute(`data-grsf-block-${name}`, '');
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  document.body.append(el);
+  return el;
+}
+const shadowText = (el: HTMLElement) => textOf(el.shadowRoot);
+const submit = (form: HTMLFormElement) => form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+function type(root: ParentNode, name: string, value: string) {
+  const input = root.querySelector<HTMLInputElement | HTMLTextAreaElement>(`[name="${name}"]`)!;
+  input.value = value;
+}
+
+async function signedIn(p: MobileProgramFixture, email = 'ann@example.com', extra: Record<string, unknown> = {}) {
+  const ann = await tokenFor(app, p, email, extra);
+  const rt = await makeRuntime(app, p.pid, { participantToken: ann.participantToken });
+  return { ann, rt };
+}
+
+describe('sign-up form (data-grsf-block-form)', () => {
+  it('prefills data-grsf-email, signs the visitor up, then shows their share link', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    const el = element('form', { 'data-grsf-email': 'new@example.com', 'data-grsf-first-name': 'Nia' });
+    await boot(await makeRuntime(app, p.pid));
+    const form = await until(() => el.shadowRoot?.querySelector('form'));
+    expect(form.querySelector<HTMLInputElement>('[name="email"]')!.value).toBe('new@example.com');
+    expect(form.querySelector<HTMLInputElement>('[name="firstName"]')!.value).toBe('Nia');
+    submit(form);
+    const link = await until(() => el.shadowRoot!.querySelector<HTMLInputElement>('input[readonly]'));
+    const created = (await rest(p, 'GET', '/participant/new@example.com')).body;
+    expect(created.firstName).toBe('Nia');
+    expect(link.value).toBe(created.shareUrl);
+  });
+
+  it('skips an element that cannot host our shadow root and still renders the others', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    // The page already attached its own closed shadow root to this one: attachShadow throws.
+    const bad = document.createElement('div');
+    bad.attachShadow({ mode: 'closed' });
+    bad.setAttribute('data-grsf-block-form', '');
+    document.body.append(bad);
+    expect(() => bad.attachShadow({ mode: 'open' })).toThrow();
+    const el = element('form');
+    await boot(await makeRuntime(app, p.pid));
+    await until(() => el.shadowRoot?.querySelector('form'));
+    expect(bad.shadowRoot).toBeNull();
+    expect(() => gs().initElements()).not.toThrow();
+  });
+
+  it('shows the referred experience when a referrer is pending', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    const ann = await asServer(app, () => addParticipant(app, p, { email: 'ann@example.com' }));
+    const el = element('form');
+    await boot(await makeRuntime(app, p.pid, { pending: { referralCode: shareKey(ann), capturedAt: Date.now() } }));
+    await until(() => el.shadowRoot?.querySelector('form'));
+    expect(shadowText(el)).toContain('You were invited by a friend');
+  });
+});
+
+describe('share panel', () => {
+  it('shows participant.shareUrl, and copy counts a copyRefLink share through trackShare', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    const { ann, rt } = await signedIn(p);
+    const el = element('form');
+    await boot(rt);
+    const shares: unknown[] = [];
+    gs().subscribe('share', (d: unknown) => shares.push(d));
+    const input = await until(() => el.shadowRoot?.querySelector<HTMLInputElement>('input[readonly]'));
+    expect(input.value).toBe(ann.participant.shareUrl);
+    const copy = [...el.shadowRoot!.querySelectorAll('button')].find((b) => b.textContent === 'Copy link')!;
+    copy.click();
+    await until(() => shares.length === 1);
+    expect(shadowText(el)).toContain('Copied!');
+    expect((await rest(p, 'GET', `/participant/${ann.participant.id}`)).body.shareCount).toMatchObject({ copyRefLink: 1 });
+    // Social channels come from the window payload; each link is tracked under its own type.
+    const channels = (await gs().getWindow()).share.channels as string[];
+    const links = [...el.shadowRoot!.querySelectorAll<HTMLAnchorElement>('a.btn')];
+    expect(links.length).toBeGreaterThan(0);
+    expect(links.length).toBeLessThanOrEqual(channels.length);
+    const email = links.find((a) => a.href.startsWith('mailto:'))!;
+    expect(decodeURIComponent(email.href)).toContain(ann.participant.shareUrl);
+    email.addEventListener('click', (e) => e.preventDefault());
+    email.click();
+    await until(() => shares.length === 2);
+    expect((await rest(p, 'GET', `/participant/${ann.participant.id}`)).body.shareCount).toMatchObject({ copyRefLink: 1, email: 1 });
+  });
+});
+
+describe('invite form (data-grsf-block-invite)', () => {
+  it('sends invitations and reports how many went out', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    await app.deps.teams.approveVerification(p.teamId);
+    const { ann, rt } = await signedIn(p);
+    const el = element('invite');
+    await boot(rt);
+    const form = await until(() => el.shadowRoot?.querySelector('form'));
+    type(form, 'emails', 'kim@example.com, lee@example.com');
+    type(form, 'message', 'Join me!');
+    submit(form);
+    await until(() => shadowText(el).includes('2 invites sent.'), 3000).catch((e) => {
+      throw new Error(`${e.message}: ${shadowText(el)}`);
+    });
+    expect((await rest(p, 'GET', `/participant/${ann.participant.id}`)).body.inviteCount).toBe(2);
+  });
+});
+
+describe('rewards (data-grsf-block-rewards) and the unread badge', () => {
+  it('marks unread rewards and clears the badge when they are marked read', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    expect((await rest(p, 'POST', '/reward-configs', { type: 'SINGLE_SIDED' })).status).toBe(200);
+    const { ann, rt } = await signedIn(p);
+    for (const e of ['f1@example.com', 'f2@example.com']) await asServer(app, () => addParticipant(app, p, { email: e, referredBy: ann.participant.id, referralStatus: 'CREDIT_AWARDED' }));
+    const issued = (await rest(p, 'GET', `/participant/${ann.participant.id}/rewards`)).body.rewards as unknown[];
+    expect(issued.length).toBeGreaterThan(0);
+    const launcher = document.createElement('button');
+    launcher.className = 'growsurf-unread-notifications-badge';
+    launcher.textContent = 'Rewards';
+    const custom = document.createElement('span');
+    custom.className = 'my-button';
+    document.body.append(launcher, custom);
+    const el = element('rewards');
+    await boot(rt);
+    gs().initUnreadNotificationsBadge('.my-button');
+    const badge = await until(() => launcher.querySelector<HTMLElement>('[data-grsf-badge]'));
+    await until(() => badge.textContent === String(issued.length));
+    expect(badge.hidden).toBe(false);
+    expect(custom.querySelector('[data-grsf-badge]')!.textContent).toBe(String(issued.length));
+    await until(() => el.shadowRoot!.querySelectorAll('.new').length === issued.length);
+    const mark = [...el.shadowRoot!.querySelectorAll('button')].find((b) => b.textContent === 'Mark all as read')!;
+    mark.click();
+    await until(() => badge.textContent === '0');
+    expect(badge.hidden).toBe(true);
+    await until(() => el.shadowRoot!.querySelectorAll('.new').length === 0);
+    const after = (await rest(p, 'GET', `/participant/${ann.participant.id}/rewards`)).body.rewards as Array<{ unread: boolean }>;
+    expect(after.every((r) => !r.unread)).toBe(true);
+  });
+});
+
+describe('referral status (data-grsf-block-referral-status)', () => {
+  it('lists referrals with masked emails, rendering names as text only', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    const { ann, rt } = await signedIn(p);
+    const evil = '<img src=x onerror="window.__pwned=1">';
+    await asServer(app, () => addParticipant(app, p, { email: 'zoe@example.com', firstName: evil, referredBy: ann.participant.id, referralStatus: 'CREDIT_PENDING' }));
+    const el = element('referral-status');
+    await boot(rt);
+    await until(() => shadowText(el).includes('Signed up'));
+    expect(shadowText(el)).toContain(evil);
+    expect(shadowText(el)).toContain('z***@example.com');
+    expect(shadowText(el)).not.toContain('zoe@example.com');
+    expect(el.shadowRoot!.querySelector('img')).toBeNull();
+    expect((window as any).__pwned).toBeUndefined();
+  });
+});
+
+describe('leaderboard and referral summary', () => {
+  it('ranks participants from the window payload', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    const { ann, rt } = await signedIn(p, 'ann@example.com', { firstName: 'Ann' });
+    const bob = await asServer(app, () => addParticipant(app, p, { email: 'bob@example.com', firstName: 'Bob' }));
+    for (const [i, ref] of [ann.participant.id, ann.participant.id, bob.id].entries()) {
+      await asServer(app, () => addParticipant(app, p, { email: `f${i}@example.com`, referredBy: ref, referralStatus: 'CREDIT_AWARDED' }));
+    }
+    const board = element('leaderboard');
+    const summary = element('referral-summary');
+    await boot(rt);
+    const rows = await until(() => {
+      const r = [...(board.shadowRoot?.querySelectorAll('tbody tr') ?? [])];
+      return r.length >= 2 && r;
+    });
+    expect(textOf(rows[0])).toMatch(/1 Ann 2/);
+    expect(textOf(rows[1])).toMatch(/2 Bob 1/);
+    // The period selector loads another board over ML1: nobody referred anyone last month.
+    const select = board.shadowRoot!.querySelector('select')!;
+    expect(select.closest('label')!.textContent).toContain('Period');
+    const scores = () => [...board.shadowRoot!.querySelectorAll('tbody tr')].map((tr) => tr.lastElementChild!.textContent);
+    select.value = 'PREV_MONTH';
+    select.dispatchEvent(new Event('change', { bubbles: true }));
+    await until(() => scores().length > 0 && scores().every((x) => x === '0'));
+    select.value = 'CURRENT_MONTH';
+    select.dispatchEvent(new Event('change', { bubbles: true }));
+    await until(() => /1 Ann 2/.test(textOf(board.shadowRoot!.querySelector('tbody'))));
+    await until(() => summary.shadowRoot?.querySelector('.tile'));
+    const tiles = [...summary.shadowRoot!.querySelectorAll('.tile')].map((t) => textOf(t).trim());
+    expect(tiles).toContain('2 Referrals');
+  });
+});
+
+describe('payout settings (data-grsf-block-payout-settings)', () => {
+  it('lists the enabled providers and offers confirmation only where canConfirm is true', async () => {
+    const p = await asServer(app, () => moneyProgram(app, undefined, { options: { payoutSettings: { enabledProviders: ['PAYPAL', 'VENMO'] } } }));
+    await app.deps.teams.approveVerification(p.teamId);
+    await rest(p as unknown as MobileProgramFixture, 'PATCH', '/installation', { mobile: { isEnabled: true } });
+    const { rt } = await signedIn({ ...p, publicKey: null }, p.affiliate.email);
+    const el = element('payout-settings');
+    await boot(rt);
+    const providers = (await gs().getWindow()).payoutSettings.payoutDestinations.enabledProviders as Array<{ provider: string; canConfirm: boolean }>;
+    expect(providers.map((x) => x.provider)).toEqual(['PAYPAL', 'VENMO']);
+    await until(() => shadowText(el).includes('PAYPAL'));
+    const buttons = [...el.shadowRoot!.querySelectorAll('button')];
+    for (const x of providers) {
+      const button = buttons.find((b) => b.textContent === `Set up ${x.provider}`);
+      expect(!!button, x.provider).toBe(x.canConfirm);
+      if (!x.canConfirm) expect(shadowText(el)).toContain(`${x.provider} cannot be set up for your account.`);
+    }
+    buttons.find((b) => b.textContent === 'Set up PAYPAL')!.click();
+    await until(() => shadowText(el).includes('Check your email to confirm PayPal.'));
+  });
+});
+
+describe('tax information (lazy chunk)', () => {
+  it('opens the hosted tax page the API returns in a new tab and shows the new status', async () => {
+    const p = await asServer(app, () => moneyProgram(app));
+    await rest(p as unknown as MobileProgramFixture, 'PATCH', '/installation', { mobile: { isEnabled: true } });
+    const { rt } = await signedIn({ ...p, publicKey: null }, p.affiliate.email);
+    const el = element('tax');
+    await boot(rt);
+    const button = await until(() => [...(el.shadowRoot?.querySelectorAll('button') ?? [])].find((b) => b.textContent === 'Open tax form'));
+    const tabs: Array<{ opener: unknown; location: { href: string } }> = [];
+    const spy = vi.spyOn(window, 'open').mockImplementation(() => {
+      const w = { opener: window as unknown, location: { href: '' }, close() {} };
+      tabs.push(w);
+      return w as unknown as Window;
+    });
+    try {
+      button.click();
+      await until(() => shadowText(el).includes('Status: In progress'));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(tabs).toHaveLength(1);
+    expect(tabs[0]!.location.href).toMatch(/^http:\/\/refloop\.test\/tax/);
+    expect(tabs[0]!.opener).toBeNull();
+  });
+});
+
+describe('commissions, payouts and affiliate summary', () => {
+  it('list the affiliate’s commissions, count them on the badge and clear it on mark-read', async () => {
+    const p = await asServer(app, () => moneyProgram(app));
+    await asServer(app, () => sale(app, p, { grossAmount: 1000, orderId: 'w1' }));
+    await asServer(app, () => sale(app, p, { grossAmount: 2500, orderId: 'w2' }));
+    await asServer(app, () => app.request('PATCH', `/v2/campaign/${p.pid}/installation`, { key: p.key, body: { mobile: { isEnabled: true } } }));
+    const { rt } = await signedIn({ ...p, publicKey: null }, p.affiliate.email);
+    const launcher = document.createElement('button');
+    launcher.className = 'growsurf-unread-notifications-badge';
+    document.body.append(launcher);
+    const commissions = element('commissions');
+    const summary = element('affiliate-summary');
+    const payouts = element('payouts');
+    await boot(rt);
+    const rows = await until(() => {
+      const r = [...(commissions.shadowRoot?.querySelectorAll('li') ?? [])];
+      return r.length === 2 && r;
+    });
+    expect(textOf(rows[0])).toContain('$2.50');
+    expect(textOf(rows[1])).toContain('$1.00');
+    expect(textOf(rows[0])).toMatch(/Pending|Approved/);
+    await until(() => /Referral revenue/.test(shadowText(summary)));
+    expect(shadowText(summary)).toContain('$35.00');
+    await until(() => shadowText(payouts).includes('No payouts yet.'));
+    const badge = await until(() => launcher.querySelector<HTMLElement>('[data-grsf-badge]'));
+    await until(() => badge.textContent === '2');
+    [...commissions.shadowRoot!.querySelectorAll('button')].find((b) => b.textContent === 'Mark all as read')!.click();
+    await until(() => badge.textContent === '0' && badge.hidden);
+    await until(() => ![...commissions.shadowRoot!.querySelectorAll('button')].some((b) => b.textContent === 'Mark all as read'));
+  });
+});
+
+describe('affiliate application form', () => {
+  it('is the embedded form for visitors of an affiliate program; open enrollment signs the new affiliate in', async () => {
+    const p = await asServer(app, () => mobileProgram(app, { type: 'AFFILIATE' }));
+    const el = element('form');
+    await boot(await makeRuntime(app, p.pid));
+    const form = await until(() => el.shadowRoot?.querySelector('form'));
+    expect(shadowText(el)).toContain('Apply to become an affiliate');
+    type(form, 'email', 'partner@example.com');
+    type(form, 'firstName', 'Pat');
+    submit(form);
+    // Signed in with the token the submission returned, the element turns into the share panel.
+    const link = await until(() => el.shadowRoot!.querySelector<HTMLInputElement>('input[readonly]'));
+    const created = (await rest(p, 'GET', '/participant/partner@example.com')).body;
+    expect(created).toMatchObject({ firstName: 'Pat', isAffiliate: true });
+    expect(gs().currentParticipantId()).toBe(created.id);
+    expect(link.value).toBe(created.shareUrl);
+  });
+});
+
+describe('lazy panels', () => {
+  it('opens a freshly signed download URL for a FILE resource every time', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    const { rt } = await signedIn(p);
+    const now = app.clock.now();
+    const id = `res${Math.random().toString(36).slice(2, 12)}`;
+    await app.deps.db.knex('program_resources').insert({
+      id, program_id: p.pid, type: 'FILE', title: 'Kit', file_key: `k/${id}`, file_name: 'kit.pdf', file_mime_type: 'application/pdf', file_bytes: 10,
+      file_moderation_status: 'APPROVED', is_published: true, position: 0, created_at: now, updated_at: now,
+    });
+    await boot(rt);
+    const tabs: Array<{ opener: unknown; location: { href: string } }> = [];
+    const spy = vi.spyOn(window, 'open').mockImplementation(() => {
+      const w = { opener: window as unknown, location: { href: '' }, close() {} };
+      tabs.push(w);
+      return w as unknown as Window;
+    });
+    const { openFile } = await import('../../widget/window/panels/resources.tsx');
+    const a = await openFile(id);
+    app.clock.advance(1000);
+    const b = await openFile(id);
+    spy.mockRestore();
+    expect(a).toContain(`/files/resources/${id}?`);
+    expect(b).not.toBe(a);
+    // Each open got its own tab, pointed at its own link, with no way back to the page.
+    expect(tabs.map((w) => w.location.href)).toEqual([a, b]);
+    expect(tabs.every((w) => w.opener === null)).toBe(true);
+  });
+
+  it('loads the resources, tax and traffic panels as separate chunks and degrades when they have no data', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    const { rt } = await signedIn(p);
+    const resources = element('resources');
+    const traffic = element('traffic');
+    await boot(rt);
+    await until(() => shadowText(resources).includes('Resources') && !shadowText(resources).includes('Loading'));
+    expect(shadowText(resources)).toMatch(/not available|No resources yet/);
+    // The traffic report is only in the payload on paid plans with the design's Traffic section on.
+    await until(() => shadowText(traffic).includes('Traffic'));
+    expect(shadowText(traffic)).toContain('This is not available right now.');
+  });
+
+  it('draws visits over time as an SVG polyline with one point per day', async () => {
+    const { render } = await import('preact');
+    const { Chart } = await import('../../widget/window/panels/traffic.tsx');
+    const visitsOverTime = Array.from({ length: 30 }, (_, i) => ({ date: `2026-01-${String(i + 1).padStart(2, '0')}`, visits: i % 5 }));
+    const box = document.createElement('div');
+    render(<Chart report={{ days: 30, visits: 60, uniqueVisitors: 10, visitsOverTime, sources: [] }} />, box);
+    const svg = box.querySelector('svg')!;
+    expect(svg.getAttribute('role')).toBe('img');
+    expect(svg.getAttribute('aria-label')).toContain('30 days');
+    expect(svg.querySelector('polyline')!.getAttribute('points')!.split(' ')).toHaveLength(30);
+  });
+});

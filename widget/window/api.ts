@@ -1,0 +1,229 @@
+// The participant API client (docs/participant-api.md). Types come from shared/schemas/mobile.ts
+// as TYPE imports only: zod never reaches the widget bundle.
+import ky from 'ky';
+import type { z } from 'zod';
+import type * as M from '../../shared/schemas/mobile.ts';
+import type { referralList, sendInvitesResponse } from '../../shared/schemas/referral.ts';
+import type { participantRewardList, triggerReferralResponse } from '../../shared/schemas/reward.ts';
+import type { CampaignDesign, DeepPartial } from '../../shared/schemas/program-config.ts';
+import { STORE_KEYS, type WidgetRuntime } from '../runtime.ts';
+import type * as A from './affiliate-types.ts';
+
+/** The signed-in participant as the participant API shows them. */
+export type Participant = z.infer<typeof M.mobileParticipant>;
+/**
+ * The window payload. `design`, `type`, `languages` and `upfrontDiscount` are read when the server
+ * sends them (MW1 does not yet); the widget falls back to its catalogue and defaults.
+ */
+export type WindowPayload = Omit<z.infer<typeof M.mobileWindow>, 'participant'> & {
+  participant: Participant | null;
+  design?: DeepPartial<CampaignDesign>;
+  type?: 'REFERRAL' | 'AFFILIATE';
+  languages?: string[];
+  upfrontDiscount?: UpfrontDiscount[] | UpfrontDiscount | null;
+};
+/** `getUpfrontDiscount` result (web-sdk.md §6). */
+export interface UpfrontDiscount {
+  integration: 'stripe' | 'chargebee' | 'recurly';
+  promotionCode: string;
+  couponId: string;
+}
+/** MC1 answer. */
+export type Campaign = z.infer<typeof M.mobileCampaign>;
+/** ML1 answer. */
+export type Leaderboard = z.infer<typeof M.mobileLeaderboard>;
+/** MRF1 answer. */
+export type ReferralList = z.infer<typeof referralList>;
+/** MRW1 answer. */
+export type RewardList = z.infer<typeof participantRewardList>;
+/** MSM1 answer. */
+export type ReferralSummary = z.infer<typeof M.mobileReferralSummary>;
+/** MP2 body as the caller writes it. */
+export type ParticipantInput = z.input<typeof M.mobileParticipantCreate>;
+/** MP3 body as the caller writes it. */
+export type ReferredInput = z.input<typeof M.mobileReferredParticipantCreate>;
+/** MP2 answer. */
+export type Created = z.infer<typeof M.mobileParticipantCreated>;
+/** MP3 answer. */
+export type ReferredCreated = z.infer<typeof M.mobileReferredParticipantCreated>;
+/** MI1 body. */
+export type InvitesInput = z.input<typeof M.mobileInvitesSend>;
+/** Share types MSH1 accepts. */
+export type ShareType = z.infer<typeof M.mobileShareTrack>['type'];
+
+/**
+ * Paths of the affiliate-side operations (issue #6, landing alongside this widget) and the
+ * participant resource list (not offered yet). One table, so a path change is one edit; the panels
+ * show "not available" while an operation answers 404.
+ */
+export const PENDING_PATHS = {
+  affiliateSummary: 'participant/affiliate-summary',
+  commissions: 'participant/commissions',
+  commissionsRead: 'participant/commissions/read',
+  payouts: 'participant/payouts',
+  payoutsRead: 'participant/payouts/read',
+  payoutDestination: 'participant/payout-destination',
+  payoutConfirmation: 'participant/payout-destination/request-confirmation',
+  taxSession: 'participant/tax-info/session',
+  taxStatus: 'participant/tax-info',
+  applicationForm: 'affiliate-application-form',
+  applications: 'affiliate-applications',
+  resources: 'resources',
+} as const;
+
+/** A participant-API error: the REST error object's status, first field and code. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly field?: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+interface StoredSession {
+  token: string;
+  expiresAt: number;
+}
+type Body = Record<string, unknown>;
+
+/** One client per booted runtime: session token, participant token and every operation. */
+export class Api {
+  private session?: StoredSession;
+  private sessionPromise?: Promise<string>;
+  /** The participant token, or undefined when nobody is signed in. */
+  token?: string;
+  private http;
+
+  constructor(private rt: WidgetRuntime) {
+    this.http = ky.create({ prefixUrl: rt.apiBase, throwHttpErrors: false, retry: { limit: 2, methods: ['get'] }, timeout: 15_000 });
+  }
+
+  /** Loads the stored participant token (boot). */
+  async load(): Promise<void> {
+    this.token = (await this.rt.store.get<string>(STORE_KEYS.participantToken)) || undefined;
+    this.session = await this.rt.store.get<StoredSession>(STORE_KEYS.sessionToken);
+  }
+
+  /** Keeps (or with undefined, forgets) the participant token. */
+  async setToken(token: string | undefined): Promise<void> {
+    this.token = token;
+    await (token ? this.rt.store.set(STORE_KEYS.participantToken, token) : this.rt.store.del(STORE_KEYS.participantToken));
+  }
+
+  /** Forgets both tokens (shutdown). */
+  async clear(): Promise<void> {
+    this.session = undefined;
+    await Promise.all([this.setToken(undefined), this.rt.store.del(STORE_KEYS.sessionToken)]);
+  }
+
+  private sessionToken(): Promise<string> {
+    // A minute of margin so a token never expires between here and the server.
+    if (this.session && this.session.expiresAt - 60_000 > Date.now()) return Promise.resolve(this.session.token);
+    return (this.sessionPromise ??= (async () => {
+      try {
+        const headers: Record<string, string> = { 'X-Program-Id': this.rt.programId };
+        if (this.rt.publicKey) headers['X-Public-Key'] = this.rt.publicKey;
+        const res = await this.http.post('sessions', { headers, json: { instanceId: this.rt.instanceId } });
+        const s = await read<z.infer<typeof M.mobileSession>>(res);
+        this.session = { token: s.sessionToken, expiresAt: s.expiresAt };
+        await this.rt.store.set(STORE_KEYS.sessionToken, this.session);
+        return s.sessionToken;
+      } finally {
+        this.sessionPromise = undefined;
+      }
+    })());
+  }
+
+  /** Calls one operation; a session the server calls expired or invalid is replaced once, then retried. */
+  async call<T>(method: 'get' | 'post' | 'patch', path: string, json?: Body, searchParams?: Record<string, string | number>, retried = false): Promise<T> {
+    const headers: Record<string, string> = { 'X-Session-Token': await this.sessionToken() };
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    const res = await this.http(path, { method, headers, json, searchParams });
+    try {
+      return await read<T>(res);
+    } catch (e) {
+      const err = e as ApiError;
+      if (!retried && (err.status === 401 || err.status === 403) && err.field === 'X-Session-Token') {
+        this.session = undefined;
+        return this.call(method, path, json, searchParams, true);
+      }
+      // A participant token the server no longer accepts is dropped: the visitor is signed out.
+      if (err.status === 403 && err.field === 'Authorization') await this.setToken(undefined);
+      throw err;
+    }
+  }
+
+  /** MW1. */
+  window = () => this.call<WindowPayload>('get', 'window');
+  /** MC1. */
+  campaign = () => this.call<Campaign>('get', 'campaign');
+  /** MP1. */
+  participant = () => this.call<Participant>('get', 'participant');
+  /** MA1. */
+  autoAuth = (email: string, hash: string) => this.call<z.infer<typeof M.mobileParticipantToken>>('post', 'participant-token', { email, hash });
+  /** MR1. */
+  validateReferrer = (body: z.input<typeof M.mobileReferrerValidate>) => this.call<z.infer<typeof M.mobileReferrerValidation>>('post', 'referrer/validate', body);
+  /** MP2. */
+  addParticipant = (body: ParticipantInput) => this.call<Created>('post', 'participants', body);
+  /** MP3. */
+  addReferredParticipant = (body: ReferredInput) => this.call<ReferredCreated>('post', 'referred-participants', body);
+  /** MP4. */
+  updateParticipant = (body: z.input<typeof M.mobileParticipantUpdate>) => this.call<Participant>('patch', 'participant', body);
+  /** MSH1. */
+  trackShare = (type: ShareType) => this.call<z.infer<typeof M.mobileShareTracked>>('post', 'participant/shares', { type });
+  /** MT1. */
+  triggerReferral = () => this.call<z.infer<typeof triggerReferralResponse>>('post', 'participant/referral-trigger', {});
+  /** MRF1. */
+  referrals = (q: { limit?: number; offset?: number } = {}) => this.call<ReferralList>('get', 'participant/referrals', undefined, q);
+  /** MI1. */
+  sendInvites = (body: InvitesInput) => this.call<z.infer<typeof sendInvitesResponse>>('post', 'participant/invites', body);
+  /** MRW1. */
+  rewards = (q: { limit?: number; nextId?: string } = {}) => this.call<RewardList>('get', 'participant/rewards', undefined, q);
+  /** MRW2. */
+  markRewardsRead = (rewardIds?: string[]) => this.call<z.infer<typeof M.mobileRewardsReadResult>>('post', 'participant/rewards/read', rewardIds ? { rewardIds } : {});
+  /** MSM1. */
+  referralSummary = () => this.call<ReferralSummary>('get', 'participant/referral-summary');
+  /** ML1. */
+  leaderboard = (q: { leaderboardType?: string; limit?: number; offsetKey?: string } = {}) => this.call<Leaderboard>('get', 'leaderboard', undefined, q);
+  /** MVL2. */
+  setVanityKeys = (vanityKeys: string[]) => this.call<z.infer<typeof M.mobileVanityLinks>>('post', 'participant/vanity-links', { vanityKeys });
+  /** MRS1: a fresh short-lived link on every call. */
+  downloadUrl = (resourceId: string) => this.call<z.infer<typeof M.mobileDownloadUrl>>('post', `resources/${encodeURIComponent(resourceId)}/download-url`, {});
+
+  // Affiliate side (issue #6): shapes from shared/schemas/{commission,payout,affiliate}.ts.
+  /** Affiliate summary. */
+  affiliateSummary = () => this.call<A.AffiliateSummary>('get', PENDING_PATHS.affiliateSummary);
+  /** Commissions page. */
+  commissions = (q: { limit?: number; nextId?: string } = {}) => this.call<A.CommissionList>('get', PENDING_PATHS.commissions, undefined, q);
+  /** Marks every commission read. */
+  markCommissionsRead = () => this.call<{ success: boolean }>('post', PENDING_PATHS.commissionsRead, {});
+  /** Payouts page. */
+  payouts = (q: { limit?: number; nextId?: string } = {}) => this.call<A.PayoutList>('get', PENDING_PATHS.payouts, undefined, q);
+  /** Marks every payout read. */
+  markPayoutsRead = () => this.call<{ success: boolean }>('post', PENDING_PATHS.payoutsRead, {});
+  /** Payout destinations (P14 shape). */
+  payoutDestination = () => this.call<A.PayoutDestination>('get', PENDING_PATHS.payoutDestination);
+  /** Sends a confirmation link for one provider (P15 shape). */
+  requestPayoutConfirmation = (provider: string) => this.call<A.PayoutConfirmation>('post', PENDING_PATHS.payoutConfirmation, { provider });
+  /** Starts a hosted tax form session. */
+  taxSession = () => this.call<A.TaxSession>('post', PENDING_PATHS.taxSession, {});
+  /** The stored tax status. */
+  taxStatus = () => this.call<A.TaxSession['taxStatus']>('get', PENDING_PATHS.taxStatus);
+  /** The public affiliate application form. */
+  applicationForm = () => this.call<A.ApplicationForm>('get', PENDING_PATHS.applicationForm);
+  /** Submits an affiliate application. */
+  apply = (body: A.ApplicationInput) => this.call<A.ApplicationResult>('post', PENDING_PATHS.applications, body);
+  /** Published resources a participant may see. */
+  resources = () => this.call<{ resources: A.Resource[] }>('get', PENDING_PATHS.resources);
+}
+
+/** The body of a 200, or an ApiError built from the REST error object. */
+async function read<T>(res: Response): Promise<T> {
+  const body = (await res.json().catch(() => null)) as (T & { message?: string; errors?: Array<{ field?: string; code?: string }> }) | null;
+  if (res.ok) return body as T;
+  const first = body?.errors?.[0];
+  throw new ApiError(body?.message || `HTTP ${res.status}`, res.status, first?.field, first?.code);
+}

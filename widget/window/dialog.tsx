@@ -1,0 +1,190 @@
+// The participant window: a modal dialog in its own shadow root, with a focus trap, Escape to
+// close, focus returned to the opener, and tabs or a list per design.window.navigationMode.
+import { render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { t } from '../i18n/index.ts';
+import { PANELS } from './panels/registry.tsx';
+import { ctx, refresh, safely, state, subscribe } from './state.ts';
+import { effect } from '@preact/signals';
+import { hooks, init, shutdown } from './actions.ts';
+import { Ready, Root, mount, themeOverride, uid, type Theme } from './ui.tsx';
+
+const FOCUSABLE = 'a[href],button:not([disabled]),input:not([disabled]),select,textarea,[tabindex]:not([tabindex="-1"])';
+
+let host: HTMLElement | null = null;
+let opener: HTMLElement | null = null;
+
+/** The element focused in the page, looking through open shadow roots. */
+function focused(): HTMLElement | null {
+  let el = document.activeElement;
+  while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+  return el as HTMLElement | null;
+}
+
+/** Callbacks of `open` (issue #7), called besides the DOM events while this window is open. */
+export interface Callbacks {
+  onOpen?(): void;
+  onClose?(): void;
+  onParticipantCreated?(d: { participant: unknown; participantToken: string }): void;
+  onShare?(type: string): void;
+  onInvite?(d: unknown): void;
+  onError?(error: unknown): void;
+}
+/** Options of `open`: the theme over the design's, who to show, and callbacks. */
+export interface OpenOptions {
+  theme?: Theme;
+  identity?: { email: string; hash: string } | { participantToken: string };
+  callbacks?: Callbacks;
+}
+
+let cb: Callbacks = {};
+let offs: Array<() => void> = [];
+
+/** Opens the window (again); returns a controller with `close()`. */
+export function openWindow(opts: OpenOptions = {}): { close: () => void } {
+  themeOverride.value = opts.theme ?? {};
+  if (!host) {
+    opener = focused();
+    host = document.createElement('div');
+    host.setAttribute('data-grsf-window', '');
+    document.body.append(host);
+    cb = opts.callbacks ?? {};
+    hooks.created = cb.onParticipantCreated;
+    offs = [
+      subscribe('share', (d) => cb.onShare?.((d as { type: string }).type)),
+      subscribe('invite', (d) => cb.onInvite?.(d)),
+      effect(() => {
+        const s = state.value;
+        if (s.status === 'error') safely(() => cb.onError?.(s.error));
+      }),
+    ];
+    ctx.rt.emit('grsfOpen');
+    safely(() => cb.onOpen?.());
+  }
+  const id = opts.identity;
+  if (id) {
+    const signIn = 'participantToken' in id ? ctx.api.setToken(id.participantToken).then(refresh) : init(id);
+    signIn.catch((e) => safely(() => cb.onError?.(e)));
+  }
+  mount(host, <Window />);
+  return { close: closeWindow };
+}
+
+/** Closes the window and gives focus back to whatever opened it. */
+export function closeWindow(): void {
+  if (!host) return;
+  render(null, host.shadowRoot!);
+  host.remove();
+  host = null;
+  opener?.focus?.();
+  opener = null;
+  for (const off of offs) off();
+  hooks.created = undefined;
+  ctx.rt.emit('grsfClose');
+  safely(() => cb.onClose?.());
+}
+
+function Window() {
+  const dlg = useRef<HTMLDivElement>(null);
+  const [tab, setTab] = useState<string | null>(null);
+  const [ids] = useState(() => ({ title: uid('t'), panel: uid('p') }));
+  const s = state.value;
+  const tabs = s.status !== 'ready' || s.win.design?.window?.navigationMode !== 'LIST';
+  useEffect(() => {
+    dlg.current?.querySelector<HTMLElement>(FOCUSABLE)?.focus();
+  }, []);
+  // LIST mode replaces the button that had focus: move it to the panel's Back button, or back to the list.
+  useEffect(() => {
+    if (!tabs) dlg.current?.querySelector<HTMLElement>(tab ? `#${ids.panel} button` : 'nav button')?.focus();
+  }, [tab]);
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key === 'Escape') {
+      e.stopPropagation();
+      closeWindow();
+    } else if (e.key === 'Tab' && dlg.current) {
+      const all = [...dlg.current.querySelectorAll<HTMLElement>(FOCUSABLE)];
+      const active = (dlg.current.getRootNode() as ShadowRoot).activeElement;
+      const first = all[0];
+      const last = all[all.length - 1];
+      if (e.shiftKey && (active === first || !dlg.current.contains(active))) {
+        e.preventDefault();
+        last?.focus();
+      } else if (!e.shiftKey && (active === last || !dlg.current.contains(active))) {
+        e.preventDefault();
+        first?.focus();
+      }
+    }
+  };
+  const panels = s.status === 'ready' ? PANELS.filter((p) => p.shown()) : [];
+  const active = panels.find((p) => p.id === tab) ?? (tabs ? panels[0] : undefined);
+  const onTabKey = (e: KeyboardEvent) => {
+    const i = panels.findIndex((p) => p === active);
+    const next = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? panels.length - 1 : null;
+    if (next === null) return;
+    e.preventDefault();
+    const p = panels[(next + panels.length) % panels.length]!;
+    setTab(p.id);
+    requestAnimationFrame(() => (dlg.current?.querySelector(`#${ids.panel}-${p.id}`) as HTMLElement | null)?.focus());
+  };
+  const header = s.status === 'ready' ? (s.win.participant ? s.win.design?.header?.postText : s.win.design?.header?.preText) : null;
+  return (
+    <Root>
+      <div class="ov" onClick={(e) => e.target === e.currentTarget && closeWindow()}>
+        <div class="dlg" role="dialog" aria-modal="true" aria-labelledby={ids.title} ref={dlg} onKeyDown={onKey}>
+          <div class="hd">
+            <h2 id={ids.title}>{t('window.title')}</h2>
+            <button type="button" class="s" aria-label={t('window.close')} onClick={closeWindow}>
+              ×
+            </button>
+          </div>
+          {header && <p class="m">{header}</p>}
+          <Ready>{null}</Ready>
+          {tabs && panels.length > 1 && (
+            <div role="tablist" aria-label={t('window.nav')} onKeyDown={onTabKey}>
+              {panels.map((p) => (
+                <button
+                  type="button"
+                  role="tab"
+                  key={p.id}
+                  id={`${ids.panel}-${p.id}`}
+                  aria-selected={p === active}
+                  aria-controls={ids.panel}
+                  tabIndex={p === active ? 0 : -1}
+                  onClick={() => setTab(p.id)}
+                >
+                  {t(p.title())}
+                </button>
+              ))}
+            </div>
+          )}
+          {!tabs && !active && (
+            <nav class="nav" aria-label={t('window.nav')}>
+              {panels.map((p) => (
+                <button type="button" class="s" key={p.id} onClick={() => setTab(p.id)}>
+                  {t(p.title())}
+                </button>
+              ))}
+            </nav>
+          )}
+          {active && (
+            <div id={ids.panel} role={tabs ? 'tabpanel' : undefined} aria-labelledby={tabs ? `${ids.panel}-${active.id}` : undefined}>
+              {!tabs && (
+                <button type="button" class="s" onClick={() => setTab(null)}>
+                  {t('window.back')}
+                </button>
+              )}
+              <active.C />
+            </div>
+          )}
+          {s.status === 'ready' && s.win.participant && s.win.design?.participantSettings?.isLogoutShown !== false && (
+            <p>
+              <button type="button" class="s" onClick={() => void shutdown()}>
+                {s.win.design?.participantSettings?.logoutText || t('settings.logout')}
+              </button>
+            </p>
+          )}
+        </div>
+      </div>
+    </Root>
+  );
+}

@@ -1,0 +1,107 @@
+// Affiliate panels: summary, commissions, payouts and payout settings. Their operations come with
+// issue #6; until then they answer 404 and the panels say "not available".
+import '../../i18n/panels.ts';
+import { useState } from 'preact/hooks';
+import { t, type MessageKey } from '../../i18n/index.ts';
+import { countUnread, ctx, me, state } from '../state.ts';
+import { Async, Note, Section, Tiles, day, errorText, money } from '../ui.tsx';
+
+/** Affiliate summary tiles: clicks, referral revenue, total paid out, upcoming payout. */
+export function AffiliateSummary() {
+  return (
+    <Section title={t('affiliate.title')}>
+      <Async load={ctx.api.affiliateSummary}>
+        {(m) => (
+          <Tiles
+            items={[
+              ['affiliate.clicks', me()?.impressionCount ?? 0],
+              ['affiliate.revenue', money(m.referralRevenue, m.currencyISO)],
+              ['affiliate.paid', money(m.totalPaidOut, m.currencyISO)],
+              ['affiliate.upcoming', money(m.upcomingPayout, m.currencyISO)],
+            ]}
+          />
+        )}
+      </Async>
+    </Section>
+  );
+}
+
+type Row = { id: string; status: string; createdAt: number; amount: number | null; currencyISO: string };
+
+/** Commissions or payouts: the list, and mark-read while the summary counts unread ones. */
+function Ledger(props: { title: MessageKey; prefix: 'commissions' | 'payouts'; load: () => Promise<Row[]>; unread: 'unreadCommissionsCount' | 'unreadPayoutsCount'; markRead: () => Promise<unknown> }) {
+  const load = () => Promise.all([props.load(), ctx.api.affiliateSummary().then((m) => m[props.unread], () => 0)]);
+  return (
+    <Section title={t(props.title)}>
+      <Async load={load} empty={([l]) => !l.length} emptyText={t(`${props.prefix}.empty` as MessageKey)}>
+        {([rows, unread], reload) => (
+          <>
+            {unread > 0 && <p class="new">{t('badge.label', { count: unread })}</p>}
+            <ul>
+              {rows.map((r) => (
+                <li key={r.id}>
+                  <span>{money(r.amount, r.currencyISO)}</span>
+                  <span class="m">
+                    {t(`${props.prefix}.${r.status}` as MessageKey)} · {day(r.createdAt)}
+                  </span>
+                </li>
+              ))}
+            </ul>
+            {unread > 0 && (
+              <button type="button" class="s" onClick={() => props.markRead().then(countUnread).then(reload, reload)}>
+                {t('rewards.markRead')}
+              </button>
+            )}
+          </>
+        )}
+      </Async>
+    </Section>
+  );
+}
+
+/** The affiliate's commissions. */
+export function Commissions() {
+  return <Ledger title="commissions.title" prefix="commissions" load={() => ctx.api.commissions({ limit: 50 }).then((l) => l.commissions)} unread="unreadCommissionsCount" markRead={ctx.api.markCommissionsRead} />;
+}
+
+/** The affiliate's payouts. */
+export function Payouts() {
+  return <Ledger title="payouts.title" prefix="payouts" load={() => ctx.api.payouts({ limit: 50 }).then((l) => l.payouts)} unread="unreadPayoutsCount" markRead={ctx.api.markPayoutsRead} />;
+}
+
+/** Payout settings: what is still required, and the program's enabled providers (confirm only when canConfirm). */
+export function PayoutSettings() {
+  const [msg, setMsg] = useState('');
+  const s = state.value;
+  if (s.status !== 'ready') return null;
+  const providers = s.win.payoutSettings.payoutDestinations.enabledProviders;
+  const required = s.win.participant?.payoutSettings?.requiredActions ?? [];
+  const confirm = async (provider: string) => {
+    try {
+      const r = await ctx.api.requestPayoutConfirmation(provider);
+      setMsg(t('payoutSettings.requested', { provider: r.providerDisplayName }));
+    } catch (e) {
+      setMsg(errorText(e));
+    }
+  };
+  return (
+    <Section title={t('payoutSettings.title')}>
+      {required.length > 0 && <p>{t('payoutSettings.required', { actions: required.map((a) => t(`payoutSettings.${a}` as MessageKey)).join(', ') })}</p>}
+      {!providers.length && <p class="m">{t('payoutSettings.empty')}</p>}
+      <ul>
+        {providers.map((p) => (
+          <li key={p.provider}>
+            {p.canConfirm ? (
+              <button type="button" onClick={() => confirm(p.provider)}>
+                {t('payoutSettings.confirm', { provider: p.provider })}
+              </button>
+            ) : (
+              <span class="m">{t('payoutSettings.unavailable', { provider: p.provider })}</span>
+            )}
+          </li>
+        ))}
+      </ul>
+      {msg && <Note text={msg} />}
+    </Section>
+  );
+}

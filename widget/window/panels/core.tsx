@@ -1,0 +1,133 @@
+// Sign-up form and share panel: the first panel a visitor or participant sees (shipped with the window).
+import { useState } from 'preact/hooks';
+import { t, type MessageKey } from '../../i18n/index.ts';
+import { addParticipant, trackShare } from '../actions.ts';
+import type { ShareType } from '../api.ts';
+import { me, state } from '../state.ts';
+import { Field, Note, Section, copy, errorText, shareLink } from '../ui.tsx';
+
+/** Identity from an element's `data-grsf-email` / `-first-name` / `-last-name` (prefills the form). */
+export interface Identity {
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+}
+
+const DEFAULT_FIELDS = [
+  { key: 'email', type: 'EMAIL', label: '', isRequired: true },
+  { key: 'firstName', type: 'TEXT', label: '', isRequired: false },
+  { key: 'lastName', type: 'TEXT', label: '', isRequired: false },
+];
+
+/** Sign-up form; a pending referrer shows the referred experience (banner and heading). */
+export function Signup({ identity = {} }: { identity?: Identity }) {
+  const [msg, setMsg] = useState('');
+  const [busy, setBusy] = useState(false);
+  const s = state.value;
+  if (s.status !== 'ready') return null;
+  const d = s.win.design;
+  const fields = (d?.signup?.fields as typeof DEFAULT_FIELDS | undefined) ?? DEFAULT_FIELDS;
+  const rx = d?.referredExperience;
+  const onSubmit = async (e: Event) => {
+    e.preventDefault();
+    const data = Object.fromEntries(new FormData(e.currentTarget as HTMLFormElement)) as Record<string, string>;
+    const fieldsIn: Record<string, string> = {};
+    for (const [k, v] of Object.entries(data)) if (v.trim()) fieldsIn[k] = v.trim();
+    setBusy(true);
+    setMsg('');
+    try {
+      const p = await addParticipant(fieldsIn as { email: string });
+      if (!p) setMsg(t('signup.existing'));
+    } catch (err) {
+      setMsg(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Section title={s.referred && rx?.isHeadingEnabled !== false ? copy(rx?.headingText, 'signup.referredHeading') : t('signup.title')}>
+      {s.referred && rx?.isBannerEnabled !== false && <p class="ban">{copy(rx?.bannerText, 'signup.referred')}</p>}
+      <p class="m">{copy(d?.header?.preText, 'signup.pre')}</p>
+      <form onSubmit={onSubmit}>
+        {fields.map((f) => (
+          <Field
+            key={f.key}
+            name={f.key}
+            label={f.label || (f.key === 'email' || f.key === 'firstName' || f.key === 'lastName' ? t(`signup.${f.key}`) : f.key)}
+            type={f.type === 'EMAIL' ? 'email' : f.type === 'TEL' ? 'tel' : f.type === 'NUMBER' ? 'number' : f.type === 'URL' ? 'url' : 'text'}
+            required={f.key === 'email' || f.isRequired}
+            value={identity[f.key as keyof Identity]}
+          />
+        ))}
+        <button type="submit" disabled={busy}>
+          {copy(d?.signup?.buttonText, 'signup.submit')}
+        </button>
+      </form>
+      {msg && <Note text={msg} />}
+    </Section>
+  );
+}
+
+/** Channel → share URL (`{u}` the link, `{m}` the message); channels without a web share URL are not offered. */
+const SHARE_URLS: Record<string, string> = {
+  email: 'mailto:?subject={s}&body={m}',
+  sms: 'sms:?&body={m}',
+  facebook: 'https://www.facebook.com/sharer/sharer.php?u={u}',
+  twitter: 'https://twitter.com/intent/tweet?text={m}',
+  linkedin: 'https://www.linkedin.com/sharing/share-offsite/?url={u}',
+  pinterest: 'https://pinterest.com/pin/create/button/?url={u}&description={m}',
+  threads: 'https://www.threads.net/intent/post?text={m}',
+  bluesky: 'https://bsky.app/intent/compose?text={m}',
+  messenger: 'fb-messenger://share/?link={u}',
+  whatsapp: 'https://wa.me/?text={m}',
+  telegram: 'https://t.me/share/url?url={u}&text={m}',
+  reddit: 'https://www.reddit.com/submit?url={u}&title={s}',
+  tumblr: 'https://www.tumblr.com/widgets/share/tool?canonicalUrl={u}',
+};
+
+/** Share panel: the link, copy, and the channels the window payload lists; every share is tracked. */
+export function Share() {
+  const [msg, setMsg] = useState('');
+  const s = state.value;
+  if (s.status !== 'ready') return null;
+  const d = s.win.design?.share;
+  const url = shareLink();
+  const message = (d?.message ? d.message.replace(/\{\{shareUrl\}\}/g, url) : t('share.message', { url })) as string;
+  const subject = copy(d?.emailSubject, 'share.subject');
+  const track = (type: ShareType) => (me() ? trackShare(type).catch(() => undefined) : undefined);
+  const onCopy = async () => {
+    try {
+      await navigator.clipboard.writeText(url);
+    } catch {
+      // Without clipboard access the visible, selectable input still lets the visitor copy by hand.
+    }
+    setMsg(copy(d?.copiedText, 'share.copied'));
+    await track('copyRefLink');
+  };
+  return (
+    <Section title={copy(d?.title, 'share.title')}>
+      {d?.description && <p class="m">{d.description}</p>}
+      <label>
+        {copy(d?.linkLabel, 'share.linkLabel')}
+        <input readOnly value={url} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
+      </label>
+      <div class="row">
+        <button type="button" onClick={onCopy}>
+          {copy(d?.copyButtonText, 'share.copy')}
+        </button>
+        {s.win.share.channels
+          .filter((c) => SHARE_URLS[c])
+          .map((c) => {
+            const href = SHARE_URLS[c]!.replace('{u}', encodeURIComponent(url)).replace('{m}', encodeURIComponent(message)).replace('{s}', encodeURIComponent(subject));
+            const name = t(`channel.${c}` as MessageKey);
+            return (
+              <a key={c} class="btn" href={href} target="_blank" rel="noopener noreferrer" aria-label={t('share.via', { channel: name })} onClick={() => void track(c)}>
+                {name}
+              </a>
+            );
+          })}
+      </div>
+      {msg && <Note text={msg} />}
+    </Section>
+  );
+}

@@ -1,0 +1,98 @@
+// Every panel once: its id (the `data-grsf-block-<id>` element name), title, when the window shows
+// it, and its component. Rarely used panels are separate chunks loaded with import().
+import { useEffect, useState } from 'preact/hooks';
+import type { ComponentType } from 'preact';
+import { t, type MessageKey } from '../../i18n/index.ts';
+import { me, programType, state } from '../state.ts';
+import { Note } from '../ui.tsx';
+import { Share, Signup, type Identity } from './core.tsx';
+
+type Props = { identity?: Identity };
+
+/** A component fetched as its own chunk the first time it is shown. */
+function lazy(load: () => Promise<{ default: ComponentType<Props> }>): ComponentType<Props> {
+  let C: ComponentType<Props> | undefined;
+  return function Lazy(props: Props) {
+    const [, set] = useState(0);
+    const [failed, setFailed] = useState(false);
+    useEffect(() => {
+      if (!C)
+        load().then(
+          (m) => set((C = m.default) && 1),
+          () => setFailed(true),
+        );
+    }, []);
+    if (failed) return <Note text={t('state.error')} />;
+    return C ? <C {...props} /> : <Note text={t('state.loading')} />;
+  };
+}
+
+// Secondary panels are one chunk, fetched when the first of them is shown.
+const lists = () => import('./lists.tsx');
+const Invite = lazy(() => lists().then((m) => ({ default: m.Invite })));
+const Leaderboard = lazy(() => lists().then((m) => ({ default: m.Leaderboard })));
+const Rewards = lazy(() => lists().then((m) => ({ default: m.Rewards })));
+const ReferralStatus = lazy(() => lists().then((m) => ({ default: m.ReferralStatus })));
+const ReferralSummary = lazy(() => lists().then((m) => ({ default: m.ReferralSummary })));
+
+// Affiliate panels are one chunk: referral programs never load it.
+const affiliatePanels = () => import('./affiliate.tsx');
+const AffiliateSummary = lazy(() => affiliatePanels().then((m) => ({ default: m.AffiliateSummary })));
+const Commissions = lazy(() => affiliatePanels().then((m) => ({ default: m.Commissions })));
+const Payouts = lazy(() => affiliatePanels().then((m) => ({ default: m.Payouts })));
+const PayoutSettings = lazy(() => affiliatePanels().then((m) => ({ default: m.PayoutSettings })));
+
+/** Panels with the participant's own data: a visitor sees a sign-up hint; a new sign-in reloads them. */
+function own(C: ComponentType<Props>): ComponentType<Props> {
+  return function Own(props: Props) {
+    const p = me();
+    return p ? <C key={p.id} {...props} /> : <p class="m">{t('state.signedOut')}</p>;
+  };
+}
+
+/** One panel. */
+export interface Panel {
+  id: string;
+  /** The tab or list label. */
+  title: () => MessageKey;
+  /** Whether the window lists it for the current participant and program. */
+  shown: () => boolean;
+  C: ComponentType<Props>;
+}
+
+const signedIn = () => !!me();
+const referral = () => signedIn() && programType() === 'REFERRAL';
+const affiliate = () => signedIn() && programType() === 'AFFILIATE';
+const win = () => {
+  const s = state.value;
+  return s.status === 'ready' ? s.win : null;
+};
+
+const Application = lazy(() => import('./application.tsx'));
+
+/**
+ * The embedded form (web-sdk.md §4): the share panel for participants; for visitors, the sign-up
+ * form, or on an affiliate program the application form (which also covers open enrollment).
+ */
+function Form(props: Props) {
+  return me() ? <Share /> : programType() === 'AFFILIATE' ? <Application {...props} /> : <Signup {...props} />;
+}
+
+/** Every panel, in window order. */
+export const PANELS: Panel[] = [
+  { id: 'form', title: () => (me() ? 'share.title' : programType() === 'AFFILIATE' ? 'application.title' : 'signup.title'), shown: () => true, C: Form },
+  { id: 'invite', title: () => 'invite.title', shown: signedIn, C: own(Invite) },
+  { id: 'rewards', title: () => 'rewards.title', shown: referral, C: own(Rewards) },
+  { id: 'referral-status', title: () => 'referrals.title', shown: signedIn, C: own(ReferralStatus) },
+  { id: 'referral-summary', title: () => 'summary.title', shown: referral, C: own(ReferralSummary) },
+  { id: 'affiliate-summary', title: () => 'affiliate.title', shown: affiliate, C: own(AffiliateSummary) },
+  { id: 'commissions', title: () => 'commissions.title', shown: affiliate, C: own(Commissions) },
+  { id: 'payouts', title: () => 'payouts.title', shown: affiliate, C: own(Payouts) },
+  { id: 'payout-settings', title: () => 'payoutSettings.title', shown: affiliate, C: own(PayoutSettings) },
+  { id: 'tax', title: () => 'tax.title', shown: affiliate, C: own(lazy(() => import('./tax.tsx'))) },
+  { id: 'traffic', title: () => 'traffic.title', shown: () => signedIn() && !!win()?.traffic, C: own(lazy(() => import('./traffic.tsx'))) },
+  { id: 'leaderboard', title: () => 'leaderboard.title', shown: () => !!win()?.leaderboard, C: Leaderboard },
+  { id: 'resources', title: () => 'resources.title', shown: signedIn, C: own(lazy(() => import('./resources.tsx'))) },
+  // In the window the form panel already is the application form; this is its element.
+  { id: 'application', title: () => 'application.title', shown: () => false, C: Application },
+];

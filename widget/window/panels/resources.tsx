@@ -1,0 +1,58 @@
+// Lazy chunk: program resources. A FILE asks for a fresh short-lived download URL on every open;
+// LINK and TEXT resources are shown inline.
+import '../../i18n/panels.ts';
+import { t } from '../../i18n/index.ts';
+import { ctx } from '../state.ts';
+import { Async, Section } from '../ui.tsx';
+
+const safeHref = (u: string | null) => (u && /^https?:\/\//i.test(u) ? u : undefined);
+
+/** Opens a FILE resource through a newly signed link. */
+export async function openFile(id: string): Promise<string> {
+  const w = window.open('', '_blank');
+  try {
+    const { url } = await ctx.api.downloadUrl(id);
+    if (!safeHref(url)) throw new Error('Not a web link.');
+    if (w) {
+      w.opener = null;
+      w.location.href = url;
+    }
+    return url;
+  } catch (e) {
+    w?.close();
+    throw e;
+  }
+}
+
+/** The published resources. */
+export default function Resources() {
+  return (
+    <Section title={t('resources.title')}>
+      <Async load={ctx.api.resources} empty={(l) => !l.resources.length} emptyText={t('resources.empty')}>
+        {(l) => (
+          <ul>
+            {l.resources.map((r) => (
+              <li key={r.id}>
+                <div>
+                  <h3>{r.title}</h3>
+                  {r.description && <p class="m">{r.description}</p>}
+                  {r.type === 'TEXT' && <p>{r.text}</p>}
+                </div>
+                {r.type === 'FILE' && (
+                  <button type="button" onClick={() => openFile(r.id).catch(() => undefined)}>
+                    {t('resources.download', { title: r.title })}
+                  </button>
+                )}
+                {r.type === 'LINK' && safeHref(r.url) && (
+                  <a class="btn" href={safeHref(r.url)} target="_blank" rel="noopener noreferrer">
+                    {t('resources.open', { title: r.title })}
+                  </a>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </Async>
+    </Section>
+  );
+}

@@ -1,0 +1,110 @@
+// The window's shared state: one signal says loading / ready / error and carries the data every
+// panel draws from (window payload and campaign); panels that need more load it themselves. Also
+// the event bus (`subscribe`, DOM events) and the actions lazy panels share, so those chunks never
+// import the first load's own modules.
+import { signal } from '@preact/signals';
+import type { WidgetRuntime } from '../runtime.ts';
+import type { Api, Campaign, InvitesInput, WindowPayload } from './api.ts';
+import { setLanguage } from '../i18n/index.ts';
+
+/** What the window and every element draw from. */
+export type State =
+  | { status: 'loading' }
+  | { status: 'ready'; win: WindowPayload; campaign: Campaign; referred: boolean }
+  | { status: 'error'; error: unknown };
+
+/** The one state value. */
+export const state = signal<State>({ status: 'loading' });
+/** The unread-notification count shown on badges. */
+export const unread = signal(0);
+
+/** The booted runtime and client (set once by `start`; tests boot again with a fresh runtime). */
+export const ctx = {} as { rt: WidgetRuntime; api: Api };
+
+/** Reloads the window payload and campaign; panels re-render from the new state. */
+export async function refresh(): Promise<void> {
+  if (state.value.status !== 'ready') state.value = { status: 'loading' };
+  try {
+    const [win, campaign, pending, receipts] = await Promise.all([ctx.api.window(), ctx.api.campaign(), ctx.rt.pendingAttribution(), ctx.rt.receipts()]);
+    setLanguage(win.participant?.language ?? win.languages?.[0]);
+    state.value = { status: 'ready', win, campaign, referred: !win.participant && !!(pending?.referralCode || receipts.firstVisit || receipts.lastVisit) };
+    await countUnread();
+  } catch (error) {
+    state.value = { status: 'error', error };
+  }
+}
+
+/** The participant shown, or null when nobody is signed in. */
+export function me() {
+  const s = state.value;
+  return s.status === 'ready' ? s.win.participant : null;
+}
+
+/** The program type (REFERRAL unless the campaign says otherwise). */
+export function programType(): 'REFERRAL' | 'AFFILIATE' {
+  const s = state.value;
+  return s.status === 'ready' ? s.campaign.type : 'REFERRAL';
+}
+
+/** Recounts unread rewards (referral programs) or commissions and payouts (affiliate programs) for the badge (web-sdk.md §7). */
+export async function countUnread(): Promise<void> {
+  const p = me();
+  if (!p) {
+    unread.value = 0;
+    return;
+  }
+  if (programType() === 'AFFILIATE') {
+    const m = await ctx.api.affiliateSummary().catch(() => null);
+    unread.value = m ? m.unreadCommissionsCount + m.unreadPayoutsCount : 0;
+  } else {
+    const list = await ctx.api.rewards({ limit: 100 }).catch(() => null);
+    unread.value = list ? list.rewards.filter((r) => r.unread).length : 0;
+  }
+}
+
+/** Runs page code (callbacks) so that its bugs never break the widget. */
+export function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // The page's callback threw; the widget carries on.
+  }
+}
+
+/** `subscribe` event names (web-sdk.md §2). */
+export type EventName = 'referral' | 'share' | 'invite';
+const listeners = new Map<string, Set<(data: unknown) => void>>();
+
+/** Calls subscribers and fires the matching DOM event (`grsfReferral`, `grsfShare`, `grsfInvite`) on document. */
+export function fire(name: EventName, data: unknown): void {
+  for (const cb of listeners.get(name) ?? []) safely(() => cb(data));
+  ctx.rt.emit(`grsf${name[0]!.toUpperCase()}${name.slice(1)}`, data);
+}
+
+/** `subscribe(event, cb)`: returns the unsubscribe function (a no-op one for a bad call: never throw into the page). */
+export function subscribe(name: EventName, cb: (data: unknown) => void): () => void {
+  if (!['referral', 'share', 'invite'].includes(name) || typeof cb !== 'function') {
+    if (import.meta.env.DEV) console.warn('[refloop] subscribe(event, callback): event is referral, share or invite');
+    return () => {};
+  }
+  const set = listeners.get(name) ?? new Set();
+  listeners.set(name, set.add(cb));
+  return () => void set.delete(cb);
+}
+
+/** Forgets every subscriber (a fresh boot). */
+export const resetListeners = () => listeners.clear();
+
+/** Sends invitations, then tells subscribers. */
+export async function sendInvites(body: InvitesInput) {
+  const res = await ctx.api.sendInvites(body);
+  fire('invite', { invitesSent: res.invitesSent, emailAddresses: body.emailAddresses });
+  return res;
+}
+
+/** Marks every reward read and recounts the badge. */
+export async function markRewardsRead() {
+  const res = await ctx.api.markRewardsRead();
+  await countUnread();
+  return res;
+}

@@ -1,0 +1,210 @@
+// Small shared primitives: shadow-root mounting with the themed stylesheet, sections, fields,
+// the loading/error/empty wrapper and money/date formatting. Everything renders data as text.
+import { render, type ComponentChildren, type VNode } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { signal } from '@preact/signals';
+import { t, type MessageKey } from '../i18n/index.ts';
+import { ApiError } from './api.ts';
+import { state } from './state.ts';
+
+/** Theme keys the design's `theme` section and `open({theme})` may set. */
+export type Theme = Partial<Record<'primaryColor' | 'textColor' | 'mutedTextColor' | 'backgroundColor' | 'buttonTextColor' | 'borderRadius' | 'fontFamily', string>> & {
+  isShadowEnabled?: boolean;
+};
+/** The page's `open({theme})` overrides, applied over the design's theme. */
+export const themeOverride = signal<Theme>({});
+
+const FONTS: Record<string, string> = { SYSTEM: 'system-ui,sans-serif', SERIF: 'Georgia,serif', MONOSPACE: 'ui-monospace,monospace', INHERIT: 'inherit' };
+const VARS: Array<[keyof Theme, string]> = [
+  ['primaryColor', '--p'],
+  ['textColor', '--t'],
+  ['mutedTextColor', '--m'],
+  ['backgroundColor', '--b'],
+  ['buttonTextColor', '--bt'],
+  ['borderRadius', '--r'],
+];
+
+const CSS = `:host{all:initial;display:block}
+.r{--p:#4f46e5;--t:#111827;--m:#6b7280;--b:#fff;--bt:#fff;--r:8px;color:var(--t);background:var(--b);font:14px/1.5 var(--f,system-ui,sans-serif);box-sizing:border-box}
+.r *{box-sizing:border-box}
+h2{font-size:16px;margin:0 0 8px}h3{font-size:14px;margin:8px 0 4px}
+p{margin:4px 0}.m{color:var(--m)}
+button,.btn{font:inherit;cursor:pointer;border:1px solid var(--p);background:var(--p);color:var(--bt);border-radius:var(--r);padding:8px 12px;min-height:36px;text-decoration:none;display:inline-block}
+button.s{background:transparent;color:var(--p)}
+button:disabled{opacity:.5;cursor:default}
+:focus-visible{outline:2px solid var(--p);outline-offset:2px}
+label{display:block;margin:6px 0}
+input,textarea,select{display:block;width:100%;font:inherit;color:inherit;background:var(--b);border:1px solid var(--m);border-radius:var(--r);padding:8px;margin-top:2px}
+ul{list-style:none;margin:0;padding:0}li{padding:6px 0;border-bottom:1px solid #e5e7eb;display:flex;gap:8px;justify-content:space-between;flex-wrap:wrap}
+table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:4px;border-bottom:1px solid #e5e7eb}
+.row{display:flex;gap:8px;flex-wrap:wrap;align-items:center;margin:8px 0}
+.g{display:grid;grid-template-columns:repeat(auto-fit,minmax(120px,1fr));gap:8px}
+.tile{border:1px solid #e5e7eb;border-radius:var(--r);padding:8px}.tile b{display:block;font-size:20px}
+.new{background:var(--p);color:var(--bt);border-radius:9px;padding:0 6px;font-size:12px}
+.ban{background:var(--p);color:var(--bt);padding:8px;border-radius:var(--r);margin-bottom:8px}
+.ov{position:fixed;inset:0;background:rgba(0,0,0,.45);display:flex;align-items:center;justify-content:center;z-index:2147483647;animation:fi .15s}
+.dlg{background:var(--b);width:min(100vw,520px);max-height:100vh;overflow:auto;padding:16px;border-radius:var(--r);position:relative}
+.sh .dlg{box-shadow:0 10px 40px rgba(0,0,0,.3)}
+.hd{display:flex;justify-content:space-between;align-items:center;gap:8px}
+[role=tablist]{display:flex;overflow-x:auto;gap:4px;margin:8px 0;border-bottom:1px solid #e5e7eb}
+[role=tab]{background:transparent;color:var(--t);border:0;border-bottom:2px solid transparent;border-radius:0;white-space:nowrap}
+[role=tab][aria-selected=true]{border-color:var(--p);color:var(--p)}
+.nav button{display:block;width:100%;text-align:left;margin:4px 0}
+@keyframes fi{from{opacity:0}}
+@media (prefers-reduced-motion:reduce){*{animation:none!important;transition:none!important}}`;
+
+/** Applies the design theme plus overrides as custom properties (setProperty: no CSS can be injected). */
+export function applyTheme(el: HTMLElement): void {
+  const s = state.value;
+  const theme: Theme = { ...(s.status === 'ready' ? (s.win.design?.theme as Theme | undefined) : undefined), ...themeOverride.value };
+  for (const [k, v] of VARS) if (typeof theme[k] === 'string') el.style.setProperty(v, theme[k] as string);
+  if (theme.fontFamily) el.style.setProperty('--f', FONTS[theme.fontFamily] ?? 'inherit');
+  el.classList.toggle('sh', theme.isShadowEnabled !== false);
+}
+
+/** Renders `vnode` into `host`'s own open shadow root with the widget stylesheet. */
+export function mount(host: Element, vnode: VNode | null): ShadowRoot {
+  const root = host.shadowRoot ?? host.attachShadow({ mode: 'open' });
+  if (!root.querySelector('style')) {
+    const style = document.createElement('style');
+    style.textContent = CSS;
+    root.append(style);
+  }
+  render(vnode, root);
+  return root;
+}
+
+/** The themed root every element and the window render inside. */
+export function Root({ children }: { children: ComponentChildren }) {
+  return (
+    <div
+      class="r"
+      ref={(el) => {
+        if (el) applyTheme(el);
+      }}
+    >
+      {children}
+    </div>
+  );
+}
+
+/** Shows the shared state's loading and error states, and `children` once it is ready. */
+export function Ready({ children }: { children: ComponentChildren }) {
+  const s = state.value;
+  if (s.status === 'loading') return <Note text={t('state.loading')} />;
+  if (s.status === 'error') return <p role="alert">{errorText(s.error)}</p>;
+  return <>{children}</>;
+}
+
+let ids = 0;
+/** A unique id for aria wiring inside one shadow root. */
+export const uid = (p: string) => `grsf-${p}-${++ids}`;
+
+/** A titled section: the heading labels it. */
+export function Section({ title, children }: { title: string; children: ComponentChildren }) {
+  const [id] = useState(() => uid('s'));
+  return (
+    <section aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** A labelled input (the label element gives it its accessible name). */
+export function Field(props: { label: string; name: string; type?: string; required?: boolean; value?: string; placeholder?: string; multiline?: boolean }) {
+  // The initial value only: typing must survive re-renders.
+  const { label, multiline, value, ...rest } = props;
+  return (
+    <label>
+      {label}
+      {multiline ? <textarea {...rest} defaultValue={value} rows={4} /> : <input {...rest} defaultValue={value} type={(rest.type ?? 'text') as 'text'} />}
+    </label>
+  );
+}
+
+/** A polite live region for results and errors of an action. */
+export function Note({ text }: { text: string }) {
+  return (
+    <p role="status" aria-live="polite">
+      {text}
+    </p>
+  );
+}
+
+/** The text shown for a failed call: the server's message, or a generic one. */
+export function errorText(e: unknown): string {
+  if (e instanceof ApiError && e.status === 404) return t('state.unavailable');
+  return e instanceof ApiError && e.status < 500 && e.message ? e.message : t('state.error');
+}
+
+type Load<T> = { s: 'loading' } | { s: 'ready'; d: T } | { s: 'error'; e: unknown };
+
+/** Loads data for a panel and shows loading, error (404 = unavailable), empty or the content. */
+export function Async<T>(props: { load: () => Promise<T>; empty?: (d: T) => boolean; emptyText?: string; children: (d: T, reload: () => void) => ComponentChildren }) {
+  const [v, set] = useState<Load<T>>({ s: 'loading' });
+  const [n, bump] = useState(0);
+  useEffect(() => {
+    let live = true;
+    props.load().then(
+      (d) => live && set({ s: 'ready', d }),
+      (e) => live && set({ s: 'error', e }),
+    );
+    return () => void (live = false);
+  }, [n]);
+  if (v.s === 'loading') return <Note text={t('state.loading')} />;
+  if (v.s === 'error')
+    return (
+      <div role="alert">
+        <p>{errorText(v.e)}</p>
+        {!(v.e instanceof ApiError && v.e.status === 404) && (
+          <button type="button" class="s" onClick={() => bump(n + 1)}>
+            {t('state.retry')}
+          </button>
+        )}
+      </div>
+    );
+  if (props.empty?.(v.d)) return <p class="m">{props.emptyText}</p>;
+  return <>{props.children(v.d, () => bump(n + 1))}</>;
+}
+
+/** Statistic tiles. */
+export function Tiles({ items }: { items: Array<[MessageKey, string | number]> }) {
+  return (
+    <div class="g">
+      {items.map(([k, v]) => (
+        <div class="tile" key={k}>
+          <b>{v}</b>
+          <span class="m">{t(k)}</span>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** Minor units as a localized amount. */
+export function money(minor: number | null | undefined, currency = 'USD'): string {
+  if (minor == null) return '—';
+  try {
+    const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(minor / 10 ** digits);
+  } catch {
+    return `${minor} ${currency}`;
+  }
+}
+
+/** Epoch ms as a short local date. */
+export const day = (ms: number) => new Date(ms).toLocaleDateString();
+
+/** A design text when the program set one, else the catalogue's. */
+export function copy(value: unknown, key: MessageKey): string {
+  return typeof value === 'string' && value.trim() ? value : t(key);
+}
+
+/** The referral link (mobile rule 12): participant.shareUrl, then share.preferredUrl, then share.fallbackUrl. */
+export function shareLink(): string {
+  const s = state.value;
+  if (s.status !== 'ready') return '';
+  return s.win.participant?.shareUrl || s.win.share.preferredUrl || s.win.share.fallbackUrl;
+}
+
