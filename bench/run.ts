@@ -15,8 +15,9 @@ import { promisify } from 'node:util';
 //   BENCH_CONNECTIONS   concurrent keep-alive connections (default 50)
 //   BENCH_PARTICIPANTS  participants seeded for the in-process leaderboard rows (default 1,000,000; 0 skips them)
 //   BENCH_TRIGGERS      referred participants seeded for the trigger-referral row (default 30,000; 0 skips it)
-//   BENCH_MOBILE_ONLY   1 runs only the participant-API rows (b2, i–l) and their table
-//   BENCH_AFFILIATE_ONLY 1 runs only the bare-Koa row (b) and row (m), affiliate sale recording
+//   BENCH_ONLY          one group of rows beside a bare-Koa row: `mobile` (b2, i–l: the participant API),
+//                       `affiliate` (b, m: sale recording) or `trigger` (b, h: trigger referral)
+//   BENCH_MOBILE_ONLY=1 / BENCH_AFFILIATE_ONLY=1  the same as BENCH_ONLY=mobile / affiliate
 //   DATABASE_URL        postgres://… adds row (k), visit ingestion on PostgreSQL (a fresh schema); every other row uses SQLite
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,8 +27,11 @@ const CONNECTIONS = Math.floor(positive(process.env.BENCH_CONNECTIONS, 50));
 const PARTICIPANTS = process.env.BENCH_PARTICIPANTS === '0' ? 0 : Math.floor(positive(process.env.BENCH_PARTICIPANTS, 1_000_000));
 const IN_PROCESS_CALLS = 1000;
 const TRIGGERS = process.env.BENCH_TRIGGERS === '0' ? 0 : Math.floor(positive(process.env.BENCH_TRIGGERS, 30_000));
-const MOBILE_ONLY = process.env.BENCH_MOBILE_ONLY === '1';
-const AFFILIATE_ONLY = process.env.BENCH_AFFILIATE_ONLY === '1';
+const ONLY = process.env.BENCH_ONLY ?? (process.env.BENCH_MOBILE_ONLY === '1' ? 'mobile' : process.env.BENCH_AFFILIATE_ONLY === '1' ? 'affiliate' : '');
+if (!['', 'mobile', 'affiliate', 'trigger'].includes(ONLY)) throw new Error(`BENCH_ONLY must be mobile, affiliate or trigger, not ${JSON.stringify(ONLY)}`);
+const MOBILE_ONLY = ONLY === 'mobile';
+const AFFILIATE_ONLY = ONLY === 'affiliate';
+const TRIGGER_ONLY = ONLY === 'trigger';
 /** Read before `baseEnv()` strips DATABASE_URL from the children's environment. */
 const PG_URL = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : null;
 const WARMUP_MS = 1000;
@@ -832,6 +836,16 @@ async function main(): Promise<void> {
     await stopChild(bare.child);
     console.log('\n(m) POST …/participant/{p}/transaction on `refloop serve`, SQLite, limits raised: sale recording throughput');
     printTable([rowBare, await transactionRow()], rowBare.reqPerSec);
+    return;
+  }
+  if (TRIGGER_ONLY) {
+    console.log('\n(b) bare Koa, one JSON route');
+    const bare = await startBareKoa();
+    const rowBare = await measure('(b) bare Koa GET /ok', bare, '/ok', {});
+    rowBare.note = 'new Koa() answering {ok:true}; the baseline';
+    await stopChild(bare.child);
+    console.log(`\n(h) POST …/participant/{p}/ref on \`refloop serve\`, SQLite, limits raised: trigger-referral throughput`);
+    printTable([rowBare, await triggerRow()], rowBare.reqPerSec);
     return;
   }
   if (MOBILE_ONLY) {

@@ -14,6 +14,7 @@ import { verifyPage } from './http/pages/verify.ts';
 import { ownerPages } from './http/pages/owner.ts';
 import { unsubscribePage } from './http/pages/unsubscribe.ts';
 import { widgetAssets } from './http/pages/widget-assets.ts';
+import { previewPages } from './http/pages/preview.ts';
 import { mcpEndpoints } from './mcp/endpoint.ts';
 import { oauthConsentPage } from './http/pages/oauth-consent.ts';
 import { affiliateInvitePage } from './http/pages/affiliate-invite.ts';
@@ -76,6 +77,14 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
   app.use(mobileApi(deps, mobileOperations));
   app.use(mcpEndpoints(deps));
   app.use(widgetAssets());
+  app.use(previewPages(deps));
+  // The MCP servers send C6 to `/api/v2/mcp/campaign/{id}/referral-flow-screenshots` on the API
+  // origin (rest-v2 §1.1); it is the same operation as under /v2, through the same REST pipeline.
+  app.use(async (ctx, next) => {
+    const m = /^\/api\/v2\/mcp(\/campaign\/[^/]+\/referral-flow-screenshots)$/.exec(ctx.path);
+    if (m) ctx.path = `/v2${m[1]}`;
+    return next();
+  });
   app.use(uploadEndpoint(deps));
   app.use(restApi(deps, operations));
   app.use(verifyPage(deps));

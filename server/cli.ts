@@ -5,6 +5,7 @@ import { openDb, migrate } from './db/connect.ts';
 import { runForever } from './main.ts';
 import { parseScopes } from './domain/keys.ts';
 import { AppError } from './errors.ts';
+import { payoutsCommand } from './cli-payouts.ts';
 
 const HELP: Record<string, string> = {
   '': `refloop: self-hosted referral and affiliate programs
@@ -22,6 +23,10 @@ Commands:
   team enable TEAM           Re-enable a team
   keys create                Create an API key (printed once)
   keys revoke PREFIX         Revoke an API key by its prefix
+  payouts list               List an affiliate program's payouts
+  payouts run                Group approved commissions into UPCOMING payouts
+  payouts export             Write a batch file (CSV) of payouts to pay
+  payouts mark PAYOUT        Report what happened to a payout's money
 
 Configuration comes only from environment variables; see .env.example.
 Run 'refloop <command> --help' for a command's options.`,
@@ -35,6 +40,14 @@ Run 'refloop <command> --help' for a command's options.`,
   'team enable': 'Usage: refloop team enable TEAM\n\nRe-enables a disabled team.',
   'keys create': 'Usage: refloop keys create --team TEAM --scopes a,b [--programs x,y] [--label TEXT] [--json]\n\nCreates an API key and prints it once. It cannot be shown again.',
   'keys revoke': 'Usage: refloop keys revoke PREFIX\n\nRevokes the API key whose display prefix is PREFIX (for example sk_AbCdEfGh).',
+  'payouts list':
+    'Usage: refloop payouts list --program ID [--status S] [--participant ID_OR_EMAIL] [--limit N] [--json]\n\nLists the payouts of affiliate program ID, newest first (default limit 100). Statuses: UPCOMING, QUEUED, ISSUED, FAILED, REVERSED.',
+  'payouts run':
+    'Usage: refloop payouts run --program ID [--json]\n\nGroups each affiliate\'s approved commissions (hold passed) into UPCOMING payouts when they reach the program\'s payout threshold. Nothing is paid.',
+  'payouts export':
+    'Usage: refloop payouts export --program ID [--status S] [--format generic|paypal|wise] [--currency ISO] [--out FILE]\n\nWrites a CSV of the payouts to pay (default UPCOMING and QUEUED) to FILE or standard output.\n  generic  every payout, with the affiliate and destination (the REST export)\n  paypal   PayPal Payouts web upload: confirmed PayPal and Venmo destinations, one currency per file\n  wise     Wise batch "send by email" template: confirmed Wise destinations\nPayouts left out of a provider file are listed on standard error. Pay the file, then mark each payout.',
+  'payouts mark':
+    'Usage: refloop payouts mark PAYOUT --program ID --status QUEUED|ISSUED|FAILED|REVERSED [--reason TEXT] [--json]\n\nReports what happened to payout PAYOUT: QUEUED (in a provider batch), ISSUED (paid: commissions PAID, affiliate notified), FAILED (commissions return to the next run), REVERSED (after ISSUED). The reason goes to the affiliate\'s activity log.',
 };
 
 const OPTIONS = {
@@ -48,6 +61,13 @@ const OPTIONS = {
   scopes: { type: 'string' },
   programs: { type: 'string' },
   label: { type: 'string' },
+  program: { type: 'string' },
+  participant: { type: 'string' },
+  status: { type: 'string' },
+  format: { type: 'string' },
+  currency: { type: 'string' },
+  out: { type: 'string' },
+  reason: { type: 'string' },
 } as const;
 
 type Out = { log(s: string): void; error(s: string): void };
@@ -198,6 +218,11 @@ async function run(cmd: string, arg: string | undefined, values: Record<string, 
       out.log(`Key ${prefix} is revoked.`);
       return 0;
     }
+    case 'payouts list':
+    case 'payouts run':
+    case 'payouts export':
+    case 'payouts mark':
+      return payoutsCommand(cmd, arg, values, deps, out, HELP[cmd]!);
   }
   return 2;
 }

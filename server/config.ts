@@ -26,6 +26,7 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   SECRET_KEY: z.string().min(32, 'SECRET_KEY must be at least 32 characters').optional(),
   SUPPORT_URL: z.url().optional(),
+  CHROMIUM_PATH: z.string().max(1024).default('/usr/bin/chromium'),
   TERMS_VERSION: z.string().min(1).default('2026-01-01'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   JOBS: bool.default(true),
@@ -79,6 +80,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   secretKey: string | null;
   supportUrl: string | null;
+  /** Headless Chromium for referral-flow screenshots (C6); missing on disk → C6 answers 503. */
+  chromiumPath: string;
   termsVersion: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   jobs: { enabled: boolean; pollMs: number };
@@ -208,6 +211,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     secretKey: e.SECRET_KEY ?? null,
     supportUrl: e.SUPPORT_URL ?? null,
+    chromiumPath: e.CHROMIUM_PATH,
     termsVersion: e.TERMS_VERSION,
     logLevel: e.LOG_LEVEL,
     jobs: { enabled: e.JOBS, pollMs: e.JOB_POLL_MS },

@@ -30,6 +30,7 @@ import { MobilePrograms } from './domain/mobile-programs.ts';
 import { MobileSessions } from './domain/mobile-sessions.ts';
 import { Receipts } from './domain/visit-receipts.ts';
 import { Visits } from './domain/visits.ts';
+import { Screenshots } from './domain/screenshots.ts';
 import { Impressions } from './domain/impressions.ts';
 import { LocalDiskStorage, type BlobStorage } from './storage.ts';
 import { AffiliateApplications } from './domain/affiliate-applications.ts';
@@ -78,6 +79,8 @@ export interface Deps {
   mobileSessions: MobileSessions;
   receipts: Receipts;
   visits: Visits;
+  /** C6 referral-flow screenshots (headless Chromium). */
+  screenshots: Screenshots;
   /** Affiliate enrollment (issue #6): applications, invites, payout destinations, tax information. */
   affiliateApplications: AffiliateApplications;
   affiliateInvites: AffiliateInvites;
@@ -161,7 +164,11 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const commissions = new Commissions(db, clock, participants);
   const transactions = new Transactions(db, clock, programs, participants, rewardConfigs, webhooks, exchangeRates, programEmails, jobs);
   const payouts = new Payouts(db, clock, programs, participants, commissions, webhooks, () => payoutDestinations, programEmails, jobs);
-  return {
+  // The preview pages it photographs need every service, so it reaches them through the finished object.
+  let all: Deps | null = null;
+  const screenshots = new Screenshots({ config, clock, log, storage }, () => all!, secret);
+  all = {
+    screenshots,
     config,
     db,
     clock,
@@ -211,6 +218,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
       await db.close();
     },
   };
+  return all;
 }
 
 /** A per-installation secret generated once and kept in the database (used when SECRET_KEY is unset). */

@@ -39,6 +39,8 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Ru
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `${config.tls ? 'https' : 'http'}://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  // Headless Chromium photographs preview pages of this very process.
+  deps.screenshots.localBase = `${config.tls ? 'https' : 'http'}://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {

@@ -1,6 +1,7 @@
 import type { Db } from '../db/connect.ts';
 import { ACTIONS } from './activity.ts';
 import { localDaySql } from './analytics-time.ts';
+import { addMoneyCounts } from './analytics-money.ts';
 import { SHARE_TOTAL_KEYS, type AnalyticsTotals } from '../../shared/schemas/analytics.ts';
 
 // The counting layer of analytics: windowed COUNTs over one program's (or one referrer's) rows,
@@ -19,6 +20,8 @@ export interface Counts {
   emails: Map<string, number>;
   /** Portal views recorded (none until portal views are tracked). */
   portalViews: number;
+  /** Distinct referred customers behind the commissions (affiliate series), so buckets can count them once. */
+  referred?: Set<string>;
 }
 
 /** A fresh, all-zero Counts with every AnalyticsTotals key (the affiliate ones for affiliate programs). */
@@ -35,6 +38,11 @@ export function addCounts(a: Counts, b: Counts): void {
   a.shares += b.shares;
   a.portalViews += b.portalViews;
   for (const [k, v] of b.emails) a.emails.set(k, (a.emails.get(k) ?? 0) + v);
+  if (b.referred) {
+    const set = (a.referred ??= new Set());
+    for (const id of b.referred) set.add(id);
+    a.totals.uniqueCommissionReferrals = set.size;
+  }
 }
 
 /** The totals as the wire shows them. */
@@ -183,6 +191,7 @@ export async function countWindow(
     const type = r.et ?? 'other';
     c.emails.set(type, (c.emails.get(type) ?? 0) + Number(r.n));
   }
+  if (affiliate) await addMoneyCounts(db, tables, scope, lo, hi, opts.byDay, day, at);
   return out;
 }
 

@@ -7,6 +7,7 @@ import { parseJson } from './participants/model.ts';
 import { DAY, bucketOf, bucketsBetween, dayStart, type Interval } from './analytics-time.ts';
 import { Tables, addCounts, countWindow, emptyCounts, rewardStatusCounts, rows, totalsOf, type Counts, type Scope } from './analytics-sql.ts';
 import { engagement } from './analytics-engagement.ts';
+import { moneyStatusCounts, payoutMoney } from './analytics-money.ts';
 import { campaignActivation, participantActivation } from './analytics-activation.ts';
 import {
   DEFAULT_ANALYTICS_DAYS,
@@ -134,7 +135,7 @@ export class Analytics {
     return out;
   }
 
-  /** StatusCounts for the window: rewards issued in it, affiliates who joined in it; commissions and payouts have no engine yet (none exist). */
+  /** StatusCounts for the window: rewards issued in it; affiliates who joined, commissions and payouts created in it, by current status. */
   private async statusCounts(program: Program, w: AnalyticsWindow): Promise<StatusCounts> {
     const out: StatusCounts = {
       currencyISO: program.currencyISO,
@@ -148,10 +149,7 @@ export class Analytics {
       );
       out.affiliateStatus = { APPROVED: 0, SUSPENDED: 0, BANNED: 0 };
       for (const r of statuses) out.affiliateStatus[r.s] = Number(r.n);
-      const money = () => ({ count: 0, totalAmount: 0, totalRevenue: 0 });
-      const payout = () => ({ count: 0, totalAmount: 0 });
-      out.commissionStatus = { pending: money(), approved: money(), paid: money(), reversed: money() };
-      out.payoutStatus = { upcoming: payout(), queued: payout(), issued: payout(), failed: payout(), reversed: payout() };
+      if (await this.#tables.has('commissions')) Object.assign(out, await moneyStatusCounts(this.db, program.id, w.lo, w.hi, this.clock.now()));
     }
     return out;
   }
@@ -173,14 +171,15 @@ export class Analytics {
       [monthBoard(cur), monthScore(row, cur)],
       [monthBoard(cur - 1), monthScore(row, cur - 1)],
     ];
-    const [higher, expired, rewardStatus] = await Promise.all([
+    const affiliate = program.type === 'AFFILIATE';
+    const [higher, expired, rewardStatus, paid] = await Promise.all([
       this.participants.leaderboard.higherCounts(knex, program.id, scores),
       rows<{ n: number }>(this.db, "SELECT COUNT(*) AS n FROM participants WHERE referred_by = ? AND referral_status = 'CREDIT_EXPIRED'", [row.id]),
       rewardStatusCounts(this.db, this.#tables, scope, null),
+      affiliate && (await this.#tables.has('payouts')) ? payoutMoney(this.db, row.id, now) : { totalPaidOut: 0, upcomingPayout: 0 },
     ]);
     // Unranked (a zero score) is null: a participant with nothing on a board holds no place on it.
     const rank = ([board, score]: [string, number]) => (score > 0 ? 1 + (higher.get(rankKey(board, score)) ?? 0) : null);
-    const affiliate = program.type === 'AFFILIATE';
     const out: ParticipantAnalytics = {
       analytics: {
         referrals: Number(row.referral_count),
@@ -191,7 +190,7 @@ export class Analytics {
         uniqueImpressions: Number(row.unique_impression_count),
         invitesSent: Number(row.invite_count),
         rewardStatus,
-        ...(affiliate ? { referralRevenue: Number(row.revenue_total), totalCommissions: Number(row.commission_total), totalPaidOut: 0, upcomingPayout: 0 } : {}),
+        ...(affiliate ? { referralRevenue: Number(row.revenue_total), totalCommissions: Number(row.commission_total), ...paid } : {}),
         currencyISO: program.currencyISO,
       },
       ranks: { rank: rank(scores[0]!), monthlyRank: rank(scores[1]!), prevMonthlyRank: rank(scores[2]!) },
@@ -207,7 +206,7 @@ export class Analytics {
       out.endDate = w.endDate;
       if (wantSeries) {
         out.series = series(perDay, q.timezone, w.lo, w.hi, q.interval, affiliate).map(({ periodStart, counts }) => {
-          const item: AnalyticsSeriesItem = { ...totalsOf(counts), uniqueCommissionReferrals: 0, periodStart };
+          const item: AnalyticsSeriesItem = { ...totalsOf(counts), uniqueCommissionReferrals: counts.totals.uniqueCommissionReferrals ?? 0, periodStart };
           if (wantEmail) item.email = emailCounts([...counts.emails.values()].reduce((s, n) => s + n, 0));
           if (wantActivation) {
             // Portal views are not tracked yet: null, never a zero that looks measured.

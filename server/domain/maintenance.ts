@@ -49,6 +49,12 @@ export class Maintenance {
         .where('created_at', '<', now - WEBHOOK_LOG_TTL_MS)
         .whereNotExists(k('webhook_deliveries as d').whereRaw('d.event_id = webhook_events.id').where('d.status', 'PENDING').select(k.raw('1')))
         .del(),
+      // MCP OAuth: codes and tokens a day after they expired (a replayed code or rotated refresh
+      // token is recognised, and revokes its grant, for as long as it could have worked), and
+      // connections revoked 30 days ago with everything issued under them (ON DELETE CASCADE).
+      mcp_oauth_codes: await k('mcp_oauth_codes').where('expires_at', '<', now - 24 * HOUR).del(),
+      mcp_oauth_tokens: await k('mcp_oauth_tokens').where('expires_at', '<', now - 24 * HOUR).del(),
+      mcp_oauth_grants: await k('mcp_oauth_grants').whereNotNull('revoked_at').where('revoked_at', '<', now - 30 * 24 * HOUR).del(),
       ...(await pruneRetained(this.db, now)),
     };
   }

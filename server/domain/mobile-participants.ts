@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import type { MobileProgram } from './mobile-programs.ts';
 import { completeDocument } from './program-config.ts';
 import { findParticipant, findReferrer } from './participants/referrals.ts';
-import { emailKey, parseJson, shareBase, withShareKey } from './participants/model.ts';
+import { emailKey, parseJson, programLanguages, shareBase, withShareKey } from './participants/model.ts';
 import { maskEmail } from './program-emails.ts';
 import { effectivePlan } from './plans.ts';
 import type { ReferralRecord } from './invites.ts';
@@ -343,6 +343,9 @@ export class MobileParticipants {
     ]);
     return {
       participant,
+      type: program.type,
+      languages: programLanguages(program).all,
+      design: design as unknown as Record<string, unknown>,
       share: {
         preferredUrl: installation.shareUrl || null,
         fallbackUrl: `${this.deps.config.publicUrl.replace(/\/+$/, '')}/r/${program.id}`,

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Program } from './programs.ts';
-import type { PayoutRow } from './payouts.ts';
+import type { PayoutRow } from './payout-model.ts';
 import { fractionDigits } from './exchange-rates.ts';
 import type { Payout } from '../../shared/schemas/payout.ts';
 
@@ -22,44 +22,78 @@ export function majorUnits(amount: number, iso: string): string {
   return `${neg ? '-' : ''}${s.slice(0, -d)}.${s.slice(-d)}`;
 }
 
+/** One payout as a batch file lists it: the payout, the affiliate, and the destination to pay. */
+export interface PayoutLine {
+  payout: PayoutRow;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  /** The affiliate's current destination, else the one recorded on the payout (status then unknown: null). */
+  destination: { provider: string; account: string | null; country: string | null; status: string | null; legalEntityType: string | null; legalName: string | null } | null;
+}
+
 /**
- * The manual provider's CSV (RFC 4180, CRLF, every cell quoted): one row per payout, default
- * UPCOMING and QUEUED, oldest first. The destination is the affiliate's current one (they may have
- * confirmed or changed it since the run), else the one recorded on the payout, with its status.
+ * The payouts a batch file lists (default UPCOMING and QUEUED), oldest first, with the affiliate
+ * and their destination. The destination is the affiliate's current one (they may have confirmed or
+ * changed it since the run), else the one recorded on the payout. `payoutId` narrows it to one payout.
  */
-export async function payoutsCsv(knex: Knex, program: Program, status?: Payout['status']): Promise<string> {
-  type Line = PayoutRow & { email: string; first_name: string | null; last_name: string | null; d_provider: string | null; d_account: string | null; d_country: string | null; d_status: string | null };
-  const rows: Line[] = await knex('payouts as o')
+export async function payoutLines(knex: Knex, program: Program, status?: Payout['status'], payoutId?: string): Promise<PayoutLine[]> {
+  type Row = PayoutRow & { email: string; first_name: string | null; last_name: string | null; d_provider: string | null; d_account: string | null; d_country: string | null; d_status: string | null; d_legal_type: string | null; d_legal_name: string | null };
+  const q = knex('payouts as o');
+  if (payoutId) q.where('o.id', payoutId);
+  const rows: Row[] = await q
     .join('participants as p', 'p.id', 'o.participant_id')
     .leftJoin('payout_destinations as d', (j) => j.on('d.program_id', '=', 'o.program_id').andOn('d.participant_id', '=', 'o.participant_id'))
     .where('o.program_id', program.id)
     .whereIn('o.status', status ? [status] : ['UPCOMING', 'QUEUED'])
     .orderBy([{ column: 'o.created_at' }, { column: 'o.id' }])
-    .select('o.*', 'p.email', 'p.first_name', 'p.last_name', 'd.provider as d_provider', 'd.account as d_account', 'd.country as d_country', 'd.status as d_status');
-  const header = ['payout_id', 'participant_id', 'email', 'first_name', 'last_name', 'status', 'amount', 'currency', 'amount_minor', 'provider', 'account', 'country', 'destination_status', 'commission_count', 'created_at'];
-  const lines = [header.map(csvCell).join(',')];
-  for (const r of rows) {
-    lines.push(
-      [
-        r.id,
-        r.participant_id,
-        r.email,
-        r.first_name,
-        r.last_name,
-        r.status,
-        majorUnits(Number(r.amount), r.currency_iso),
-        r.currency_iso,
-        Number(r.amount),
-        r.d_provider ?? r.provider,
-        r.d_account ?? r.account,
-        r.d_provider ? r.d_country : r.country,
-        r.d_status,
-        (JSON.parse(r.commission_ids) as string[]).length,
-        new Date(Number(r.created_at)).toISOString(),
-      ]
-        .map(csvCell)
-        .join(','),
-    );
-  }
-  return `${lines.join('\r\n')}\r\n`;
+    .select('o.*', 'p.email', 'p.first_name', 'p.last_name', 'd.provider as d_provider', 'd.account as d_account', 'd.country as d_country', 'd.status as d_status', 'd.legal_entity_type as d_legal_type', 'd.legal_name as d_legal_name');
+  return rows.map((r) => ({
+    payout: r,
+    email: r.email,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    destination: r.d_provider
+      ? { provider: r.d_provider, account: r.d_account, country: r.d_country, status: r.d_status, legalEntityType: r.d_legal_type, legalName: r.d_legal_name }
+      : r.provider
+        ? { provider: r.provider, account: r.account, country: r.country, status: null, legalEntityType: null, legalName: null }
+        : null,
+  }));
+}
+
+/** Columns of the generic CSV (docs/decisions.md "Affiliate money"). */
+export const GENERIC_CSV_HEADER = ['payout_id', 'participant_id', 'email', 'first_name', 'last_name', 'status', 'amount', 'currency', 'amount_minor', 'provider', 'account', 'country', 'destination_status', 'commission_count', 'created_at'];
+
+/** Rows as CSV text: RFC 4180, CRLF, every cell quoted and defused. */
+export function csvText(rows: Array<Array<string | number | null | undefined>>): string {
+  return rows.map((r) => r.map(csvCell).join(',') + '\r\n').join('');
+}
+
+/** The manual provider's generic CSV (one row per payout, every destination provider, with a header row). */
+export function genericCsv(lines: PayoutLine[]): string {
+  return csvText([
+    GENERIC_CSV_HEADER,
+    ...lines.map(({ payout: r, email, firstName, lastName, destination: d }) => [
+      r.id,
+      r.participant_id,
+      email,
+      firstName,
+      lastName,
+      r.status,
+      majorUnits(Number(r.amount), r.currency_iso),
+      r.currency_iso,
+      Number(r.amount),
+      d?.provider,
+      d?.account,
+      d?.country,
+      d?.status,
+      (JSON.parse(r.commission_ids) as string[]).length,
+      new Date(Number(r.created_at)).toISOString(),
+    ]),
+  ]);
+}
+
+/** The generic CSV of a program's payouts (default UPCOMING and QUEUED), oldest first. */
+export async function payoutsCsv(knex: Knex, program: Program, status?: Payout['status']): Promise<string> {
+  return genericCsv(await payoutLines(knex, program, status));
 }

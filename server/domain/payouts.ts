@@ -12,11 +12,17 @@ import { newId } from '../crypto.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../errors.ts';
 import { readRows } from './leaderboard.ts';
 import { formatMoney } from './exchange-rates.ts';
-import { payoutsCsv } from './payout-export.ts';
+import { payoutLines } from './payout-export.ts';
+import { PayoutProviders, type BatchFile, type ExportFormat, type SendOutcome } from './payout-providers.ts';
+import { Activity } from './activity.ts';
+import { payoutMoney } from './analytics-money.ts';
 import type { ProgramEmails } from './program-emails.ts';
 import type { Jobs } from './jobs.ts';
 import { toProgram } from './programs.ts';
 import type { Payout, PayoutList, PayoutListQuery, PayoutRunResponse } from '../../shared/schemas/payout.ts';
+import { TRANSITIONS, toPayout, type PayoutRow } from './payout-model.ts';
+
+export { toPayout, type PayoutRow } from './payout-model.ts';
 
 /** Where an affiliate's money goes, as the payout destinations engine reports it. */
 export interface PayoutDestination {
@@ -40,71 +46,18 @@ export function nextMonthStart(now: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
 }
 
-/** A `payouts` row as read. */
-export interface PayoutRow {
-  id: string;
-  program_id: string;
-  participant_id: string;
-  status: Payout['status'];
-  currency_iso: string;
-  amount: number | string;
-  campaign_currency_iso: string;
-  amount_in_campaign_currency: number | string;
-  provider: string | null;
-  account: string | null;
-  country: string | null;
-  commission_ids: string;
-  created_at: number | string;
-  queued_at: number | string | null;
-  issued_at: number | string | null;
-  failed_at: number | string | null;
-  reversed_at: number | string | null;
-}
-
-const num = (v: number | string | null): number | null => (v == null ? null : Number(v));
-
-/** The wire shape of one payout (rest-v2 §2.13). */
-export function toPayout(r: PayoutRow): Payout {
-  return {
-    id: r.id,
-    participantId: r.participant_id,
-    status: r.status,
-    amount: Number(r.amount),
-    currencyISO: r.currency_iso,
-    commissionIds: JSON.parse(r.commission_ids) as string[],
-    createdAt: Number(r.created_at),
-    amountInCampaignCurrency: Number(r.amount_in_campaign_currency),
-    campaignCurrencyISO: r.campaign_currency_iso,
-    exchangeRate: null,
-    exchangeRateAt: null,
-    fxError: null,
-    queuedAt: num(r.queued_at),
-    issuedAt: num(r.issued_at),
-    failedAt: num(r.failed_at),
-    reversedAt: num(r.reversed_at),
-    provider: r.provider,
-  };
-}
-
-/** Moves the owner may make (our manual provider): from → allowed targets. */
-const TRANSITIONS: Record<Payout['status'], Array<Payout['status']>> = {
-  UPCOMING: ['QUEUED', 'ISSUED', 'FAILED'],
-  QUEUED: ['ISSUED', 'FAILED'],
-  ISSUED: ['REVERSED'],
-  FAILED: [],
-  REVERSED: [],
-};
-
 /**
  * Payouts (rest-v2 §3.12 AF14/AF15) and the payout run (our extension). A run groups, per
  * affiliate and currency, the APPROVED commissions whose hold has passed plus the adjustments of
  * commissions already paid, and creates one UPCOMING payout per group whose program-currency total
- * reaches the program's `payoutThreshold`. Money moves outside refloop (the built-in manual
- * provider: CSV export for PayPal / Wise batch payments); the owner then reports QUEUED, ISSUED or
- * FAILED. ISSUED marks the commissions PAID and emits NEW_PAYOUT_ISSUED; FAILED and REVERSED
+ * reaches the program's `payoutThreshold`. Money moves through a payout provider (`providers`,
+ * server/domain/payout-providers.ts): the built-in manual one exports batch files for PayPal / Wise
+ * and the owner then reports QUEUED, ISSUED or FAILED; a sending adapter reports them itself. ISSUED marks the commissions PAID and emits NEW_PAYOUT_ISSUED; FAILED and REVERSED
  * release them for the next run.
  */
 export class Payouts {
+  readonly #activity: Activity;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -115,7 +68,10 @@ export class Payouts {
     private readonly destinations: () => DestinationSource | null,
     private readonly emails: Pick<ProgramEmails, 'sendProgramEmail'>,
     jobs: Pick<Jobs, 'register'>,
+    /** The payout provider adapters; `manual` is built in. */
+    readonly providers: PayoutProviders = new PayoutProviders(),
   ) {
+    this.#activity = new Activity(db, clock);
     jobs.register(PAYOUT_RUN_JOB, (payload: { programId: string }) => this.scheduledRun(payload.programId));
   }
 
@@ -233,14 +189,25 @@ export class Payouts {
     return { success: true, payoutsCreated: created.length, payouts: created.map(toPayout) };
   }
 
-  /** The owner reports what happened to a payout's money (manual provider); see TRANSITIONS. Same status again changes nothing. */
-  async setStatus(program: Program, payoutId: string, status: Exclude<Payout['status'], 'UPCOMING'>): Promise<Payout> {
+  /**
+   * The owner (or a sending provider's answer) reports what happened to a payout's money; see
+   * TRANSITIONS. Same status again changes nothing. A `reason` is kept in the affiliate's activity log.
+   */
+  async setStatus(program: Program, payoutId: string, status: Exclude<Payout['status'], 'UPCOMING'>, reason?: string): Promise<Payout> {
+    if (!this.providers.handlerOf().capabilities.ownerMarks) throw new InvalidStateError(`Payout ${payoutId.slice(0, 64)} is handled by a provider that reports its own statuses.`);
+    return this.applyStatus(program, payoutId, status, reason);
+  }
+
+  private applyStatus(program: Program, payoutId: string, status: Exclude<Payout['status'], 'UPCOMING'>, reason?: string): Promise<Payout> {
     return this.db.knex.transaction(async (trx) => {
       const row: PayoutRow | undefined = plausibleId(payoutId) ? await trx('payouts').where({ id: payoutId, program_id: program.id }).forUpdate().first() : undefined;
       if (!row) throw new NotFoundError(`No payout ${payoutId.slice(0, 64)} in program ${program.id}.`);
       if (row.status === status) return toPayout(row);
       if (!TRANSITIONS[row.status].includes(status)) throw new InvalidStateError(`Payout ${row.id} is ${row.status}; it cannot become ${status}.`);
       const now = this.clock.now();
+      if (reason) {
+        await this.#activity.record(trx, { programId: program.id, participantId: row.participant_id, type: 'COMMON', action: 'payout.status', text: `Payout ${row.id} ${status}: ${reason}`, data: { payoutId: row.id, status, reason } });
+      }
       const patch: Partial<PayoutRow> = { status };
       if (status === 'QUEUED') {
         patch.queued_at = now;
@@ -276,30 +243,50 @@ export class Payouts {
     });
   }
 
-  /** The manual provider's CSV: one row per payout (default UPCOMING and QUEUED), oldest first. */
-  exportCsv(program: Program, status?: Payout['status']): Promise<string> {
-    return payoutsCsv(this.db.knex, program, status);
+  /** The manual provider's generic CSV (REST PO3): one row per payout (default UPCOMING and QUEUED), oldest first. */
+  async exportCsv(program: Program, status?: Payout['status']): Promise<string> {
+    return (await this.exportBatch(program, { status })).body;
+  }
+
+  /** A provider's batch file of the program's payouts (default UPCOMING and QUEUED; the manual provider's generic CSV). */
+  async exportBatch(program: Program, q: { status?: Payout['status']; format?: ExportFormat; currency?: string; provider?: string }): Promise<BatchFile> {
+    const format = q.format ?? 'generic';
+    const provider = this.providers.exporter(q.provider ?? 'manual', format);
+    return provider.exportBatch(await payoutLines(this.db.knex, program, q.status), { format, currency: q.currency });
+  }
+
+  /**
+   * Pays one UPCOMING or QUEUED payout through a provider that can send, then applies what the
+   * provider answered (UNKNOWN changes nothing). Providers that cannot send (manual) → 406.
+   */
+  async send(program: Program, payoutId: string, providerName: string): Promise<{ outcome: SendOutcome; payout: Payout }> {
+    const provider = this.providers.get(providerName);
+    if (!provider.send) throw new InvalidStateError(`The ${provider.name} payout provider cannot send money: export a batch file, pay it, then mark each payout.`);
+    const [line] = plausibleId(payoutId) ? await payoutLines(this.db.knex, program, undefined, payoutId) : [];
+    if (!line) {
+      const exists = plausibleId(payoutId) && (await this.db.knex('payouts').where({ id: payoutId, program_id: program.id }).first('status'));
+      if (!exists) throw new NotFoundError(`No payout ${payoutId.slice(0, 64)} in program ${program.id}.`);
+      throw new InvalidStateError(`Payout ${payoutId} is ${exists.status}; only UPCOMING and QUEUED payouts can be sent.`);
+    }
+    const outcome = await provider.send(line);
+    const reason = `${provider.name}: ${'reference' in outcome ? `reference ${outcome.reference}` : outcome.reason}`.slice(0, 500);
+    if (outcome.outcome === 'UNKNOWN') return { outcome, payout: toPayout(line.payout) };
+    if (outcome.outcome === 'QUEUED' && line.payout.status === 'QUEUED') return { outcome, payout: toPayout(line.payout) };
+    return { outcome, payout: await this.applyStatus(program, payoutId, outcome.outcome, reason) };
   }
 
   /** The affiliate summary (participant API): referral revenue, total paid out, upcoming payout, in program-currency minor units. */
   async summary(program: Program, participantId: string): Promise<{ currencyISO: string; referralRevenue: number; totalPaidOut: number; upcomingPayout: number; unreadCommissionsCount: number; unreadPayoutsCount: number }> {
     const knex = this.db.knex;
     await this.commissions.settle(knex, program.id);
-    const [me, paid, upcoming, adj] = await Promise.all([
+    const [me, money] = await Promise.all([
       knex('participants').where({ id: participantId, program_id: program.id }).first('revenue_total', 'unread_commissions_count', 'unread_payouts_count'),
-      knex('payouts').where({ participant_id: participantId, status: 'ISSUED' }).sum({ total: 'amount_in_campaign_currency' }).first(),
-      knex('commissions').where({ referrer_id: participantId, status: 'APPROVED' }).sum({ total: 'amount_in_campaign_currency' }).first(),
-      knex('commission_adjustments')
-        .where({ referrer_id: participantId })
-        .where((w) => w.whereNull('payout_id').orWhereIn('payout_id', knex('payouts').where({ participant_id: participantId }).whereIn('status', ['UPCOMING', 'QUEUED']).select('id')))
-        .sum({ total: 'amount_in_campaign_currency' })
-        .first(),
+      payoutMoney(this.db, participantId, this.clock.now()),
     ]);
     return {
       currencyISO: program.currencyISO,
       referralRevenue: Number(me?.revenue_total ?? 0),
-      totalPaidOut: Number(paid?.total ?? 0),
-      upcomingPayout: Math.max(0, Number(upcoming?.total ?? 0) + Number(adj?.total ?? 0)),
+      ...money,
       unreadCommissionsCount: Number(me?.unread_commissions_count ?? 0),
       unreadPayoutsCount: Number(me?.unread_payouts_count ?? 0),
     };

@@ -1,6 +1,7 @@
 import type { Operation } from './operation.ts';
 import * as team from './resources/team.ts';
 import * as campaigns from './resources/campaigns.ts';
+import * as screenshots from './resources/screenshots.ts';
 import * as programConfig from './resources/config.ts';
 import * as rewardConfigs from './resources/reward-configs.ts';
 import * as webhooks from './resources/webhooks.ts';
@@ -38,6 +39,7 @@ export const operations: Operation[] = [
   campaigns.createCampaign,
   campaigns.updateCampaign,
   campaigns.cloneCampaign,
+  screenshots.captureReferralFlowScreenshots,
 
   // Configuration documents (rest-v2 §3.5–3.6)
   programConfig.getDesign,

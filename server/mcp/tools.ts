@@ -1,5 +1,6 @@
 import * as team from '../http/resources/team.ts';
 import * as campaigns from '../http/resources/campaigns.ts';
+import * as screenshots from '../http/resources/screenshots.ts';
 import * as config from '../http/resources/config.ts';
 import * as rewardConfigs from '../http/resources/reward-configs.ts';
 import * as webhooks from '../http/resources/webhooks.ts';
@@ -55,6 +56,13 @@ function restTools(): ToolDef[] {
     restTool({ name: 'growsurf_update_campaign_options', title: 'Update the Options tab', description: config.updateOptions.summary, op: config.updateOptions, profile: 'CONTENT_SET', body: 'fields' }),
     restTool({ name: 'growsurf_get_campaign_installation', title: 'Get the Installation tab', description: config.getInstallation.summary, op: config.getInstallation, profile: 'READ' }),
     restTool({ name: 'growsurf_update_campaign_installation', title: 'Update the Installation tab', description: config.updateInstallation.summary, op: config.updateInstallation, profile: 'CONTENT_SET', body: 'fields' }),
+    restTool({
+      name: 'growsurf_capture_referral_flow_screenshots',
+      title: 'Capture referral-flow screenshots',
+      description: 'Temporary signed screenshots (15 minutes) of the referrer window and the referred-friend view, rendered from the saved program configuration. Accepts no URL or HTML.',
+      op: screenshots.captureReferralFlowScreenshots,
+      profile: 'CONTENT_ADD',
+    }),
     createAccountTool,
     restTool({ name: 'growsurf_get_team', title: 'Get the team', description: 'Read the bound team: name and verification state.', op: team.getTeam, profile: 'READ' }),
     restTool({ name: 'growsurf_update_team', title: 'Rename the team', description: 'Rename the bound team (name, 1–255 characters).', op: team.updateTeam, profile: 'CONTENT_SET' }),

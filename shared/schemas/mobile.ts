@@ -6,6 +6,7 @@ import { campaignReward } from './reward-config.ts';
 import { REFERRAL_PAGE, sendInvitesBody } from './referral.ts';
 import { participantRewardListQuery } from './reward.ts';
 import { affiliateSummary } from './payout.ts';
+import { programResourceFile, programResourceType, type ProgramResource } from './resource.ts';
 
 // The participant API under /mobile/v2 (docs/participant-api.md): request and response bodies,
 // shared by the server, the widget's client and /openapi/mobile-v2.json.
@@ -403,6 +404,33 @@ export const mobileReferralSummary = z
 /** `POST /mobile/v2/resources/{resourceId}/download-url` answer. */
 export const mobileDownloadUrl = z.object({ url: z.string(), expiresIn: z.number().int() }).meta({ id: 'MobileDownloadUrl' });
 
+/** One published resource as a participant sees it: no storage key, signed link, moderation or publishing data. */
+export const mobileResource = z
+  .object({
+    id: z.string(),
+    type: programResourceType,
+    title: z.string(),
+    description: z.string().nullable(),
+    category: z.string().nullable(),
+    url: z.string().nullable().meta({ description: 'LINK only. A FILE has no URL here: ask MRS1 for a fresh short-lived link each time it is opened.' }),
+    text: z.string().nullable().meta({ description: 'TEXT only.' }),
+    file: programResourceFile
+      .pick({ fileName: true, mimeType: true, bytes: true })
+      .nullable()
+      .meta({ description: 'FILE only: what the download will be.' }),
+  })
+  .meta({ id: 'MobileResource' });
+
+/** `GET /mobile/v2/resources` answer: the program's published resources in list order. */
+export const mobileResourceList = z.object({ resources: z.array(mobileResource) }).meta({ id: 'MobileResourceList' });
+
+/** A REST `ProgramResource` as participants see it, or null when they may not (unpublished, or a file not approved). */
+export function toMobileResource(r: ProgramResource): z.infer<typeof mobileResource> | null {
+  if (!r.isPublished || (r.type === 'FILE' && r.file?.moderationStatus !== 'APPROVED')) return null;
+  const file = r.type === 'FILE' && r.file ? { fileName: r.file.fileName, mimeType: r.file.mimeType, bytes: r.file.bytes } : null;
+  return { id: r.id, type: r.type, title: r.title, description: r.description, category: r.category, url: r.type === 'LINK' ? r.url : null, text: r.type === 'TEXT' ? r.text : null, file };
+}
+
 /** `POST /mobile/v2/participant/vanity-links` body: replaces the signed-in participant's vanity keys. */
 export const mobileVanityLinksSet = z
   .strictObject({
@@ -438,6 +466,11 @@ export const mobileTrafficReport = z
 export const mobileWindow = z
   .object({
     participant: mobileParticipant.nullable().meta({ description: 'The signed-in participant; null without a participant token.' }),
+    type: z.enum(['REFERRAL', 'AFFILIATE']).meta({ description: 'The program type: which panels the window offers.' }),
+    languages: z.array(z.string()).meta({ description: 'The program’s languages, base language first.' }),
+    design: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'The program’s design document with defaults filled (rest-v2 §2.18, as GET /v2/campaign/{id}/design): what the window draws and how.' }),
     share: z
       .object({
         preferredUrl: z.string().nullable().meta({ description: 'installation.shareUrl, when set.' }),

@@ -46,13 +46,29 @@ describe.skipIf(SKIP_BROWSER)('attribution script in Chromium', () => {
     const page = await context.newPage();
     await page.goto(await shareUrlOf(demo.state.people.referrer));
     await eventually(async () => (await visits(demo.state.referralProgramId)) === before + 1, 15_000, 'the visit row');
-    const receipts = (await eventually(() => idbGet(page, 'receipts'), 10_000, 'stored receipts')) as { firstVisit?: string; lastVisit?: string };
+    const receipts = (await eventually(() => idbGet(page, `${demo.state.referralProgramId}/receipts`), 10_000, 'stored receipts')) as { firstVisit?: string; lastVisit?: string };
     expect(typeof receipts.firstVisit).toBe('string');
     expect(typeof receipts.lastVisit).toBe('string');
-    expect(((await idbGet(page, 'visitQueue')) as unknown[] | undefined) ?? []).toHaveLength(0);
+    expect(((await idbGet(page, `${demo.state.referralProgramId}/visitQueue`)) as unknown[] | undefined) ?? []).toHaveLength(0);
     // Only origin and path are kept of the landing URL.
     const row = await demo.app.deps.db.knex('visits').where({ program_id: demo.state.referralProgramId }).orderBy('created_at', 'desc').first();
     expect(JSON.stringify(row)).not.toMatch(/\?grsf=/);
+    await context.close();
+  });
+
+  it('keeps two programs on one site apart: each has its own queue and receipts', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(await shareUrlOf(demo.state.people.referrer));
+    const referralKey = `${demo.state.referralProgramId}/receipts`;
+    const first = (await eventually(() => idbGet(page, referralKey), 10_000, 'referral receipts')) as { lastVisit: string };
+    const partner = await demo.rest('GET', `/campaign/${demo.state.affiliateProgramId}/participant/${encodeURIComponent(demo.state.people.affiliate)}`);
+    const before = await visits(demo.state.affiliateProgramId);
+    await page.goto(partner.shareUrl);
+    await eventually(async () => (await visits(demo.state.affiliateProgramId)) === before + 1, 15_000, 'the affiliate visit');
+    const second = (await eventually(() => idbGet(page, `${demo.state.affiliateProgramId}/receipts`), 10_000, 'affiliate receipts')) as { lastVisit: string };
+    expect(second.lastVisit).not.toBe(first.lastVisit);
+    expect(((await idbGet(page, referralKey)) as { lastVisit: string }).lastVisit).toBe(first.lastVisit);
     await context.close();
   });
 
@@ -63,7 +79,7 @@ describe.skipIf(SKIP_BROWSER)('attribution script in Chromium', () => {
     await page.route('**/mobile/v2/**', (route) => route.abort('connectionrefused'));
     await page.goto(await shareUrlOf('hugo@example.com'));
     const queued = (await eventually(async () => {
-      const q = (await idbGet(page, 'visitQueue')) as unknown[] | undefined;
+      const q = (await idbGet(page, `${demo.state.referralProgramId}/visitQueue`)) as unknown[] | undefined;
       return q && q.length === 1 ? q : null;
     }, 10_000, 'a queued visit')) as Array<{ id?: string; visitId?: string }>;
     expect(await visits(demo.state.referralProgramId)).toBe(before);
@@ -71,7 +87,7 @@ describe.skipIf(SKIP_BROWSER)('attribution script in Chromium', () => {
     await page.unroute('**/mobile/v2/**');
     await page.goto(`${demo.url}/`);
     await eventually(async () => (await visits(demo.state.referralProgramId)) === before + 1, 15_000, 'the queued visit to arrive');
-    await eventually(async () => (((await idbGet(page, 'visitQueue')) as unknown[] | undefined) ?? []).length === 0, 10_000, 'an empty queue');
+    await eventually(async () => (((await idbGet(page, `${demo.state.referralProgramId}/visitQueue`)) as unknown[] | undefined) ?? []).length === 0, 10_000, 'an empty queue');
     expect(queued).toHaveLength(1);
     await context.close();
   });

@@ -31,16 +31,19 @@ describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
   it('friend arrives, signs up in the embedded form, buys; the referrer signs in and sees the reward', async () => {
     const referrer = await participant(demo.state.people.referrer);
     const rewardsBefore = (await rewardsOf(referrer.email)).length;
+    // The window speaks the program's design: its button and tab names come from the design document.
+    const design = await demo.rest('GET', `/campaign/${pid()}/design`);
 
     // 1. The friend arrives on the referrer's share link and joins through the embedded form.
     const friendContext = await browser.newContext();
     friendContext.setDefaultTimeout(15_000);
     const friend = await friendContext.newPage();
-    friend.on('console', (m) => console.log('[friend]', m.text()));
     await friend.goto(referrer.shareUrl);
     const form = friend.locator('[data-grsf-block-form]');
-    await form.getByLabel('Email').fill('e2e-friend@example.com');
-    await form.getByRole('button', { name: 'Get my link' }).click();
+    // The referred experience: the form knows a referrer is pending (the attribution script stored it first).
+    await form.locator('p.ban').waitFor({ state: 'visible' });
+    await form.getByLabel(design.signup.fields.find((f: { key: string }) => f.key === 'email').label, { exact: true }).fill('e2e-friend@example.com');
+    await form.getByRole('button', { name: design.signup.buttonText, exact: true }).click();
     const joined = await eventually(() => participant('e2e-friend@example.com').catch(() => null), 15_000, 'the friend to be a participant');
     expect(joined.referrer?.id ?? joined.referredBy).toBe(referrer.id);
     expect(joined.referralStatus).toBe('CREDIT_PENDING');
@@ -57,14 +60,13 @@ describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 1024, height: 800 } });
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
-    page.on('console', (m) => console.log('[referrer]', m.text()));
     await page.goto(`${demo.url}/`);
     await page.getByRole('button', { name: `Sign in as ${referrer.email}` }).click();
     await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
     await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor({ state: 'visible', timeout: 15_000 });
-    await dialog.getByRole('tab', { name: 'Rewards' }).click();
+    await dialog.getByRole('tab', { name: design.rewards.title, exact: true }).click();
     await eventually(async () => ((await dialog.textContent()) ?? '').includes('Give $10, get $10'), 15_000, 'the reward in the window');
 
     // 4. No serious or critical accessibility violations on the page with the window open (axe enters open shadow roots).
@@ -85,4 +87,24 @@ describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
     expect(fs.statSync(file).size).toBeGreaterThan(1000);
     await context.close();
   }, 120_000);
+
+  it('fits a 320 px wide screen: the open window neither overflows nor scrolls sideways', async () => {
+    const context = await browser.newContext({ viewport: { width: 320, height: 640 }, reducedMotion: 'reduce' });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    await page.goto(`${demo.url}/`);
+    await page.getByRole('button', { name: `Sign in as ${demo.state.people.referrer}` }).click();
+    await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+    await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor({ state: 'visible' });
+    const box = (await dialog.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(320);
+    const overflow = await dialog.evaluate((el) => el.scrollWidth - el.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'window-320.png') });
+    await context.close();
+  }, 60_000);
 });

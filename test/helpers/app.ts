@@ -114,6 +114,7 @@ export async function startApp(env: Record<string, string> = {}, opts: { databas
   await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', () => r()));
   const port = (server.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;
+  deps.screenshots.localBase = url;
   return {
     url,
     deps,

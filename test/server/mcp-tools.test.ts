@@ -24,7 +24,7 @@ describe('MCP tools with a team API key', () => {
       expect(names).toContain(n);
     }
     expect(names).not.toContain('growsurf_rotate_api_key');
-    expect(names).not.toContain('growsurf_capture_referral_flow_screenshots');
+    expect(names).toContain('growsurf_capture_referral_flow_screenshots');
     const hints = (n: string) => tools.find((t) => t.name === n)!;
     expect(hints('growsurf_bulk_delete_participants').annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
     expect(hints('growsurf_bulk_delete_participants')._meta).toMatchObject({ 'growsurf/riskTier': 'DESTRUCTIVE' });

@@ -112,7 +112,7 @@ describe('per-program budget of the participant API', () => {
 describe('SharedBudget (batched charges to a shared store)', () => {
   it('keeps several processes within one batch of a large budget, and refuses everything after', async () => {
     const store = new RateLimiterMemory({ keyPrefix: 'shared', points: 1000, duration: 60 });
-    const processes = [0, 1, 2].map(() => new SharedBudget(store, { points: 1000, windowMs: 60_000 }));
+    const processes = [0, 1, 2].map(() => new SharedBudget(store, { points: 1000 }));
     let admitted = 0;
     for (let i = 0; i < 3000; i++) {
       const charge = await processes[i % 3]!.charge('program-a');
@@ -131,7 +131,7 @@ describe('SharedBudget (batched charges to a shared store)', () => {
     const store = new RateLimiterMemory({ keyPrefix: 'writes', points: 100_000, duration: 60 });
     let writes = 0;
     const counting = Object.create(store, { consume: { value: (key: string, n: number) => (writes++, store.consume(key, n)) } });
-    const budget = new SharedBudget(counting, { points: 100_000, windowMs: 60_000 });
+    const budget = new SharedBudget(counting, { points: 100_000 });
     for (let i = 0; i < 5000; i++) expect((await budget.charge('p')).over).toBe(false);
     await budget.flush();
     expect(writes).toBeLessThanOrEqual(5000 / 1000 + 2);

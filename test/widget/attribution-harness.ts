@@ -84,8 +84,8 @@ export async function waitFor<T>(fn: () => T | Promise<T>, what: string, ms = 10
   }
 }
 
-/** A fresh, empty IndexedDB (fake-indexeddb) for the next test, and a reader/writer of the widget's store in it. */
-export function freshIndexedDb(): { get<T = any>(key: string): Promise<T | undefined>; set(key: string, value: unknown): Promise<void> } {
+/** A fresh, empty IndexedDB (fake-indexeddb) for the next test, and a reader/writer of the widget's store in it (keys under `ns()`). */
+export function freshIndexedDb(ns: () => string = () => ''): { get<T = any>(key: string): Promise<T | undefined>; set(key: string, value: unknown): Promise<void> } {
   const factory = new IDBFactory();
   (globalThis as any).indexedDB = factory;
   const store = createStore('refloop', 'kv');
@@ -99,7 +99,8 @@ export function freshIndexedDb(): { get<T = any>(key: string): Promise<T | undef
       (globalThis as any).indexedDB = prev;
     }
   };
-  return { get: (k) => bound(() => idbGet(k, store)), set: (k, v) => bound(() => idbSet(k, v, store)) };
+  // The script keeps each program's keys under `<programId>/`.
+  return { get: (k) => bound(() => idbGet(ns() + k, store)), set: (k, v) => bound(() => idbSet(ns() + k, v, store)) };
 }
 
 /** What a test page looks like. */

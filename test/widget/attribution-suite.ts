@@ -30,7 +30,7 @@ export function attributionSuite(mode: Mode & { open(spec: PageSpec, origin: str
     await app?.close();
   });
   beforeEach(async () => {
-    db = freshIndexedDb();
+    db = freshIndexedDb(() => `${p.pid}/`);
     boots.length = 0;
     bootQueues.length = 0;
     // A proxy per test: a fresh origin, so the built capture module is a fresh instance too.

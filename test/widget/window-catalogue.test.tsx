@@ -39,7 +39,8 @@ describe('the message catalogue', () => {
     let found = 0;
     for (const file of sources(ROOT)) {
       const code = fs.readFileSync(file, 'utf8');
-      for (const m of code.matchAll(/\bt\(\s*'([^']+)'/g)) {
+      // t('key'), and copy(designText, 'key') / label(field, 'key'): the catalogue fallbacks of design texts.
+      for (const m of code.matchAll(/\b(?:t\(\s*|(?:copy|label)\([^'\n]*?,\s*)'([^']+)'/g)) {
         found++;
         if (!(m[1]! in en)) missing.push(`${path.basename(file)}: ${m[1]}`);
       }

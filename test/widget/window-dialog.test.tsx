@@ -4,7 +4,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { RAISED_LIMITS, mobileProgram } from '../helpers/mobile.ts';
 import { boot } from '../../widget/window/index.tsx';
-import { state } from '../../widget/window/state.ts';
 import { PAGE, asServer, makeRuntime, textOf, tokenFor, until } from './window-runtime.ts';
 
 // Issue #7: the participant window is a modal dialog in a shadow root, keyboard-complete.
@@ -23,6 +22,13 @@ beforeEach(() => {
 });
 
 const gs = () => (window as any).growsurf;
+/** The program's design document as REST shows it (GET /v2/campaign/{id}/design): what the window must draw. */
+const designOf = async (p: { pid: string; key: string }) => (await asServer(app, () => app.request('GET', `/v2/campaign/${p.pid}/design`, { key: p.key }))).body;
+const patchDesign = async (p: { pid: string; key: string }, body: unknown) => {
+  const res = await asServer(app, () => app.request('PATCH', `/v2/campaign/${p.pid}/design`, { key: p.key, body }));
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+};
 const host = () => document.querySelector<HTMLElement>('[data-grsf-window]');
 const dialog = () => host()?.shadowRoot?.querySelector<HTMLElement>('[role="dialog"]') ?? null;
 const key = (el: Element, k: string, shiftKey = false) => el.dispatchEvent(new KeyboardEvent('keydown', { key: k, shiftKey, bubbles: true, composed: true, cancelable: true }));
@@ -103,24 +109,35 @@ describe('growsurf.open()', () => {
     expect(root.querySelector('style')!.textContent).toContain('prefers-reduced-motion');
   });
 
-  it('follows a design document when the payload carries one: LIST navigation, texts and theme', async () => {
-    await signedIn();
-    await until(() => state.value.status === 'ready');
-    const s = state.value as Extract<typeof state.value, { status: 'ready' }>;
-    // MW1 does not send the design yet; the window reads it from the payload once it does.
-    state.value = { ...s, win: { ...s.win, design: { window: { navigationMode: 'LIST' }, share: { title: 'Spread the word' }, theme: { primaryColor: '#123456' } } } };
+  it('follows the program’s design document from MW1: LIST navigation, section titles and theme colours', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    await patchDesign(p, {
+      window: { navigationMode: 'LIST' },
+      share: { title: 'Spread the word' },
+      theme: { primaryColor: '#123456', textColor: '#222222', backgroundColor: '#fafafa', buttonTextColor: '#fefefe', borderRadius: '4px', fontFamily: 'SERIF', isShadowEnabled: false },
+    });
+    const ann = await tokenFor(app, p, 'ann@example.com');
+    await boot(await makeRuntime(app, p.pid, { participantToken: ann.participantToken }));
     gs().open();
     const d = await until(dialog);
+    await until(() => d.querySelector('nav'));
     expect(d.querySelector('[role="tablist"]')).toBeNull();
     const nav = d.querySelector('nav')!;
     expect(nav.getAttribute('aria-label')).toBe('Sections');
     const first = nav.querySelector('button')!;
-    expect(first.textContent).toBe('Share your link');
+    expect(first.textContent).toBe('Spread the word');
     first.click();
-    await until(() => textOf(d).includes('Spread the word'));
+    await until(() => d.querySelector('h2') && [...d.querySelectorAll('h2')].some((h) => h.textContent === 'Spread the word'));
     const root = host()!.shadowRoot!;
     await until(() => root.activeElement?.textContent === 'Back');
-    expect(host()!.shadowRoot!.querySelector<HTMLElement>('.r')!.style.getPropertyValue('--p')).toBe('#123456');
+    const r = root.querySelector<HTMLElement>('.r')!;
+    expect(r.style.getPropertyValue('--p')).toBe('#123456');
+    expect(r.style.getPropertyValue('--t')).toBe('#222222');
+    expect(r.style.getPropertyValue('--b')).toBe('#fafafa');
+    expect(r.style.getPropertyValue('--bt')).toBe('#fefefe');
+    expect(r.style.getPropertyValue('--r')).toBe('4px');
+    expect(r.style.getPropertyValue('--f')).toBe('Georgia,serif');
+    expect(r.classList.contains('sh')).toBe(false);
     const back = [...d.querySelectorAll('button')].find((b) => b.textContent === 'Back')!;
     back.click();
     await until(() => d.querySelector('nav'));
@@ -129,6 +146,7 @@ describe('growsurf.open()', () => {
 
   it('refloop.open({identity, callbacks}) signs in and reports open, share and close', async () => {
     const p = await asServer(app, () => mobileProgram(app));
+    const { share } = await designOf(p);
     const ann = await tokenFor(app, p, 'ann@example.com');
     await boot(await makeRuntime(app, p.pid));
     const calls: string[] = [];
@@ -137,7 +155,7 @@ describe('growsurf.open()', () => {
       callbacks: { onOpen: () => calls.push('open'), onShare: (type: string) => calls.push(`share:${type}`), onClose: () => calls.push('close'), onError: () => calls.push('error') },
     });
     const d = await until(dialog);
-    const copy = await until(() => [...d.querySelectorAll('button')].find((b) => b.textContent === 'Copy link'));
+    const copy = await until(() => [...d.querySelectorAll('button')].find((b) => b.textContent === share.copyButtonText));
     expect(gs().currentParticipantId()).toBe(ann.participant.id);
     copy.click();
     await until(() => calls.includes('share:copyRefLink'));
@@ -187,12 +205,17 @@ describe('growsurf.open()', () => {
     await until(dialog);
   });
 
-  it('shows the sign-up form to a visitor who is not signed in', async () => {
+  it('shows the sign-up form to a visitor who is not signed in, in the design’s words', async () => {
     const p = await asServer(app, () => mobileProgram(app));
+    const { signup, header } = await designOf(p);
     await boot(await makeRuntime(app, p.pid));
     gs().open();
     const d = await until(dialog);
     await until(() => d.querySelector('form input[name="email"]'));
-    expect(textOf(d)).toContain('Get my link');
+    expect(d.querySelector('button[type="submit"]')!.textContent).toBe(signup.buttonText);
+    expect(d.querySelector<HTMLInputElement>('input[name="email"]')!.placeholder).toBe(signup.fields[0].placeholder);
+    expect(d.querySelector('input[name="email"]')!.closest('label')!.textContent).toBe(signup.fields[0].label);
+    // header.preText is the window's header; the form inside the window does not repeat it.
+    expect(textOf(d).split(header.preText).length - 1).toBe(1);
   });
 });

@@ -22,6 +22,8 @@ beforeEach(() => {
 
 const gs = () => (window as any).growsurf;
 const rest = (p: MobileProgramFixture, method: string, path: string, body?: unknown) => asServer(app, () => app.request(method, `/v2/campaign/${p.pid}${path}`, { key: p.key, body }));
+/** The program's design document as REST shows it: the texts the panels must draw. */
+const designOf = async (p: MobileProgramFixture) => (await rest(p, 'GET', '/design')).body;
 
 /** Puts `<div data-grsf-block-{name} …>` on the page and returns its shadow root once rendered. */
 function element(name: string, attrs: Record<string, string> = {}): HTMLElement {
@@ -74,19 +76,27 @@ describe('sign-up form (data-grsf-block-form)', () => {
     expect(() => gs().initElements()).not.toThrow();
   });
 
-  it('shows the referred experience when a referrer is pending', async () => {
+  it('shows the referred experience when a referrer is pending, with {{referrerName}} as the design’s fallback name', async () => {
     const p = await asServer(app, () => mobileProgram(app));
-    const ann = await asServer(app, () => addParticipant(app, p, { email: 'ann@example.com' }));
+    const { referredExperience: rx, header } = await designOf(p);
+    expect(rx.bannerText).toContain('{{referrerName}}');
+    const ann = await asServer(app, () => addParticipant(app, p, { email: 'ann@example.com', firstName: 'Ann' }));
     const el = element('form');
     await boot(await makeRuntime(app, p.pid, { pending: { referralCode: shareKey(ann), capturedAt: Date.now() } }));
     await until(() => el.shadowRoot?.querySelector('form'));
-    expect(shadowText(el)).toContain('You were invited by a friend');
+    // The participant API never reveals who the referrer is, so the name is the design's fallback ("A friend").
+    expect(el.shadowRoot!.querySelector('.ban')!.textContent).toBe(rx.bannerText.replace('{{referrerName}}', rx.referrerNameFallback));
+    expect(shadowText(el)).not.toContain('{{');
+    expect(shadowText(el)).not.toContain('Ann');
+    // As an element (no window header), the form carries header.preText itself.
+    expect(shadowText(el)).toContain(header.preText);
   });
 });
 
 describe('share panel', () => {
   it('shows participant.shareUrl, and copy counts a copyRefLink share through trackShare', async () => {
     const p = await asServer(app, () => mobileProgram(app));
+    const { share } = await designOf(p);
     const { ann, rt } = await signedIn(p);
     const el = element('form');
     await boot(rt);
@@ -94,10 +104,12 @@ describe('share panel', () => {
     gs().subscribe('share', (d: unknown) => shares.push(d));
     const input = await until(() => el.shadowRoot?.querySelector<HTMLInputElement>('input[readonly]'));
     expect(input.value).toBe(ann.participant.shareUrl);
-    const copy = [...el.shadowRoot!.querySelectorAll('button')].find((b) => b.textContent === 'Copy link')!;
+    expect(el.shadowRoot!.querySelector('h2')!.textContent).toBe(share.title);
+    expect(input.closest('label')!.textContent).toBe(share.linkLabel);
+    const copy = [...el.shadowRoot!.querySelectorAll('button')].find((b) => b.textContent === share.copyButtonText)!;
     copy.click();
     await until(() => shares.length === 1);
-    expect(shadowText(el)).toContain('Copied!');
+    expect(el.shadowRoot!.querySelector('[role="status"]')!.textContent).toBe(share.copiedText);
     expect((await rest(p, 'GET', `/participant/${ann.participant.id}`)).body.shareCount).toMatchObject({ copyRefLink: 1 });
     // Social channels come from the window payload; each link is tracked under its own type.
     const channels = (await gs().getWindow()).share.channels as string[];
@@ -105,7 +117,10 @@ describe('share panel', () => {
     expect(links.length).toBeGreaterThan(0);
     expect(links.length).toBeLessThanOrEqual(channels.length);
     const email = links.find((a) => a.href.startsWith('mailto:'))!;
-    expect(decodeURIComponent(email.href)).toContain(ann.participant.shareUrl);
+    // The design's message with {{shareUrl}} filled in, and its subject.
+    const mail = new URL(email.href);
+    expect(mail.searchParams.get('body')).toBe(share.message.replace('{{shareUrl}}', ann.participant.shareUrl));
+    expect(mail.searchParams.get('subject')).toBe(share.emailSubject);
     email.addEventListener('click', (e) => e.preventDefault());
     email.click();
     await until(() => shares.length === 2);
@@ -117,6 +132,7 @@ describe('invite form (data-grsf-block-invite)', () => {
   it('sends invitations and reports how many went out', async () => {
     const p = await asServer(app, () => mobileProgram(app));
     await app.deps.teams.approveVerification(p.teamId);
+    const { share } = await designOf(p);
     const { ann, rt } = await signedIn(p);
     const el = element('invite');
     await boot(rt);
@@ -124,7 +140,7 @@ describe('invite form (data-grsf-block-invite)', () => {
     type(form, 'emails', 'kim@example.com, lee@example.com');
     type(form, 'message', 'Join me!');
     submit(form);
-    await until(() => shadowText(el).includes('2 invites sent.'), 3000).catch((e) => {
+    await until(() => shadowText(el).includes(share.invite.successText), 3000).catch((e) => {
       throw new Error(`${e.message}: ${shadowText(el)}`);
     });
     expect((await rest(p, 'GET', `/participant/${ann.participant.id}`)).body.inviteCount).toBe(2);
@@ -166,12 +182,14 @@ describe('rewards (data-grsf-block-rewards) and the unread badge', () => {
 describe('referral status (data-grsf-block-referral-status)', () => {
   it('lists referrals with masked emails, rendering names as text only', async () => {
     const p = await asServer(app, () => mobileProgram(app));
+    const { referralStatus } = await designOf(p);
     const { ann, rt } = await signedIn(p);
     const evil = '<img src=x onerror="window.__pwned=1">';
     await asServer(app, () => addParticipant(app, p, { email: 'zoe@example.com', firstName: evil, referredBy: ann.participant.id, referralStatus: 'CREDIT_PENDING' }));
     const el = element('referral-status');
     await boot(rt);
-    await until(() => shadowText(el).includes('Signed up'));
+    await until(() => shadowText(el).includes(referralStatus.statusLabels.CREDIT_PENDING));
+    expect(el.shadowRoot!.querySelector('h2')!.textContent).toBe(referralStatus.title);
     expect(shadowText(el)).toContain(evil);
     expect(shadowText(el)).toContain('z***@example.com');
     expect(shadowText(el)).not.toContain('zoe@example.com');
@@ -267,6 +285,7 @@ describe('commissions, payouts and affiliate summary', () => {
     await asServer(app, () => sale(app, p, { grossAmount: 1000, orderId: 'w1' }));
     await asServer(app, () => sale(app, p, { grossAmount: 2500, orderId: 'w2' }));
     await asServer(app, () => app.request('PATCH', `/v2/campaign/${p.pid}/installation`, { key: p.key, body: { mobile: { isEnabled: true } } }));
+    const d = await designOf(p as unknown as MobileProgramFixture);
     const { rt } = await signedIn({ ...p, publicKey: null }, p.affiliate.email);
     const launcher = document.createElement('button');
     launcher.className = 'growsurf-unread-notifications-badge';
@@ -282,9 +301,15 @@ describe('commissions, payouts and affiliate summary', () => {
     expect(textOf(rows[0])).toContain('$2.50');
     expect(textOf(rows[1])).toContain('$1.00');
     expect(textOf(rows[0])).toMatch(/Pending|Approved/);
-    await until(() => /Referral revenue/.test(shadowText(summary)));
-    expect(shadowText(summary)).toContain('$35.00');
-    await until(() => shadowText(payouts).includes('No payouts yet.'));
+    // Tile labels, titles and empty states are the design's.
+    const tiles = await until(() => {
+      const t = [...(summary.shadowRoot?.querySelectorAll('.tile') ?? [])].map((x) => textOf(x).trim());
+      return t.length && t;
+    });
+    expect(tiles).toContain(`$35.00 ${d.affiliateSummary.tiles.revenue.label}`);
+    expect(summary.shadowRoot!.querySelector('h2')!.textContent).toBe(d.affiliateSummary.title);
+    expect(commissions.shadowRoot!.querySelector('h2')!.textContent).toBe(d.commissions.title);
+    await until(() => shadowText(payouts).includes(d.payouts.emptyState));
     const badge = await until(() => launcher.querySelector<HTMLElement>('[data-grsf-badge]'));
     await until(() => badge.textContent === '2');
     [...commissions.shadowRoot!.querySelectorAll('button')].find((b) => b.textContent === 'Mark all as read')!.click();
@@ -296,10 +321,15 @@ describe('commissions, payouts and affiliate summary', () => {
 describe('affiliate application form', () => {
   it('is the embedded form for visitors of an affiliate program; open enrollment signs the new affiliate in', async () => {
     const p = await asServer(app, () => mobileProgram(app, { type: 'AFFILIATE' }));
+    const { signup, header } = await designOf(p);
     const el = element('form');
     await boot(await makeRuntime(app, p.pid));
     const form = await until(() => el.shadowRoot?.querySelector('form'));
     expect(shadowText(el)).toContain('Apply to become an affiliate');
+    // The design's sign-up texts (both program types have them) name the button and fields; the element carries the header text.
+    expect(form.querySelector('button[type="submit"]')!.textContent).toBe(signup.buttonText);
+    expect(form.querySelector('[name="email"]')!.closest('label')!.textContent).toBe(signup.fields[0].label);
+    expect(shadowText(el)).toContain(header.preText);
     type(form, 'email', 'partner@example.com');
     type(form, 'firstName', 'Pat');
     submit(form);
@@ -341,17 +371,65 @@ describe('lazy panels', () => {
     expect(tabs.every((w) => w.opener === null)).toBe(true);
   });
 
+  it('lists the published resources from GET /mobile/v2/resources: LINK as a link, TEXT inline, FILE through a fresh download link', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    const { resources: d } = await designOf(p);
+    for (const body of [
+      { type: 'LINK', title: 'Brand guide', url: 'https://example.com/brand', isPublished: true },
+      { type: 'TEXT', title: 'Sample post', text: 'I love this <b>shop</b>!', isPublished: true },
+      { type: 'TEXT', title: 'Draft', text: 'Not yet' },
+    ]) {
+      expect((await rest(p, 'POST', '/resources', body)).status).toBe(200);
+    }
+    const now = app.clock.now();
+    const id = `res${Math.random().toString(36).slice(2, 12)}`;
+    await app.deps.db.knex('program_resources').insert({
+      id, program_id: p.pid, type: 'FILE', title: 'Kit', file_key: `k/${id}`, file_name: 'kit.pdf', file_mime_type: 'application/pdf', file_bytes: 10,
+      file_moderation_status: 'APPROVED', is_published: true, position: 3, created_at: now, updated_at: now,
+    });
+    const { rt } = await signedIn(p);
+    const el = element('resources');
+    await boot(rt);
+    await until(() => shadowText(el).includes('Kit'));
+    expect(el.shadowRoot!.querySelector('h2')!.textContent).toBe(d.title);
+    expect([...el.shadowRoot!.querySelectorAll('h3')].map((h) => h.textContent)).toEqual(['Brand guide', 'Sample post', 'Kit']);
+    const link = el.shadowRoot!.querySelector<HTMLAnchorElement>('a.btn')!;
+    expect(link.href).toBe('https://example.com/brand');
+    expect(link.rel).toContain('noopener');
+    // Resource text is data: shown as text, never as markup.
+    expect(shadowText(el)).toContain('I love this <b>shop</b>!');
+    expect(el.shadowRoot!.querySelector('b')).toBeNull();
+    const copyText = [...el.shadowRoot!.querySelectorAll('button')].find((b) => b.textContent === d.copyButtonText)!;
+    copyText.click();
+    await until(() => shadowText(el).includes(d.copiedText));
+    const tabs: Array<{ opener: unknown; location: { href: string } }> = [];
+    const spy = vi.spyOn(window, 'open').mockImplementation(() => {
+      const w = { opener: window as unknown, location: { href: '' }, close() {} };
+      tabs.push(w);
+      return w as unknown as Window;
+    });
+    try {
+      [...el.shadowRoot!.querySelectorAll('button')].find((b) => b.textContent === 'Download Kit')!.click();
+      await until(() => tabs[0]?.location.href);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(tabs[0]!.location.href).toContain(`/files/resources/${id}?`);
+    expect(tabs[0]!.opener).toBeNull();
+  });
+
   it('loads the resources, tax and traffic panels as separate chunks and degrades when they have no data', async () => {
     const p = await asServer(app, () => mobileProgram(app));
+    const { resources: d, trafficInsights: ti } = await designOf(p);
     const { rt } = await signedIn(p);
     const resources = element('resources');
     const traffic = element('traffic');
     await boot(rt);
-    await until(() => shadowText(resources).includes('Resources') && !shadowText(resources).includes('Loading'));
-    expect(shadowText(resources)).toMatch(/not available|No resources yet/);
+    await until(() => shadowText(resources).includes(d.title) && !shadowText(resources).includes('Loading'));
+    expect(shadowText(resources)).toContain(d.emptyState);
     // The traffic report is only in the payload on paid plans with the design's Traffic section on.
-    await until(() => shadowText(traffic).includes('Traffic'));
-    expect(shadowText(traffic)).toContain('This is not available right now.');
+    await until(() => shadowText(traffic).includes(ti.title));
+    expect(shadowText(traffic)).toContain(ti.messages.unavailable);
   });
 
   it('draws visits over time as an SVG polyline with one point per day', async () => {

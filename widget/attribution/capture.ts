@@ -63,8 +63,11 @@ async function flush(rt: WidgetRuntime): Promise<void> {
   }
 }
 
-/** Reads the landing URL, queues its visit and keeps its pending attribution, then sends what is queued. */
-export async function capture(rt: WidgetRuntime, href: string, referrer: string): Promise<void> {
+/**
+ * Reads the landing URL, queues its visit and keeps its pending attribution, calls `stored` (the
+ * window may now read the pending referral), then sends what is queued.
+ */
+export async function capture(rt: WidgetRuntime, href: string, referrer: string, stored?: () => void): Promise<void> {
   try {
     window.addEventListener('online', () => void flush(rt));
     const a = parse(href, referrer);
@@ -73,13 +76,15 @@ export async function capture(rt: WidgetRuntime, href: string, referrer: string)
       // A hosted share link of another program names nobody here; a later landing without a code
       // (a newsletter's UTM link) must not erase the referrer already pending.
       const referralCode = a.campaignId && a.campaignId != rt.programId ? undefined : a.referralCode;
-      if (referralCode || !(await rt.pendingAttribution())?.referralCode) {
+      // Read from the store itself: rt.pendingAttribution() waits for `stored`, which comes after this.
+      if (referralCode || !(await rt.store.get<PendingAttribution>(PENDING))?.referralCode) {
         const click: Record<string, string> = {};
         if (a.clickId) click.click_id = a.clickId;
         if (a.unique != null) click.unique = '' + a.unique;
         await rt.store.set(PENDING, { referralCode, utm: a.utm, click, capturedAt: Date.now() } satisfies PendingAttribution);
       }
     }
+    stored?.();
     await flush(rt);
   } catch (e) {
     if (import.meta.env.DEV) notSending(`${e}`);

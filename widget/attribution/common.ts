@@ -16,7 +16,7 @@ export const PARTICIPANT_TOKEN: Keys['participantToken'] = 'participantToken';
 
 /** The second stage's module interface: `import(assetBase + 'chunks/capture-<hash>.js')` then `capture(runtime, href, referrer)`. */
 export interface CaptureModule {
-  capture(rt: WidgetRuntime, href: string, referrer: string): Promise<void>;
+  capture(rt: WidgetRuntime, href: string, referrer: string, stored?: () => void): Promise<void>;
 }
 
 /**

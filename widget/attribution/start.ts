@@ -43,9 +43,13 @@ export function start(load: Loader = (u) => import(/* @vite-ignore */ u)): Promi
     const origin = new URL(s.src).origin;
     const api = new URL(s.dataset.api || origin).origin;
     w.grsfInit = 1;
-    const store = openStore();
+    const store = openStore(programId + '/');
     const queue: QueuedCall[] = [];
     const emit = (name: string, detail?: unknown) => d.dispatchEvent(new CustomEvent(name, { bubbles: true, detail }));
+    // Settles once this page's attribution is stored (or there is none): the window, which may load
+    // in parallel, reads the pending referral only after that.
+    let noted!: () => void;
+    const stored = new Promise<void>((r) => (noted = r));
 
     const ready = (async (): Promise<WidgetRuntime> => {
       let instanceId = await store.get<string>(INSTANCE_ID);
@@ -60,7 +64,7 @@ export function start(load: Loader = (u) => import(/* @vite-ignore */ u)): Promi
         instanceId,
         queue,
         store,
-        pendingAttribution: () => store.get<PendingAttribution>(PENDING),
+        pendingAttribution: () => stored.then(() => store.get<PendingAttribution>(PENDING)),
         receipts: async () => (await store.get<StoredReceipts>(RECEIPTS)) || {},
         clearPendingAttribution: async () => void (await Promise.all([PENDING, VISITS, RECEIPTS].map(store.del))),
         emit,
@@ -110,10 +114,11 @@ export function start(load: Loader = (u) => import(/* @vite-ignore */ u)): Promi
       .then(async (rt) => {
         if (await store.get(PARTICIPANT_TOKEN)) boot();
         if (MAY_CARRY_ATTRIBUTION.test(location.href) || (await store.get<unknown[]>(VISITS))?.length)
-          await (await load(rt.assetBase + (import.meta.env.DEV ? 'attribution/capture.ts' : __REFLOOP_CAPTURE__))).capture(rt, location.href, d.referrer);
+          await (await load(rt.assetBase + (import.meta.env.DEV ? 'attribution/capture.ts' : __REFLOOP_CAPTURE__))).capture(rt, location.href, d.referrer, noted);
         else if (import.meta.env.DEV) notSending('no attribution in the URL and nothing queued');
       })
-      .catch(import.meta.env.DEV ? (e) => notSending(`${e}`) : () => {});
+      .catch(import.meta.env.DEV ? (e) => notSending(`${e}`) : () => {})
+      .finally(noted);
   } catch (e) {
     if (import.meta.env.DEV) notSending(`${e}`);
   }

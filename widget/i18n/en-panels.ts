@@ -71,6 +71,7 @@ export const enPanels = {
   'resources.empty': 'No resources yet.',
   'resources.download': 'Download {title}',
   'resources.open': 'Open {title}',
+  'resources.copy': 'Copy',
   'traffic.visits': 'Visits',
   'traffic.unique': 'Unique visitors',
   'traffic.chart': 'Visits over the last {days} days',

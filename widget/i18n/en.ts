@@ -23,6 +23,7 @@ export const en = {
   'signup.existing': 'This email already belongs to a participant. Sign in to see your referral link.',
   'signup.referred': 'You were invited by a friend. Sign up to claim your reward.',
   'signup.referredHeading': 'Your friend sent you a gift',
+  'referrer.fallback': 'A friend',
   'share.title': 'Share your link',
   'share.linkLabel': 'Your referral link',
   'share.copy': 'Copy link',

@@ -1,5 +1,5 @@
 // Shapes of the affiliate-side participant operations (issue #6), taken from the shared schemas as
-// types only, plus the participant resource list the participant API does not offer yet.
+// types only.
 import type { z } from 'zod';
 import type { commissionList } from '../../shared/schemas/commission.ts';
 import type { affiliateSummary, payoutList } from '../../shared/schemas/payout.ts';
@@ -25,13 +25,3 @@ export type ApplicationField = ApplicationForm['questions'][number];
 export type ApplicationInput = z.input<typeof applicationSubmit>;
 /** What a submission did. */
 export type ApplicationResult = z.infer<typeof applicationSubmitted>;
-
-/** A published program resource (participant view of rest-v2 §2.23); no participant list operation exists yet. */
-export interface Resource {
-  id: string;
-  type: 'FILE' | 'LINK' | 'TEXT';
-  title: string;
-  description: string | null;
-  url: string | null;
-  text: string | null;
-}

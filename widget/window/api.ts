@@ -12,8 +12,9 @@ import type * as A from './affiliate-types.ts';
 /** The signed-in participant as the participant API shows them. */
 export type Participant = z.infer<typeof M.mobileParticipant>;
 /**
- * The window payload. `design`, `type`, `languages` and `upfrontDiscount` are read when the server
- * sends them (MW1 does not yet); the widget falls back to its catalogue and defaults.
+ * The window payload (MW1: participant, share, rewards, leaderboard, payout providers, traffic,
+ * affiliate summary, type, languages and the design document). `upfrontDiscount` is read when a
+ * billing integration provides one (none exists in refloop yet); the widget then answers null.
  */
 export type WindowPayload = Omit<z.infer<typeof M.mobileWindow>, 'participant'> & {
   participant: Participant | null;
@@ -52,9 +53,8 @@ export type InvitesInput = z.input<typeof M.mobileInvitesSend>;
 export type ShareType = z.infer<typeof M.mobileShareTrack>['type'];
 
 /**
- * Paths of the affiliate-side operations (issue #6, landing alongside this widget) and the
- * participant resource list (not offered yet). One table, so a path change is one edit; the panels
- * show "not available" while an operation answers 404.
+ * Paths of the affiliate-side operations (issue #6) and the participant resource list (MRS2). One
+ * table, so a path change is one edit; the panels show "not available" while an operation answers 404.
  */
 export const PENDING_PATHS = {
   affiliateSummary: 'participant/affiliate-summary',
@@ -139,6 +139,13 @@ export class Api {
 
   /** Calls one operation; a session the server calls expired or invalid is replaced once, then retried. */
   async call<T>(method: 'get' | 'post' | 'patch', path: string, json?: Body, searchParams?: Record<string, string | number>, retried = false): Promise<T> {
+    // A preview page of the server (referral-flow screenshots) answers from the data it embeds and
+    // sends nothing: no session, no visit, no write.
+    const preview = (window as { grsfPreview?: { responses: Record<string, unknown> } }).grsfPreview;
+    if (preview) {
+      if (method === 'get' && path in preview.responses) return preview.responses[path] as T;
+      throw new ApiError('preview', 404);
+    }
     const headers: Record<string, string> = { 'X-Session-Token': await this.sessionToken() };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     const res = await this.http(path, { method, headers, json, searchParams });
@@ -216,8 +223,8 @@ export class Api {
   applicationForm = () => this.call<A.ApplicationForm>('get', PENDING_PATHS.applicationForm);
   /** Submits an affiliate application. */
   apply = (body: A.ApplicationInput) => this.call<A.ApplicationResult>('post', PENDING_PATHS.applications, body);
-  /** Published resources a participant may see. */
-  resources = () => this.call<{ resources: A.Resource[] }>('get', PENDING_PATHS.resources);
+  /** MRS2: the published resources a participant may see (FILE without a link: MRS1 signs one per open). */
+  resources = () => this.call<z.infer<typeof M.mobileResourceList>>('get', PENDING_PATHS.resources);
 }
 
 /** The body of a 200, or an ApiError built from the REST error object. */

@@ -7,7 +7,7 @@ import { PANELS } from './panels/registry.tsx';
 import { ctx, refresh, safely, state, subscribe } from './state.ts';
 import { effect } from '@preact/signals';
 import { hooks, init, shutdown } from './actions.ts';
-import { Ready, Root, mount, themeOverride, uid, type Theme } from './ui.tsx';
+import { Ready, Root, copy, dtext, mount, themeOverride, uid, type Theme } from './ui.tsx';
 
 const FOCUSABLE = 'a[href],button:not([disabled]),input:not([disabled]),select,textarea,[tabindex]:not([tabindex="-1"])';
 
@@ -126,7 +126,7 @@ function Window() {
     setTab(p.id);
     requestAnimationFrame(() => (dlg.current?.querySelector(`#${ids.panel}-${p.id}`) as HTMLElement | null)?.focus());
   };
-  const header = s.status === 'ready' ? (s.win.participant ? s.win.design?.header?.postText : s.win.design?.header?.preText) : null;
+  const header = s.status === 'ready' ? dtext(s.win.participant ? s.win.design?.header?.postText : s.win.design?.header?.preText) : '';
   return (
     <Root>
       <div class="ov" onClick={(e) => e.target === e.currentTarget && closeWindow()}>
@@ -152,7 +152,7 @@ function Window() {
                   tabIndex={p === active ? 0 : -1}
                   onClick={() => setTab(p.id)}
                 >
-                  {t(p.title())}
+                  {p.title()}
                 </button>
               ))}
             </div>
@@ -161,7 +161,7 @@ function Window() {
             <nav class="nav" aria-label={t('window.nav')}>
               {panels.map((p) => (
                 <button type="button" class="s" key={p.id} onClick={() => setTab(p.id)}>
-                  {t(p.title())}
+                  {p.title()}
                 </button>
               ))}
             </nav>
@@ -173,13 +173,13 @@ function Window() {
                   {t('window.back')}
                 </button>
               )}
-              <active.C />
+              <active.C inWindow />
             </div>
           )}
           {s.status === 'ready' && s.win.participant && s.win.design?.participantSettings?.isLogoutShown !== false && (
             <p>
               <button type="button" class="s" onClick={() => void shutdown()}>
-                {s.win.design?.participantSettings?.logoutText || t('settings.logout')}
+                {copy(s.win.design?.participantSettings?.logoutText, 'settings.logout')}
               </button>
             </p>
           )}

@@ -25,9 +25,13 @@ export const ctx = {} as { rt: WidgetRuntime; api: Api };
 export async function refresh(): Promise<void> {
   if (state.value.status !== 'ready') state.value = { status: 'loading' };
   try {
-    const [win, campaign, pending, receipts] = await Promise.all([ctx.api.window(), ctx.api.campaign(), ctx.rt.pendingAttribution(), ctx.rt.receipts()]);
+    const [win, campaign] = await Promise.all([ctx.api.window(), ctx.api.campaign()]);
+    // Read after the network calls: the capture stage, started alongside the window on a landing
+    // page, has then usually stored the landing's referral code (it does not tell the window when).
+    const [pending, receipts] = await Promise.all([ctx.rt.pendingAttribution(), ctx.rt.receipts()]);
     setLanguage(win.participant?.language ?? win.languages?.[0]);
-    state.value = { status: 'ready', win, campaign, referred: !win.participant && !!(pending?.referralCode || receipts.firstVisit || receipts.lastVisit) };
+    const preview = (window as { grsfPreview?: { view: string } }).grsfPreview;
+    state.value = { status: 'ready', win, campaign, referred: !win.participant && !!(pending?.referralCode || receipts.firstVisit || receipts.lastVisit || preview?.view === 'referredFriend') };
     await countUnread();
   } catch (error) {
     state.value = { status: 'error', error };

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { signal } from '@preact/signals';
 import { t, type MessageKey } from '../i18n/index.ts';
 import { ApiError } from './api.ts';
+import type { CampaignDesign, DeepPartial } from '../../shared/schemas/program-config.ts';
 import { state } from './state.ts';
 
 /** Theme keys the design's `theme` section and `open({theme})` may set. */
@@ -168,14 +169,14 @@ export function Async<T>(props: { load: () => Promise<T>; empty?: (d: T) => bool
   return <>{props.children(v.d, () => bump(n + 1))}</>;
 }
 
-/** Statistic tiles. */
-export function Tiles({ items }: { items: Array<[MessageKey, string | number]> }) {
+/** Statistic tiles: label (already resolved: design text or catalogue) and value. */
+export function Tiles({ items }: { items: Array<[string, string | number]> }) {
   return (
     <div class="g">
-      {items.map(([k, v]) => (
-        <div class="tile" key={k}>
+      {items.map(([label, v]) => (
+        <div class="tile" key={label}>
           <b>{v}</b>
-          <span class="m">{t(k)}</span>
+          <span class="m">{label}</span>
         </div>
       ))}
     </div>
@@ -196,9 +197,65 @@ export function money(minor: number | null | undefined, currency = 'USD'): strin
 /** Epoch ms as a short local date. */
 export const day = (ms: number) => new Date(ms).toLocaleDateString();
 
-/** A design text when the program set one, else the catalogue's. */
-export function copy(value: unknown, key: MessageKey): string {
-  return typeof value === 'string' && value.trim() ? value : t(key);
+/** The program's design document from the window payload (empty before it has loaded). */
+export function design(): DeepPartial<CampaignDesign> {
+  const s = state.value;
+  return (s.status === 'ready' && s.win.design) || {};
+}
+
+type Vars = Record<string, string | number | null | undefined>;
+const TAG = /(\s?)\{\{\s*([^{}|]+?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}/g;
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
+
+/**
+ * Merge-tag values the window knows (the server's email tags where they apply): the signed-in
+ * participant, the program and the link. No participant-API answer reveals a referrer's name, so
+ * `{{referrerName}}` is the design's `referrerNameFallback` ("A friend").
+ */
+function tagValues(): Vars {
+  const s = state.value;
+  if (s.status !== 'ready') return {};
+  const p = s.win.participant;
+  const friend = s.win.design?.referredExperience?.referrerNameFallback?.trim() || t('referrer.fallback');
+  return {
+    firstName: p?.firstName,
+    lastName: p?.lastName,
+    email: p?.email,
+    referralCount: p?.referralCount,
+    shareUrl: shareLink(),
+    companyName: s.campaign.companyName || s.campaign.name,
+    campaignName: s.campaign.name,
+    referrerName: friend,
+    referrerFirstName: friend,
+  };
+}
+
+/**
+ * A design text as plain text: markup is stripped (never parsed or injected), common entities read
+ * as their characters, and `{{tag}}` / `{{tag|fallback}}` filled as text like the server's emails
+ * do (an unknown or empty tag gives its fallback or nothing, and "Hi {{firstName}}," reads "Hi,").
+ */
+export function plain(value: string, vars: Vars): string {
+  return value
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>|<\/?[a-z!][^>]*>/gi, '')
+    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, e: string) => ENTITIES[e]!)
+    .replace(TAG, (m: string, space: string, name: string, fallback: string | undefined, at: number, whole: string) => {
+      // Own keys only: a tag named after an Object.prototype member ({{constructor}}) is unknown, not code.
+      const v = Object.hasOwn(vars, name) ? vars[name] : null;
+      const out = v == null || v === '' ? (fallback ?? '') : String(v);
+      return out === '' && /^[,.!?;:]$/.test(whole[at + m.length] ?? '') ? '' : space + out;
+    })
+    .trim();
+}
+
+/** A design text as plain text with its merge tags filled; '' when the design has none. */
+export function dtext(value: unknown, vars?: Record<string, string | number>): string {
+  return typeof value === 'string' ? plain(value, { ...tagValues(), ...vars }) : '';
+}
+
+/** A design text when the program set a non-empty one, else the catalogue's message. */
+export function copy(value: unknown, key: MessageKey, vars?: Record<string, string | number>): string {
+  return dtext(value, vars) || t(key, vars);
 }
 
 /** The referral link (mobile rule 12): participant.shareUrl, then share.preferredUrl, then share.fallbackUrl. */

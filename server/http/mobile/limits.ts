@@ -33,7 +33,6 @@ export class MobileLimits {
   readonly #program: Record<ProgramBudget, { token: string; name: string; policy: string; charge: (key: string) => Promise<BudgetCharge> }>;
   readonly #sessionPolicy: string;
   readonly #callPolicy: string;
-  readonly #shared: SharedBudget[] = [];
 
   constructor(
     private readonly config: Config,
@@ -51,8 +50,7 @@ export class MobileLimits {
         };
       }
       const store = { ...base, storeClient: db.knex, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: false };
-      const shared = new SharedBudget(db.dialect === 'pg' ? new RateLimiterPostgres(store as any) : new RateLimiterSQLite(store as any), { points, windowMs: WINDOW_S * 1000 });
-      this.#shared.push(shared);
+      const shared = new SharedBudget(db.dialect === 'pg' ? new RateLimiterPostgres(store as any) : new RateLimiterSQLite(store as any), { points });
       return (key: string) => shared.charge(key);
     };
     const m = config.mobile;
@@ -76,11 +74,6 @@ export class MobileLimits {
     const caller = await this.#caller(this.#calls, `${ip}|${instanceId}`, 'client', this.#callPolicy);
     if (caller.charge.over) throw limited([caller], 'CLIENT', 'Too many requests from this client. Slow down and retry later.');
     return this.#chargeProgram(caller, programId, budget);
-  }
-
-  /** Sends per-program counts not yet written to the shared store (tests, shutdown). */
-  async flush(): Promise<void> {
-    await Promise.all(this.#shared.map((s) => s.flush()));
   }
 
   async #caller(limiter: RateLimiterAbstract, key: string, token: string, policy: string): Promise<PolicyState> {

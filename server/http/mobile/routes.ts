@@ -25,6 +25,8 @@ import {
   mobileRewardsReadResult,
   mobileReferralSummary,
   mobileDownloadUrl,
+  mobileResourceList,
+  toMobileResource,
   mobileVanityLinks,
   mobileVanityLinksSet,
   mobileWindow,
@@ -338,6 +340,21 @@ export const resourceDownloadUrl = mobileOperation({
   handler: ({ params, view, deps }) => svc(deps).downloadUrl(view, params.resourceId!),
 });
 
+/** MRS2 `GET /mobile/v2/resources`. */
+export const listResources = mobileOperation({
+  id: 'MRS2',
+  name: 'resources.list',
+  method: 'GET',
+  path: '/resources',
+  auth: 'participant',
+  summary:
+    'The program’s published resources in list order, as participants see them (rest-v2 §2.23 without publishing, moderation or storage data): LINK with its url, TEXT with its text, FILE without a link (ask MRS1 for a fresh one each time it is opened). Files not yet approved are left out.',
+  response: mobileResourceList,
+  handler: async ({ view, deps }) => ({
+    resources: (await deps.resources.list(view.program.id)).flatMap((r) => toMobileResource(r) ?? []),
+  }),
+});
+
 /**
  * Every participant-API operation. The router, the credential checks and /openapi/mobile-v2.json
  * are built from this one list.
@@ -368,6 +385,7 @@ export const mobileOperations: MobileOperation[] = [
   getWindow,
   getCampaign,
   getLeaderboard,
+  listResources,
   resourceDownloadUrl,
   // Affiliate enrollment, payout destinations and tax information (affiliate-enrollment.ts)
   ...affiliateEnrollmentOperations,

@@ -10,10 +10,9 @@ export interface BudgetCharge {
   resetMs: number;
 }
 
-/** What a budget needs to know about itself. */
+/** What a budget needs to know about itself (the window length is the store's). */
 export interface BudgetLimits {
   points: number;
-  windowMs: number;
 }
 
 interface KeyState {
@@ -91,7 +90,7 @@ export class SharedBudget {
     return { over: false, remaining: Math.max(0, this.limits.points - estimate), resetMs: Math.max(0, s.windowEnds - now) };
   }
 
-  /** Sends every unsent point and waits for the store's answers (tests and shutdown); a store failure keeps them for later. */
+  /** Sends every unsent point and waits for the store's answers; a store failure keeps them for later. Unsent points lost at exit cost at most one batch. */
   async flush(): Promise<void> {
     await Promise.all([...this.#keys.values()].map((s) => s.syncing));
     await Promise.all(

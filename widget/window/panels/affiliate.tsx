@@ -4,20 +4,24 @@ import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { countUnread, ctx, me, state } from '../state.ts';
-import { Async, Note, Section, Tiles, day, errorText, money } from '../ui.tsx';
+import { Async, Note, Section, Tiles, copy, day, design, errorText, money } from '../ui.tsx';
 
 /** Affiliate summary tiles: clicks, referral revenue, total paid out, upcoming payout. */
 export function AffiliateSummary() {
+  const d = design().affiliateSummary;
+  // The design's three tiles keep their labels and visibility; the upcoming payout has no design entry.
+  const tile = (k: 'clicks' | 'revenue' | 'payouts', key: MessageKey, v: string | number): Array<[string, string | number]> =>
+    d?.tiles?.[k]?.isVisible === false ? [] : [[copy(d?.tiles?.[k]?.label, key), v]];
   return (
-    <Section title={t('affiliate.title')}>
+    <Section title={copy(d?.title, 'affiliate.title')}>
       <Async load={ctx.api.affiliateSummary}>
         {(m) => (
           <Tiles
             items={[
-              ['affiliate.clicks', me()?.impressionCount ?? 0],
-              ['affiliate.revenue', money(m.referralRevenue, m.currencyISO)],
-              ['affiliate.paid', money(m.totalPaidOut, m.currencyISO)],
-              ['affiliate.upcoming', money(m.upcomingPayout, m.currencyISO)],
+              ...tile('clicks', 'affiliate.clicks', me()?.impressionCount ?? 0),
+              ...tile('revenue', 'affiliate.revenue', money(m.referralRevenue, m.currencyISO)),
+              ...tile('payouts', 'affiliate.paid', money(m.totalPaidOut, m.currencyISO)),
+              [t('affiliate.upcoming'), money(m.upcomingPayout, m.currencyISO)],
             ]}
           />
         )}
@@ -31,9 +35,10 @@ type Row = { id: string; status: string; createdAt: number; amount: number | nul
 /** Commissions or payouts: the list, and mark-read while the summary counts unread ones. */
 function Ledger(props: { title: MessageKey; prefix: 'commissions' | 'payouts'; load: () => Promise<Row[]>; unread: 'unreadCommissionsCount' | 'unreadPayoutsCount'; markRead: () => Promise<unknown> }) {
   const load = () => Promise.all([props.load(), ctx.api.affiliateSummary().then((m) => m[props.unread], () => 0)]);
+  const d = design()[props.prefix] as { title?: string; emptyState?: string; statusLabels?: Record<string, string> } | undefined;
   return (
-    <Section title={t(props.title)}>
-      <Async load={load} empty={([l]) => !l.length} emptyText={t(`${props.prefix}.empty` as MessageKey)}>
+    <Section title={copy(d?.title, props.title)}>
+      <Async load={load} empty={([l]) => !l.length} emptyText={copy(d?.emptyState, `${props.prefix}.empty` as MessageKey)}>
         {([rows, unread], reload) => (
           <>
             {unread > 0 && <p class="new">{t('badge.label', { count: unread })}</p>}
@@ -42,7 +47,7 @@ function Ledger(props: { title: MessageKey; prefix: 'commissions' | 'payouts'; l
                 <li key={r.id}>
                   <span>{money(r.amount, r.currencyISO)}</span>
                   <span class="m">
-                    {t(`${props.prefix}.${r.status}` as MessageKey)} · {day(r.createdAt)}
+                    {copy(d?.statusLabels?.[r.status], `${props.prefix}.${r.status}` as MessageKey)} · {day(r.createdAt)}
                   </span>
                 </li>
               ))}
@@ -85,7 +90,7 @@ export function PayoutSettings() {
     }
   };
   return (
-    <Section title={t('payoutSettings.title')}>
+    <Section title={copy(s.win.design?.participantSettings?.title, 'payoutSettings.title')}>
       {required.length > 0 && <p>{t('payoutSettings.required', { actions: required.map((a) => t(`payoutSettings.${a}` as MessageKey)).join(', ') })}</p>}
       {!providers.length && <p class="m">{t('payoutSettings.empty')}</p>}
       <ul>

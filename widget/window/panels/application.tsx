@@ -2,10 +2,10 @@
 // A submission that enrolls at once signs the new affiliate in.
 import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
-import { t } from '../../i18n/index.ts';
+import { t, type MessageKey } from '../../i18n/index.ts';
 import type { ApplicationField } from '../affiliate-types.ts';
 import { ctx, me, refresh } from '../state.ts';
-import { Async, Field, Note, Section, errorText } from '../ui.tsx';
+import { Async, Field, Note, Section, copy, design, dtext, errorText } from '../ui.tsx';
 
 const INLINE = 'display:inline;width:auto';
 
@@ -30,12 +30,16 @@ function Question({ f }: { f: ApplicationField }) {
   return <Field name={f.fieldId} label={f.label} required={f.isRequired} multiline={f.type === 'textarea'} type={f.type === 'number' ? 'number' : f.type === 'url' ? 'url' : 'text'} />;
 }
 
-/** Collects the answers and submits the application. */
-export default function Application() {
+/** Collects the answers and submits the application; the design's sign-up texts name its fields and button. */
+export default function Application({ inWindow }: { inWindow?: boolean }) {
   const [msg, setMsg] = useState('');
   const p = me();
+  const d = design();
+  const field = (key: string) => d.signup?.fields?.find((f) => f?.key === key);
+  const label = (key: string, fallback: MessageKey) => copy(field(key)?.label, fallback);
   return (
     <Section title={t('application.title')}>
+      {!inWindow && dtext(d.header?.preText) && <p class="m">{dtext(d.header?.preText)}</p>}
       <Async load={ctx.api.applicationForm}>
         {(form) => (
           <form
@@ -68,9 +72,9 @@ export default function Application() {
           >
             {!p && (
               <>
-                <Field name="email" type="email" label={t('application.email')} required />
-                <Field name="firstName" label={t('signup.firstName')} />
-                <Field name="lastName" label={t('signup.lastName')} />
+                <Field name="email" type="email" label={label('email', 'application.email')} placeholder={dtext(field('email')?.placeholder) || undefined} required />
+                <Field name="firstName" label={label('firstName', 'signup.firstName')} />
+                <Field name="lastName" label={label('lastName', 'signup.lastName')} />
               </>
             )}
             {form.questions.map((q) => (
@@ -84,7 +88,7 @@ export default function Application() {
                 </a>
               </label>
             )}
-            <button type="submit">{t('application.submit')}</button>
+            <button type="submit">{copy(d.signup?.buttonText, 'application.submit')}</button>
           </form>
         )}
       </Async>

@@ -4,7 +4,7 @@ import { t, type MessageKey } from '../../i18n/index.ts';
 import { addParticipant, trackShare } from '../actions.ts';
 import type { ShareType } from '../api.ts';
 import { me, state } from '../state.ts';
-import { Field, Note, Section, copy, errorText, shareLink } from '../ui.tsx';
+import { Field, Note, Section, copy, dtext, errorText, shareLink } from '../ui.tsx';
 
 /** Identity from an element's `data-grsf-email` / `-first-name` / `-last-name` (prefills the form). */
 export interface Identity {
@@ -14,13 +14,16 @@ export interface Identity {
 }
 
 const DEFAULT_FIELDS = [
-  { key: 'email', type: 'EMAIL', label: '', isRequired: true },
-  { key: 'firstName', type: 'TEXT', label: '', isRequired: false },
-  { key: 'lastName', type: 'TEXT', label: '', isRequired: false },
+  { key: 'email', type: 'EMAIL', label: '', placeholder: '', isRequired: true },
+  { key: 'firstName', type: 'TEXT', label: '', placeholder: '', isRequired: false },
+  { key: 'lastName', type: 'TEXT', label: '', placeholder: '', isRequired: false },
 ];
 
-/** Sign-up form; a pending referrer shows the referred experience (banner and heading). */
-export function Signup({ identity = {} }: { identity?: Identity }) {
+/**
+ * Sign-up form; a pending referrer shows the referred experience (banner and heading). Inside the
+ * window the header already shows `header.preText`, so only the element repeats it.
+ */
+export function Signup({ identity = {}, inWindow }: { identity?: Identity; inWindow?: boolean }) {
   const [msg, setMsg] = useState('');
   const [busy, setBusy] = useState(false);
   const s = state.value;
@@ -47,13 +50,14 @@ export function Signup({ identity = {} }: { identity?: Identity }) {
   return (
     <Section title={s.referred && rx?.isHeadingEnabled !== false ? copy(rx?.headingText, 'signup.referredHeading') : t('signup.title')}>
       {s.referred && rx?.isBannerEnabled !== false && <p class="ban">{copy(rx?.bannerText, 'signup.referred')}</p>}
-      <p class="m">{copy(d?.header?.preText, 'signup.pre')}</p>
+      {!inWindow && <p class="m">{copy(d?.header?.preText, 'signup.pre')}</p>}
       <form onSubmit={onSubmit}>
         {fields.map((f) => (
           <Field
             key={f.key}
             name={f.key}
-            label={f.label || (f.key === 'email' || f.key === 'firstName' || f.key === 'lastName' ? t(`signup.${f.key}`) : f.key)}
+            label={copy(f.label, f.key === 'email' || f.key === 'firstName' || f.key === 'lastName' ? `signup.${f.key}` : (f.key as MessageKey))}
+            placeholder={dtext(f.placeholder) || undefined}
             type={f.type === 'EMAIL' ? 'email' : f.type === 'TEL' ? 'tel' : f.type === 'NUMBER' ? 'number' : f.type === 'URL' ? 'url' : 'text'}
             required={f.key === 'email' || f.isRequired}
             value={identity[f.key as keyof Identity]}
@@ -63,6 +67,7 @@ export function Signup({ identity = {} }: { identity?: Identity }) {
           {copy(d?.signup?.buttonText, 'signup.submit')}
         </button>
       </form>
+      {dtext(d?.signup?.termsText) && <p class="m">{dtext(d?.signup?.termsText)}</p>}
       {msg && <Note text={msg} />}
     </Section>
   );
@@ -92,7 +97,7 @@ export function Share() {
   if (s.status !== 'ready') return null;
   const d = s.win.design?.share;
   const url = shareLink();
-  const message = (d?.message ? d.message.replace(/\{\{shareUrl\}\}/g, url) : t('share.message', { url })) as string;
+  const message = copy(d?.message, 'share.message', { url });
   const subject = copy(d?.emailSubject, 'share.subject');
   const track = (type: ShareType) => (me() ? trackShare(type).catch(() => undefined) : undefined);
   const onCopy = async () => {
@@ -106,7 +111,7 @@ export function Share() {
   };
   return (
     <Section title={copy(d?.title, 'share.title')}>
-      {d?.description && <p class="m">{d.description}</p>}
+      {dtext(d?.description) && <p class="m">{dtext(d?.description)}</p>}
       <label>
         {copy(d?.linkLabel, 'share.linkLabel')}
         <input readOnly value={url} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />

@@ -4,7 +4,7 @@ import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { ctx, markRewardsRead, sendInvites, state } from '../state.ts';
-import { Async, Field, Note, Section, Tiles, copy, day, errorText, shareLink } from '../ui.tsx';
+import { Async, Field, Note, Section, Tiles, copy, day, dtext, errorText, shareLink } from '../ui.tsx';
 
 const BOARDS = ['ALL_TIME', 'CURRENT_MONTH', 'PREV_MONTH'] as const;
 
@@ -16,13 +16,13 @@ export function Leaderboard() {
   const d = s.win.design?.leaderboard;
   const first = s.win.leaderboard;
   return (
-    <Section title={d?.title || t('leaderboard.title')}>
+    <Section title={copy(d?.title, 'leaderboard.title')}>
       <label>
         {t('leaderboard.period')}
         <select value={board ?? first?.leaderboardType ?? 'ALL_TIME'} onChange={(e) => setBoard((e.currentTarget as HTMLSelectElement).value)}>
           {BOARDS.map((b) => (
             <option key={b} value={b}>
-              {d?.selectorLabels?.[b] || t(`leaderboard.${b}`)}
+              {copy(d?.selectorLabels?.[b], `leaderboard.${b}`)}
             </option>
           ))}
         </select>
@@ -31,15 +31,15 @@ export function Leaderboard() {
         key={board}
         load={() => (first && (!board || board === first.leaderboardType) ? Promise.resolve(first) : ctx.api.leaderboard(board ? { leaderboardType: board } : {}))}
         empty={(b) => !b.rows.length}
-        emptyText={d?.emptyState || t('leaderboard.empty')}
+        emptyText={copy(d?.emptyState, 'leaderboard.empty')}
       >
         {(b) => (
           <table>
             <thead>
               <tr>
-                <th scope="col">{d?.rankLabel || t('leaderboard.rank')}</th>
-                <th scope="col">{d?.nameLabel || t('leaderboard.name')}</th>
-                <th scope="col">{d?.scoreLabel || t('leaderboard.score')}</th>
+                <th scope="col">{copy(d?.rankLabel, 'leaderboard.rank')}</th>
+                <th scope="col">{copy(d?.nameLabel, 'leaderboard.name')}</th>
+                <th scope="col">{copy(d?.scoreLabel, 'leaderboard.score')}</th>
               </tr>
             </thead>
             <tbody>
@@ -65,8 +65,9 @@ export function Rewards() {
   const d = s.win.design?.rewards;
   const titles = new Map(s.win.rewards.map((r) => [r.id, r.title]));
   return (
-    <Section title={d?.title || t('rewards.title')}>
-      <Async load={() => ctx.api.rewards({ limit: 50 })} empty={(l) => !l.rewards.length} emptyText={d?.emptyState || t('rewards.empty')}>
+    <Section title={copy(d?.title, 'rewards.title')}>
+      {dtext(d?.description) && <p class="m">{dtext(d?.description)}</p>}
+      <Async load={() => ctx.api.rewards({ limit: 50 })} empty={(l) => !l.rewards.length} emptyText={copy(d?.emptyState, 'rewards.empty')}>
         {(l, reload) => (
           <>
             <ul>
@@ -97,8 +98,8 @@ export function ReferralStatus() {
   if (s.status !== 'ready') return null;
   const d = s.win.design?.referralStatus;
   return (
-    <Section title={d?.title || t('referrals.title')}>
-      <Async load={() => ctx.api.referrals({ limit: 50 })} empty={(l) => !l.referrals.length} emptyText={d?.emptyState || t('referrals.empty')}>
+    <Section title={copy(d?.title, 'referrals.title')}>
+      <Async load={() => ctx.api.referrals({ limit: 50 })} empty={(l) => !l.referrals.length} emptyText={copy(d?.emptyState, 'referrals.empty')}>
         {(l) => (
           <ul>
             {l.referrals.map((r) => (
@@ -107,7 +108,7 @@ export function ReferralStatus() {
                   {[r.firstName, r.lastName].filter(Boolean).join(' ')} <span class="m">{r.email}</span>
                 </span>
                 <span class="m">
-                  {d?.statusLabels?.[r.referralStatus] || t(`referrals.${r.referralStatus}` as MessageKey)} · {day(r.createdAt)}
+                  {copy(d?.statusLabels?.[r.referralStatus as 'CREDIT_PENDING'], `referrals.${r.referralStatus}` as MessageKey)} · {day(r.createdAt)}
                 </span>
               </li>
             ))}
@@ -122,18 +123,22 @@ export function ReferralStatus() {
 export function ReferralSummary() {
   const s = state.value;
   if (s.status !== 'ready') return null;
+  const d = s.win.design?.referralSummary;
+  // The design's four tiles keep their labels and visibility; the other counts have no design entry.
+  const tile = (k: 'clicks' | 'leads' | 'referrals' | 'rewards', key: MessageKey, v: number): Array<[string, number]> =>
+    d?.tiles?.[k]?.isVisible === false ? [] : [[copy(d?.tiles?.[k]?.label, key), v]];
   return (
-    <Section title={s.win.design?.referralSummary?.title || t('summary.title')}>
+    <Section title={copy(d?.title, 'summary.title')}>
       <Async load={ctx.api.referralSummary}>
         {(m) => (
           <Tiles
             items={[
-              ['summary.clicks', m.clicks],
-              ['summary.leads', m.leads],
-              ['summary.referrals', m.referrals],
-              ['summary.rewardsEarned', m.rewardsEarned],
-              ['summary.pendingRewards', m.pendingRewards],
-              ['summary.invitesSent', m.invitesSent],
+              ...tile('clicks', 'summary.clicks', m.clicks),
+              ...tile('leads', 'summary.leads', m.leads),
+              ...tile('referrals', 'summary.referrals', m.referrals),
+              ...tile('rewards', 'summary.rewardsEarned', m.rewardsEarned),
+              [t('summary.pendingRewards'), m.pendingRewards],
+              [t('summary.invitesSent'), m.invitesSent],
             ]}
           />
         )}
@@ -157,7 +162,7 @@ export function Invite() {
     setBusy(true);
     try {
       const res = await sendInvites({ emailAddresses, messageText: data.message!, ...(data.subject ? { subjectText: data.subject } : {}) });
-      setMsg(t('invite.sent', { count: res.invitesSent }));
+      setMsg(copy(d?.successText, 'invite.sent', { count: res.invitesSent }));
       form.reset();
     } catch (err) {
       setMsg(errorText(err));
@@ -168,8 +173,8 @@ export function Invite() {
   return (
     <Section title={copy(d?.title, 'invite.title')}>
       <form onSubmit={onSubmit}>
-        <Field name="emails" label={t('invite.emails')} required placeholder={d?.placeholder} />
-        <Field name="subject" label={t('invite.subject')} value={t('share.subject')} />
+        <Field name="emails" label={t('invite.emails')} required placeholder={dtext(d?.placeholder) || undefined} />
+        <Field name="subject" label={t('invite.subject')} value={copy(s.win.design?.share?.emailSubject, 'share.subject')} />
         <Field name="message" label={t('invite.message')} required multiline value={t('invite.defaultMessage', { url: shareLink() })} />
         <button type="submit" disabled={busy}>
           {copy(d?.buttonText, 'invite.submit')}

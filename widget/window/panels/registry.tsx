@@ -2,12 +2,12 @@
 // it, and its component. Rarely used panels are separate chunks loaded with import().
 import { useEffect, useState } from 'preact/hooks';
 import type { ComponentType } from 'preact';
-import { t, type MessageKey } from '../../i18n/index.ts';
+import { t } from '../../i18n/index.ts';
 import { me, programType, state } from '../state.ts';
-import { Note } from '../ui.tsx';
+import { Note, copy, design } from '../ui.tsx';
 import { Share, Signup, type Identity } from './core.tsx';
 
-type Props = { identity?: Identity };
+type Props = { identity?: Identity; inWindow?: boolean };
 
 /** A component fetched as its own chunk the first time it is shown. */
 function lazy(load: () => Promise<{ default: ComponentType<Props> }>): ComponentType<Props> {
@@ -53,9 +53,9 @@ function own(C: ComponentType<Props>): ComponentType<Props> {
 /** One panel. */
 export interface Panel {
   id: string;
-  /** The tab or list label. */
-  title: () => MessageKey;
-  /** Whether the window lists it for the current participant and program. */
+  /** The tab or list label: the design's title for the section, else the catalogue's. */
+  title: () => string;
+  /** Whether the window lists it for the current participant, program and design (elements always render). */
   shown: () => boolean;
   C: ComponentType<Props>;
 }
@@ -78,21 +78,26 @@ function Form(props: Props) {
   return me() ? <Share /> : programType() === 'AFFILIATE' ? <Application {...props} /> : <Signup {...props} />;
 }
 
+const d = design;
+/** A section the design may switch off (`isEnabled: false`); absent means on. */
+const on = (section: { isEnabled?: boolean } | undefined) => section?.isEnabled !== false;
+
 /** Every panel, in window order. */
 export const PANELS: Panel[] = [
-  { id: 'form', title: () => (me() ? 'share.title' : programType() === 'AFFILIATE' ? 'application.title' : 'signup.title'), shown: () => true, C: Form },
-  { id: 'invite', title: () => 'invite.title', shown: signedIn, C: own(Invite) },
-  { id: 'rewards', title: () => 'rewards.title', shown: referral, C: own(Rewards) },
-  { id: 'referral-status', title: () => 'referrals.title', shown: signedIn, C: own(ReferralStatus) },
-  { id: 'referral-summary', title: () => 'summary.title', shown: referral, C: own(ReferralSummary) },
-  { id: 'affiliate-summary', title: () => 'affiliate.title', shown: affiliate, C: own(AffiliateSummary) },
-  { id: 'commissions', title: () => 'commissions.title', shown: affiliate, C: own(Commissions) },
-  { id: 'payouts', title: () => 'payouts.title', shown: affiliate, C: own(Payouts) },
-  { id: 'payout-settings', title: () => 'payoutSettings.title', shown: affiliate, C: own(PayoutSettings) },
-  { id: 'tax', title: () => 'tax.title', shown: affiliate, C: own(lazy(() => import('./tax.tsx'))) },
-  { id: 'traffic', title: () => 'traffic.title', shown: () => signedIn() && !!win()?.traffic, C: own(lazy(() => import('./traffic.tsx'))) },
-  { id: 'leaderboard', title: () => 'leaderboard.title', shown: () => !!win()?.leaderboard, C: Leaderboard },
-  { id: 'resources', title: () => 'resources.title', shown: signedIn, C: own(lazy(() => import('./resources.tsx'))) },
+  { id: 'form', title: () => (me() ? copy(d().share?.title, 'share.title') : t(programType() === 'AFFILIATE' ? 'application.title' : 'signup.title')), shown: () => true, C: Form },
+  { id: 'invite', title: () => copy(d().share?.invite?.title, 'invite.title'), shown: () => signedIn() && on(d().share?.invite), C: own(Invite) },
+  { id: 'rewards', title: () => copy(d().rewards?.title, 'rewards.title'), shown: referral, C: own(Rewards) },
+  { id: 'referral-status', title: () => copy(d().referralStatus?.title, 'referrals.title'), shown: signedIn, C: own(ReferralStatus) },
+  { id: 'referral-summary', title: () => copy(d().referralSummary?.title, 'summary.title'), shown: () => referral() && on(d().referralSummary), C: own(ReferralSummary) },
+  { id: 'affiliate-summary', title: () => copy(d().affiliateSummary?.title, 'affiliate.title'), shown: () => affiliate() && on(d().affiliateSummary), C: own(AffiliateSummary) },
+  { id: 'commissions', title: () => copy(d().commissions?.title, 'commissions.title'), shown: () => affiliate() && on(d().commissions), C: own(Commissions) },
+  { id: 'payouts', title: () => copy(d().payouts?.title, 'payouts.title'), shown: () => affiliate() && on(d().payouts), C: own(Payouts) },
+  { id: 'payout-settings', title: () => copy(d().participantSettings?.title, 'payoutSettings.title'), shown: affiliate, C: own(PayoutSettings) },
+  { id: 'tax', title: () => copy(d().participantSettings?.taxDetails?.label, 'tax.title'), shown: () => affiliate() && on(d().participantSettings?.taxDetails), C: own(lazy(() => import('./tax.tsx'))) },
+  { id: 'traffic', title: () => copy(d().trafficInsights?.title, 'traffic.title'), shown: () => signedIn() && !!win()?.traffic, C: own(lazy(() => import('./traffic.tsx'))) },
+  { id: 'leaderboard', title: () => copy(d().leaderboard?.title, 'leaderboard.title'), shown: () => !!win()?.leaderboard, C: Leaderboard },
+  // The Resources destination is the design's to show (`resources.isPublicDisplayed`); its element always renders.
+  { id: 'resources', title: () => copy(d().resources?.title, 'resources.title'), shown: () => signedIn() && d().resources?.isPublicDisplayed !== false, C: own(lazy(() => import('./resources.tsx'))) },
   // In the window the form panel already is the application form; this is its element.
-  { id: 'application', title: () => 'application.title', shown: () => false, C: Application },
+  { id: 'application', title: () => t('application.title'), shown: () => false, C: Application },
 ];

@@ -3,7 +3,8 @@
 import '../../i18n/panels.ts';
 import { t } from '../../i18n/index.ts';
 import { ctx } from '../state.ts';
-import { Async, Section } from '../ui.tsx';
+import { useState } from 'preact/hooks';
+import { Async, Note, Section, copy, design } from '../ui.tsx';
 
 const safeHref = (u: string | null) => (u && /^https?:\/\//i.test(u) ? u : undefined);
 
@@ -24,11 +25,22 @@ export async function openFile(id: string): Promise<string> {
   }
 }
 
-/** The published resources. */
+/** The published resources (MRS2); a TEXT resource can be copied with the design's copy button. */
 export default function Resources() {
+  const [copied, setCopied] = useState('');
+  const d = design().resources;
+  const copyLabel = copy(d?.copyButtonText, 'resources.copy');
+  const copyText = async (id: string, text: string) => {
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      // Without clipboard access the text stays on screen to select by hand.
+    }
+    setCopied(id);
+  };
   return (
-    <Section title={t('resources.title')}>
-      <Async load={ctx.api.resources} empty={(l) => !l.resources.length} emptyText={t('resources.empty')}>
+    <Section title={copy(d?.title, 'resources.title')}>
+      <Async load={ctx.api.resources} empty={(l) => !l.resources.length} emptyText={copy(d?.emptyState, 'resources.empty')}>
         {(l) => (
           <ul>
             {l.resources.map((r) => (
@@ -38,6 +50,14 @@ export default function Resources() {
                   {r.description && <p class="m">{r.description}</p>}
                   {r.type === 'TEXT' && <p>{r.text}</p>}
                 </div>
+                {r.type === 'TEXT' && r.text && (
+                  <div>
+                    <button type="button" class="s" aria-label={`${copyLabel}: ${r.title}`} onClick={() => copyText(r.id, r.text!)}>
+                      {copyLabel}
+                    </button>
+                    {copied === r.id && <Note text={copy(d?.copiedText, 'share.copied')} />}
+                  </div>
+                )}
                 {r.type === 'FILE' && (
                   <button type="button" onClick={() => openFile(r.id).catch(() => undefined)}>
                     {t('resources.download', { title: r.title })}

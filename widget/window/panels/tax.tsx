@@ -4,11 +4,12 @@ import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t } from '../../i18n/index.ts';
 import { ctx } from '../state.ts';
-import { Note, Section, errorText } from '../ui.tsx';
+import { Note, Section, copy, design, errorText } from '../ui.tsx';
 
 /** Opens the hosted tax form in a new tab. */
 export default function Tax() {
   const [msg, setMsg] = useState('');
+  const d = design().participantSettings?.taxDetails;
   const open = async () => {
     // Opened synchronously inside the click so popup blockers allow it; pointed at the URL once known.
     const w = window.open('', '_blank');
@@ -26,8 +27,8 @@ export default function Tax() {
     }
   };
   return (
-    <Section title={t('tax.title')}>
-      <p class="m">{t('tax.description')}</p>
+    <Section title={copy(d?.label, 'tax.title')}>
+      <p class="m">{copy(d?.helpText, 'tax.description')}</p>
       <button type="button" onClick={open}>
         {t('tax.open')}
       </button>

@@ -3,7 +3,7 @@ import '../../i18n/panels.ts';
 import { t } from '../../i18n/index.ts';
 import type { WindowPayload } from '../api.ts';
 import { state } from '../state.ts';
-import { Section, Tiles } from '../ui.tsx';
+import { Section, Tiles, copy } from '../ui.tsx';
 
 type Report = NonNullable<WindowPayload['traffic']>;
 
@@ -27,32 +27,33 @@ export default function Traffic() {
   const s = state.value;
   if (s.status !== 'ready') return null;
   const r = s.win.traffic;
+  const d = s.win.design?.trafficInsights;
   return (
-    <Section title={s.win.design?.trafficInsights?.title || t('traffic.title')}>
+    <Section title={copy(d?.title, 'traffic.title')}>
       {!r ? (
-        <p class="m">{t('state.unavailable')}</p>
+        <p class="m">{copy(d?.messages?.unavailable, 'state.unavailable')}</p>
       ) : (
         <>
           <Tiles
             items={[
-              ['traffic.visits', r.visits],
-              ['traffic.unique', r.uniqueVisitors],
+              ...(d?.metrics?.visits?.isVisible === false ? [] : [[copy(d?.metrics?.visits?.label, 'traffic.visits'), r.visits] as [string, number]]),
+              ...(d?.metrics?.uniqueVisitors?.isVisible === false ? [] : [[copy(d?.metrics?.uniqueVisitors?.label, 'traffic.unique'), r.uniqueVisitors] as [string, number]]),
             ]}
           />
-          <h3>{t('traffic.chart', { days: r.days })}</h3>
+          <h3>{copy(d?.visitsOverTimeTitle, 'traffic.chart', { days: r.days })}</h3>
           <Chart report={r} />
-          <h3>{t('traffic.sources')}</h3>
+          <h3>{copy(d?.breakdownsTitle, 'traffic.sources')}</h3>
           {r.sources.length ? (
             <ul>
               {r.sources.map((x, i) => (
                 <li key={i}>
-                  <span>{x.source ?? t('traffic.notSet')}</span>
+                  <span>{x.source ?? copy(d?.notSetLabel, 'traffic.notSet')}</span>
                   <span>{x.visits}</span>
                 </li>
               ))}
             </ul>
           ) : (
-            <p class="m">{t('traffic.empty')}</p>
+            <p class="m">{copy(d?.emptyState, 'traffic.empty')}</p>
           )}
         </>
       )}

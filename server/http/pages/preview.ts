@@ -1,0 +1,93 @@
+import type Koa from 'koa';
+import type { Deps } from '../../deps.ts';
+import { NotAuthorizedError, NotFoundError } from '../../errors.ts';
+import { esc } from './html.ts';
+
+// The pages headless Chromium photographs for C6 (server/domain/screenshots.ts), and the signed
+// image links it answers with. Both live outside /v2: a preview page needs its signed token, an
+// image its signed, expiring link; neither reveals anything without one.
+
+/** JSON safe inside a <script> element. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/** A preview page: the program's own widget, in preview mode, showing one view of the referral flow. */
+function previewPage(view: 'referrer' | 'referredFriend', programId: string, companyName: string, responses: Record<string, unknown>): string {
+  const preview = { view, responses };
+  const body =
+    view === 'referrer'
+      ? `<main><h1>${esc(companyName)}</h1><p>Preview of the referrer's window.</p></main>`
+      : `<main><h1>${esc(companyName)}</h1><div class="block" data-grsf-block-form></div></main>`;
+  // The page opens the window (referrer) or waits for the embedded form (friend), then marks itself
+  // ready for the screenshot; after 8 s it is marked ready whatever happened, so a capture never hangs.
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex">
+<title>Preview</title>
+<style>body{margin:0;font:16px/1.5 system-ui,sans-serif;background:#f5f5f7;color:#1d1d1f}main{max-width:40rem;margin:0 auto;padding:2rem}.block{background:#fff;border-radius:.75rem;padding:1.25rem}</style>
+<script>window.grsfPreview=${scriptJson(preview)};</script>
+<script async src="/widget/attribution.js" data-program="${esc(programId)}"></script>
+</head>
+<body>
+${body}
+<script>
+(function () {
+  var done = function () { document.documentElement.setAttribute('data-ready', ''); };
+  setTimeout(done, 8000);
+  var view = ${scriptJson(view)};
+  var drawn = function () {
+    var hosts = document.querySelectorAll('*');
+    for (var i = 0; i < hosts.length; i++) {
+      var root = hosts[i].shadowRoot;
+      if (root && root.querySelector(view === 'referrer' ? '[role="dialog"]' : 'form, button')) return true;
+    }
+    return false;
+  };
+  var poll = function () { if (drawn()) setTimeout(done, 300); else setTimeout(poll, 100); };
+  document.addEventListener('grsfReady', function () {
+    if (view === 'referrer' && window.growsurf && window.growsurf.open) window.growsurf.open();
+  });
+  poll();
+})();
+</script>
+</body>
+</html>`;
+}
+
+/** `/preview/:token/:view` and `/files/screenshots/:id.jpg`. */
+export function previewPages(deps: Deps): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.method !== 'GET') return next();
+    const page = /^\/preview\/([^/]{1,200})\/(referrer|referredFriend)$/.exec(ctx.path);
+    if (page) {
+      const programId = deps.screenshots.openPreviewToken(decodeURIComponent(page[1]!));
+      if (!programId) throw new NotAuthorizedError('This preview link is invalid or has expired.');
+      const view = page[2] as 'referrer' | 'referredFriend';
+      const { program, responses } = await deps.screenshots.previewPayload(programId, view);
+      ctx.type = 'html';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('X-Robots-Tag', 'noindex');
+      ctx.set('Referrer-Policy', 'no-referrer');
+      ctx.body = previewPage(view, program.id, program.companyName ?? program.name, responses);
+      return;
+    }
+    const image = /^\/files\/screenshots\/([a-f0-9]{24})\.jpg$/.exec(ctx.path);
+    if (image) {
+      const exp = typeof ctx.query.exp === 'string' ? ctx.query.exp : '';
+      const sig = typeof ctx.query.sig === 'string' ? ctx.query.sig : '';
+      if (!deps.screenshots.verifyImage(image[1]!, exp, sig)) throw new NotAuthorizedError('This screenshot link is invalid or has expired.');
+      const file = await deps.storage.read(`screenshots/${image[1]}.jpg`);
+      if (!file) throw new NotFoundError('This screenshot is no longer available.');
+      ctx.type = 'image/jpeg';
+      ctx.length = file.bytes;
+      ctx.set('Cache-Control', 'private, max-age=900');
+      ctx.body = file.stream;
+      return;
+    }
+    return next();
+  };
+}
