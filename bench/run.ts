@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { CONFIG_VARIABLES } from '../server/config.ts';
 
 // `npm run bench`: throughput, latency and server CPU per request of the real server (a child
 // process running `refloop serve`) against a bare Koa app, with the load generated here over
@@ -39,16 +40,6 @@ const READY_TIMEOUT_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const execFileAsync = promisify(execFile);
 
-/** Every variable server/config.ts reads: removed from the inherited environment so each row's settings are exactly ours. */
-const CONFIG_VARS = [
-  'NODE_ENV', 'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'PUBLIC_URL', 'ALLOW_HTTP_PUBLIC_URL', 'SMTP_URL', 'MAIL_FROM',
-  'BILLING', 'TRUST_PROXY', 'TLS_CERT', 'TLS_KEY', 'WEBHOOK_ALLOW_PRIVATE', 'SECRET_KEY', 'SUPPORT_URL', 'TERMS_VERSION',
-  'LOG_LEVEL', 'JOBS', 'JOB_POLL_MS', 'RATE_LIMIT_STORE', 'RATE_LIMIT_SECOND', 'RATE_LIMIT_SECOND_WINDOW', 'RATE_LIMIT_MINUTE',
-  'RATE_LIMIT_HOUR', 'RATE_LIMIT_IP_PER_MINUTE', 'CONCURRENCY_PER_IP', 'WRITE_SLOWDOWN_AFTER', 'WRITE_SLOWDOWN_STEP_MS',
-  'ACCOUNT_CREATION_PER_HOUR', 'VERIFICATION_EMAIL_PER_HOUR', 'SHUTDOWN_GRACE_MS',
-  'MOBILE_RATE_LIMIT_PER_MINUTE', 'MOBILE_SESSIONS_PER_IP_PER_MINUTE', 'MOBILE_VISIT_WAIT_MS', 'MOBILE_COUNTER_FLUSH_MS', 'MOBILE_PROGRAM_CACHE_MS',
-  'MOBILE_PROGRAM_RATE_LIMIT_PER_MINUTE', 'MOBILE_PROGRAM_VISITS_PER_MINUTE', 'EXCHANGE_RATES_FILE',
-];
 
 /** Limits raised so row (a) measures the request path, not 429s. */
 const RAISED_LIMITS = {
@@ -141,7 +132,7 @@ interface Target {
 
 function baseEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const k of CONFIG_VARS) delete env[k];
+  for (const k of CONFIG_VARIABLES) delete env[k];
   return env;
 }
 
@@ -458,6 +449,7 @@ async function loadOnce(base: string, paths: string[], headers: Record<string, s
  * afterwards to show the work was done.
  */
 async function triggerRow(): Promise<Row> {
+  console.log(`\n(h) POST …/participant/{p}/ref on \`refloop serve\`, SQLite, limits raised: trigger-referral throughput`);
   const t = await startRefloop('refloop (trigger referral)', { ...RAISED_LIMITS, WRITE_SLOWDOWN_AFTER: '1000000000', WEBHOOK_ALLOW_PRIVATE: 'true' });
   const key = await verifiedKey(t, 'bench-trigger@acme-widgets.com');
   const program = await call(t, 'POST', '/v2/campaigns', key, { type: 'REFERRAL', rewards: [{ type: 'DOUBLE_SIDED', title: 'Give $10, get $10' }] });
@@ -689,14 +681,21 @@ async function windowRow(): Promise<Row> {
   return row;
 }
 
+/** A bare Koa app answering {ok:true}: the baseline every group of rows is judged against. */
+async function bareRow(label = '(b) bare Koa GET /ok', note = 'new Koa() answering {ok:true}; the baseline'): Promise<Row> {
+  console.log(`\n${label}: bare Koa, one JSON route`);
+  const bare = await startBareKoa();
+  const row = await measure(label, bare, '/ok', {});
+  row.note = note;
+  await stopChild(bare.child);
+  return row;
+}
+
 /** The participant-API rows: bare Koa again (b2), visits (i, j, and k on PostgreSQL when DATABASE_URL is one), the window payload (l). */
 async function mobileRows(): Promise<{ rows: Row[]; bare: Row }> {
   console.log('\n(i)–(l) participant API on `refloop serve`, limits raised: visit ingestion and the window payload, with bare Koa measured again right before');
   // The machine's load drifts over a run; the visit targets are judged against a bare Koa row taken next to them.
-  const b2 = await startBareKoa();
-  const rowB2 = await measure('(b2) bare Koa GET /ok, beside (i)', b2, '/ok', {});
-  rowB2.note = 'the baseline again, measured just before the participant-API rows';
-  await stopChild(b2.child);
+  const rowB2 = await bareRow('(b2) bare Koa GET /ok, beside (i)', 'the baseline again, measured just before the participant-API rows');
   const rowI = await visitRow('v7');
   const rows = [rowB2, rowI, await visitRow('v4')];
   if (PG_URL) rows.push(await visitRow('v7', 'pg'));
@@ -768,6 +767,7 @@ async function loadPosts(base: string, make: (i: number) => { pathname: string; 
  * webhook delivery, in one transaction. Stored rows are counted afterwards to show the work was done.
  */
 async function transactionRow(): Promise<Row> {
+  console.log('\n(m) POST …/participant/{p}/transaction on `refloop serve`, SQLite, limits raised: sale recording throughput');
   const t = await startRefloop('refloop (record transaction)', { ...RAISED_LIMITS, WRITE_SLOWDOWN_AFTER: '1000000000', WEBHOOK_ALLOW_PRIVATE: 'true' });
   const key = await verifiedKey(t, 'bench-affiliate@acme-widgets.com');
   const program = await call(t, 'POST', '/v2/campaigns', key, { type: 'AFFILIATE' });
@@ -828,24 +828,9 @@ async function main(): Promise<void> {
       'so it measures the full request path (limiter still charged in the database) instead of 429s. Row (c) keeps the default team limits.',
   );
   const rows: Row[] = [];
-  if (AFFILIATE_ONLY) {
-    console.log('\n(b) bare Koa, one JSON route');
-    const bare = await startBareKoa();
-    const rowBare = await measure('(b) bare Koa GET /ok', bare, '/ok', {});
-    rowBare.note = 'new Koa() answering {ok:true}; the baseline';
-    await stopChild(bare.child);
-    console.log('\n(m) POST …/participant/{p}/transaction on `refloop serve`, SQLite, limits raised: sale recording throughput');
-    printTable([rowBare, await transactionRow()], rowBare.reqPerSec);
-    return;
-  }
-  if (TRIGGER_ONLY) {
-    console.log('\n(b) bare Koa, one JSON route');
-    const bare = await startBareKoa();
-    const rowBare = await measure('(b) bare Koa GET /ok', bare, '/ok', {});
-    rowBare.note = 'new Koa() answering {ok:true}; the baseline';
-    await stopChild(bare.child);
-    console.log(`\n(h) POST …/participant/{p}/ref on \`refloop serve\`, SQLite, limits raised: trigger-referral throughput`);
-    printTable([rowBare, await triggerRow()], rowBare.reqPerSec);
+  if (AFFILIATE_ONLY || TRIGGER_ONLY) {
+    const rowBare = await bareRow();
+    printTable([rowBare, AFFILIATE_ONLY ? await transactionRow() : await triggerRow()], rowBare.reqPerSec);
     return;
   }
   if (MOBILE_ONLY) {
@@ -863,12 +848,8 @@ async function main(): Promise<void> {
   rows.push(rowA);
   await stopChild(a.child);
 
-  console.log('\n(b) bare Koa, one JSON route');
-  const b = await startBareKoa();
-  const rowB = await measure('(b) bare Koa GET /ok', b, '/ok', {});
-  rowB.note = 'new Koa() answering {ok:true}; the baseline';
+  const rowB = await bareRow();
   rows.push(rowB);
-  await stopChild(b.child);
 
   console.log('\n(c) GET /v2/team on `refloop serve`, SQLite, default team limits');
   const c = await startRefloop('refloop (default limits)', {
@@ -900,11 +881,9 @@ async function main(): Promise<void> {
   }
 
   if (TRIGGERS > 0) {
-    console.log(`\n(h) POST …/participant/{p}/ref on \`refloop serve\`, SQLite, limits raised: trigger-referral throughput`);
     rows.push(await triggerRow());
   }
 
-  console.log('\n(m) POST …/participant/{p}/transaction on `refloop serve`, SQLite, limits raised: sale recording throughput');
   rows.push(await transactionRow());
 
   const mobile = await mobileRows();

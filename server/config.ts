@@ -63,6 +63,9 @@ const envSchema = z.object({
   MCP_AUTH_CODE_TTL_SECONDS: int(10, 600).default(60),
 });
 
+/** Every environment variable refloop reads (the bench clears them so each row's settings are exactly its own). */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(envSchema.shape));
+
 /** Validated, frozen runtime configuration. */
 export interface Config {
   env: 'production' | 'development' | 'test';

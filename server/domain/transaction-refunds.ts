@@ -9,6 +9,7 @@ import { insertRow } from '../db/rows.ts';
 import { convertMinor } from './exchange-rates.ts';
 import { counts, proportion, type CommissionRow } from './commissions.ts';
 import { TRANSACTION_ID_FIELDS, type TransactionIdField, type TransactionRefund, type TransactionRefunded } from '../../shared/schemas/transaction.ts';
+import { ERROR_CODES } from '../../shared/errors.ts';
 
 /** The identifiers a request names, as (kind, value) pairs. */
 export function identifiersOf(body: Partial<Record<TransactionIdField, string | null | undefined>>): Array<{ kind: TransactionIdField; value: string }> {
@@ -39,7 +40,7 @@ interface RefundRow {
 
 /** 409 for refund history that is missing or contradicts what was recorded (rest-v2 §3.12 AF9, PY+). */
 function history(message: string): ConflictError {
-  return new ConflictError(`${message} Nothing was changed.`, 'REFUND_HISTORY_CONFLICT_ERROR');
+  return new ConflictError(`${message} Nothing was changed.`, ERROR_CODES.REFUND_HISTORY_CONFLICT);
 }
 
 /**
