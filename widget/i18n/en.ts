@@ -6,6 +6,7 @@
 /** The English messages of the first load; `{name}` placeholders are filled by `t`. */
 export const en = {
   'window.title': 'Refer friends',
+  'window.titleAffiliate': 'Partner portal',
   'window.close': 'Close',
   'window.nav': 'Sections',
   'window.back': 'Back',

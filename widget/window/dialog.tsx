@@ -4,7 +4,7 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n/index.ts';
 import { PANELS } from './panels/registry.tsx';
-import { ctx, refresh, safely, state, subscribe } from './state.ts';
+import { ctx, programType, refresh, safely, state, subscribe } from './state.ts';
 import { effect } from '@preact/signals';
 import { hooks, init, shutdown } from './actions.ts';
 import { Ready, Root, copy, dtext, mount, themeOverride, uid, type Theme } from './ui.tsx';
@@ -132,7 +132,7 @@ function Window() {
       <div class="ov" onClick={(e) => e.target === e.currentTarget && closeWindow()}>
         <div class="dlg" role="dialog" aria-modal="true" aria-labelledby={ids.title} ref={dlg} onKeyDown={onKey}>
           <div class="hd">
-            <h2 id={ids.title}>{t('window.title')}</h2>
+            <h2 id={ids.title}>{t(programType() === 'AFFILIATE' ? 'window.titleAffiliate' : 'window.title')}</h2>
             <button type="button" class="s" aria-label={t('window.close')} onClick={closeWindow}>
               ×
             </button>
