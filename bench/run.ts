@@ -278,6 +278,21 @@ interface Row {
   errors: number;
 }
 
+/** A table row from one measured load: throughput, latency percentiles and server CPU per request (`ticks` of the server process). */
+function rowOf(label: string, r: LoadResult, ticks: number): Row {
+  const sorted = r.latencies.sort((a, b) => a - b);
+  return {
+    label,
+    reqPerSec: r.completed / r.seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    cpuUsPerReq: r.completed ? ((ticks / CLK_TCK) * 1e6) / r.completed : NaN,
+    note: '',
+    statuses: r.statuses,
+    errors: r.errors,
+  };
+}
+
 /** Warms up (with `warmupHeaders`, by default the same), then measures for BENCH_SECONDS. */
 async function measure(label: string, t: Target, pathname: string, headers: Record<string, string>, warmupHeaders = headers): Promise<Row> {
   await load(t.base + pathname, warmupHeaders, WARMUP_MS);
@@ -287,17 +302,7 @@ async function measure(label: string, t: Target, pathname: string, headers: Reco
   const r = await load(t.base + pathname, headers, SECONDS * 1000);
   const after = cpuTicks(pid);
   const clientCpu = process.cpuUsage(client);
-  const sorted = r.latencies.sort((a, b) => a - b);
-  const row: Row = {
-    label,
-    reqPerSec: r.completed / r.seconds,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    cpuUsPerReq: r.completed ? (((after - before) / CLK_TCK) * 1e6) / r.completed : NaN,
-    note: '',
-    statuses: r.statuses,
-    errors: r.errors,
-  };
+  const row = rowOf(label, r, after - before);
   const codes = [...r.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n} × ${s}`).join(', ');
   console.log(
     `  ${label}: ${r.completed} responses in ${r.seconds.toFixed(2)} s (${codes || 'none'}${r.errors ? `, ${r.errors} errors` : ''}) → ` +
@@ -476,17 +481,7 @@ async function triggerRow(): Promise<Row> {
   const r = await loadOnce(t.base, rest, headers, SECONDS * 1000);
   const after = cpuTicks(pid);
   await stopChild(t.child);
-  const sorted = r.latencies.sort((a, b) => a - b);
-  const row: Row = {
-    label: '(h) trigger referral, DOUBLE_SIDED + 1 webhook',
-    reqPerSec: r.completed / r.seconds,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    cpuUsPerReq: r.completed ? (((after - before) / CLK_TCK) * 1e6) / r.completed : NaN,
-    note: '',
-    statuses: r.statuses,
-    errors: r.errors,
-  };
+  const row = rowOf('(h) trigger referral, DOUBLE_SIDED + 1 webhook', r, after - before);
   const { default: knexFactory } = await import('knex');
   const db = knexFactory({ client: 'better-sqlite3', connection: { filename: String(t.env.DATABASE_URL) }, useNullAsDefault: true });
   try {
@@ -590,17 +585,7 @@ async function visitRow(ids: 'v7' | 'v4', database: 'sqlite' | 'pg' = 'sqlite'):
   const after = cpuTicks(pid);
   // The counters are flushed at most a second later; SIGTERM writes whatever is left.
   await stopChild(t.child);
-  const sorted = r.latencies.sort((a, b) => a - b);
-  const row: Row = {
-    label: database === 'pg' ? '(k) visit ingestion on PostgreSQL' : ids === 'v7' ? '(i) visit ingestion, POST /mobile/v2/visits' : '(j) visit ingestion, random v4 visit ids',
-    reqPerSec: r.completed / r.seconds,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    cpuUsPerReq: r.completed ? (((after - before) / CLK_TCK) * 1e6) / r.completed : NaN,
-    note: '',
-    statuses: r.statuses,
-    errors: r.errors,
-  };
+  const row = rowOf(database === 'pg' ? '(k) visit ingestion on PostgreSQL' : ids === 'v7' ? '(i) visit ingestion, POST /mobile/v2/visits' : '(j) visit ingestion, random v4 visit ids', r, after - before);
   const { default: knexFactory } = await import('knex');
   const db = schema
     ? knexFactory({ client: 'pg', connection: schema.url })
@@ -789,17 +774,7 @@ async function transactionRow(): Promise<Row> {
   const r = await loadPosts(t.base, make('run'), headers, SECONDS * 1000);
   const after = cpuTicks(pid);
   await stopChild(t.child);
-  const sorted = r.latencies.sort((a, b) => a - b);
-  const row: Row = {
-    label: '(m) record affiliate transaction, 10 % commission + 1 webhook',
-    reqPerSec: r.completed / r.seconds,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    cpuUsPerReq: r.completed ? (((after - before) / CLK_TCK) * 1e6) / r.completed : NaN,
-    note: '',
-    statuses: r.statuses,
-    errors: r.errors,
-  };
+  const row = rowOf('(m) record affiliate transaction, 10 % commission + 1 webhook', r, after - before);
   const { default: knexFactory } = await import('knex');
   const db = knexFactory({ client: 'better-sqlite3', connection: { filename: String(t.env.DATABASE_URL) }, useNullAsDefault: true });
   try {

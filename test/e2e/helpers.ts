@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startApp, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
 import { demoRoutes } from '../../demo/routes.ts';
@@ -63,6 +64,23 @@ export async function startDemo(env: Record<string, string> = {}): Promise<DemoS
 /** Launches headless Chromium. */
 export function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+/**
+ * For a describe block: starts the demo and Chromium before its tests and closes both after them.
+ * The returned object's fields are set once the block's `beforeAll` has run.
+ */
+export function demoInBrowser(): { demo: DemoServer; browser: Browser } {
+  const env = {} as { demo: DemoServer; browser: Browser };
+  beforeAll(async () => {
+    env.demo = await startDemo();
+    env.browser = await launch();
+  }, 120_000);
+  afterAll(async () => {
+    await env.browser?.close();
+    await env.demo?.app.close();
+  });
+  return env;
 }
 
 /** Polls `fn` until it returns a truthy value (or throws after `ms`). */

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { ARTIFACTS, SKIP_BROWSER, eventually, launch, startDemo, type DemoServer } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ARTIFACTS, demoInBrowser, eventually, SKIP_BROWSER } from './helpers.ts';
 
 // Issue #7's whole referral flow in real headless Chromium, on the demo store (the Universal Code
 // with only the host changed): a friend arrives on the referrer's link and signs up through the
@@ -13,29 +12,20 @@ import { ARTIFACTS, SKIP_BROWSER, eventually, launch, startDemo, type DemoServer
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
-  let demo: DemoServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    demo = await startDemo();
-    browser = await launch();
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.app.close();
-  });
+  const env = demoInBrowser();
 
-  const pid = () => demo.state.referralProgramId;
-  const participant = (email: string) => demo.rest('GET', `/campaign/${pid()}/participant/${encodeURIComponent(email)}`);
-  const rewardsOf = async (email: string) => (await demo.rest('GET', `/campaign/${pid()}/participant/${encodeURIComponent(email)}/rewards`)).rewards as Array<{ id: string }>;
+  const pid = () => env.demo.state.referralProgramId;
+  const participant = (email: string) => env.demo.rest('GET', `/campaign/${pid()}/participant/${encodeURIComponent(email)}`);
+  const rewardsOf = async (email: string) => (await env.demo.rest('GET', `/campaign/${pid()}/participant/${encodeURIComponent(email)}/rewards`)).rewards as Array<{ id: string }>;
 
   it('friend arrives, signs up in the embedded form, buys; the referrer signs in and sees the reward', async () => {
-    const referrer = await participant(demo.state.people.referrer);
+    const referrer = await participant(env.demo.state.people.referrer);
     const rewardsBefore = (await rewardsOf(referrer.email)).length;
     // The window speaks the program's design: its button and tab names come from the design document.
-    const design = await demo.rest('GET', `/campaign/${pid()}/design`);
+    const design = await env.demo.rest('GET', `/campaign/${pid()}/design`);
 
     // 1. The friend arrives on the referrer's share link and joins through the embedded form.
-    const friendContext = await browser.newContext();
+    const friendContext = await env.browser.newContext();
     friendContext.setDefaultTimeout(15_000);
     const friend = await friendContext.newPage();
     await friend.goto(referrer.shareUrl);
@@ -57,10 +47,10 @@ describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
     await friendContext.close();
 
     // 3. The referrer signs in (auto-authentication with the hash the store's server computes) and opens the window.
-    const context = await browser.newContext({ viewport: { width: 1024, height: 800 } });
+    const context = await env.browser.newContext({ viewport: { width: 1024, height: 800 } });
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
-    await page.goto(`${demo.url}/`);
+    await page.goto(`${env.demo.url}/`);
     await page.getByRole('button', { name: `Sign in as ${referrer.email}` }).click();
     await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
     await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
@@ -89,11 +79,11 @@ describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
   }, 120_000);
 
   it('fits a 320 px wide screen: the open window neither overflows nor scrolls sideways', async () => {
-    const context = await browser.newContext({ viewport: { width: 320, height: 640 }, reducedMotion: 'reduce' });
+    const context = await env.browser.newContext({ viewport: { width: 320, height: 640 }, reducedMotion: 'reduce' });
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
-    await page.goto(`${demo.url}/`);
-    await page.getByRole('button', { name: `Sign in as ${demo.state.people.referrer}` }).click();
+    await page.goto(`${env.demo.url}/`);
+    await page.getByRole('button', { name: `Sign in as ${env.demo.state.people.referrer}` }).click();
     await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
     await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
     const dialog = page.getByRole('dialog');
