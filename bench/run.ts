@@ -19,6 +19,7 @@ import { CONFIG_VARIABLES } from '../server/config.ts';
 //   BENCH_ONLY          one group of rows beside a bare-Koa row: `mobile` (b2, i–l: the participant API),
 //                       `affiliate` (b, m: sale recording) or `trigger` (b, h: trigger referral)
 //   BENCH_MOBILE_ONLY=1 / BENCH_AFFILIATE_ONLY=1  the same as BENCH_ONLY=mobile / affiliate
+//   BENCH_CPU_PROF      a directory: each server process writes a V8 CPU profile (.cpuprofile) there when it stops
 //   DATABASE_URL        postgres://… adds row (k), visit ingestion on PostgreSQL (a fresh schema); every other row uses SQLite
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -76,7 +77,9 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 
 function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  // BENCH_CPU_PROF=<dir>: every server writes a V8 CPU profile there when it stops (for finding where the time goes).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = spawn(process.execPath, [...prof, ...args], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   child.once('error', (err) => console.error(`${name}: ${err.message}`));
