@@ -1,5 +1,8 @@
 import Koa from 'koa';
 import crypto from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from './log.ts';
+import { visitFastPath } from './http/mobile/visit-fast-path.ts';
 import type { Deps } from './deps.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { restApi } from './http/rest.ts';
@@ -21,11 +24,35 @@ import { affiliateInvitePage } from './http/pages/affiliate-invite.ts';
 import { payoutConfirmPage } from './http/pages/payout-confirm.ts';
 import { taxPage } from './http/pages/tax.ts';
 
+/** The headers every response carries besides its request id (HSTS only when the public URL is https). */
+export function baseHeaders(https: boolean): Record<string, string> {
+  const h: Record<string, string> = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'strict-origin-when-cross-origin' };
+  if (https) h['Strict-Transport-Security'] = 'max-age=31536000; includeSubDomains';
+  return h;
+}
+
+/** The access log line of one request. */
+export function logRequest(log: Logger, requestId: string, method: string, path: string, status: number, started: bigint): void {
+  log.info('request', { requestId, method, path, status, ms: Number(process.hrtime.bigint() - started) / 1e6 });
+}
+
+/**
+ * The server's request listener: the visit fast path (server/http/mobile/visit-fast-path.ts) takes
+ * the plainly valid `POST /mobile/v2/visits`, the Koa application everything else.
+ */
+export function createHandler(deps: Deps, extra: Koa.Middleware[] = []): (req: IncomingMessage, res: ServerResponse) => void {
+  const koa = createApp(deps, extra).callback();
+  const fast = visitFastPath(deps);
+  return (req, res) => {
+    if (!fast(req, res)) void koa(req, res);
+  };
+}
+
 /** Builds the Koa application from explicit dependencies (plus `extra` routes in front); only server/main.ts listens on a port. */
 export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
   const app = new Koa();
   app.proxy = deps.config.trustProxy;
-  const https = deps.config.publicUrl.startsWith('https:');
+  const headers = baseHeaders(deps.config.publicUrl.startsWith('https:'));
   const openapiDoc = buildOpenApi(operations, deps.config.publicUrl);
   const openapi = JSON.stringify(openapiDoc);
   const docsPage = renderDocs(openapiDoc);
@@ -35,19 +62,11 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
     const started = process.hrtime.bigint();
     ctx.state.requestId = crypto.randomUUID();
     ctx.set('X-Request-Id', ctx.state.requestId);
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Referrer-Policy', 'strict-origin-when-cross-origin');
-    if (https) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    ctx.set(headers);
     try {
       await next();
     } finally {
-      deps.log.info('request', {
-        requestId: ctx.state.requestId,
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.status,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-      });
+      logRequest(deps.log, ctx.state.requestId, ctx.method, ctx.path, ctx.status, started);
     }
   });
   app.use(errorMiddleware(deps.log, deps.config.supportUrl));

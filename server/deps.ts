@@ -15,6 +15,7 @@ import { Maintenance } from './domain/maintenance.ts';
 import { Owners } from './domain/owners.ts';
 import { Sealer, newSecret } from './crypto.ts';
 import { Limits } from './http/limits.ts';
+import { MobileLimits } from './http/mobile/limits.ts';
 import { Resources } from './domain/resources.ts';
 import { Rewards } from './domain/rewards.ts';
 import { ReferralTriggers } from './domain/referral-triggers.ts';
@@ -62,6 +63,8 @@ export interface Deps {
   maintenance: Maintenance;
   owners: Owners;
   limits: Limits;
+  /** The participant API's budgets, shared by its router and the visit fast path. */
+  mobileLimits: MobileLimits;
   resources: Resources;
   rewards: Rewards;
   referralTriggers: ReferralTriggers;
@@ -185,6 +188,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     maintenance,
     owners,
     limits,
+    mobileLimits: new MobileLimits(config, db),
     resources,
     rewards,
     referralTriggers,

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import type Koa from 'koa';
 import type { Config } from './config.ts';
 import { createDeps, type Deps } from './deps.ts';
-import { createApp } from './app.ts';
+import { createHandler } from './app.ts';
 
 /** A running server: its address and a graceful stop. */
 export interface Running {
@@ -23,10 +23,8 @@ export interface ServeOptions {
 /** Builds everything, listens on the configured port and runs the job runner. */
 export async function serve(config: Config, opts: ServeOptions = {}): Promise<Running> {
   const deps = await createDeps(config);
-  const app = createApp(deps, opts.routes?.(deps) ?? []);
-  const server = config.tls
-    ? https.createServer({ cert: fs.readFileSync(config.tls.cert), key: fs.readFileSync(config.tls.key) }, app.callback())
-    : http.createServer(app.callback());
+  const handler = createHandler(deps, opts.routes?.(deps) ?? []);
+  const server = config.tls ? https.createServer({ cert: fs.readFileSync(config.tls.cert), key: fs.readFileSync(config.tls.key) }, handler) : http.createServer(handler);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -46,6 +46,12 @@ export class MobilePrograms {
     return view;
   }
 
+  /** The cached view while fresh (null: no such program), undefined when it has to be read: the synchronous check of the visit fast path. */
+  peek(programId: string): MobileProgram | null | undefined {
+    const hit = this.#cache.get(programId);
+    return hit && performance.now() - hit.at < this.ttlMs ? hit.view : undefined;
+  }
+
   /** Drops a cached program (after a change made in this process). */
   forget(programId: string): void {
     this.#cache.delete(programId);

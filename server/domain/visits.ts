@@ -66,7 +66,10 @@ interface Stored {
 interface Waiter {
   row: VisitRow;
   source: string | null;
-  resolve(s: Stored): void;
+  cookieWindowMs: number;
+  /** Answered already: PROCESSING after `waitMs`, or with the write's outcome. */
+  settled: boolean;
+  resolve(a: VisitAnswer): void;
   reject(err: unknown): void;
 }
 
@@ -128,32 +131,26 @@ export class Visits {
    * Records one visit. RECORDED once it is durable (receipts when its referral code names a
    * participant of the program), PROCESSING when the commit takes longer than `waitMs` (the write
    * goes on; the client retries the same id later), 503 when the write failed.
+   *
+   * The hot path allocates little: a cached referrer is resolved without a query, the visit joins
+   * the open batch at once, and the batch, not each request, holds the `waitMs` timer.
    */
-  async record(view: MobileProgram, input: VisitInput): Promise<VisitAnswer> {
-    if (this.#closed) throw new UnavailableError('The server is shutting down; keep the visit queued and retry.');
-    const work = this.#record(view, input);
-    const tracked = work.then(
+  record(view: MobileProgram, input: VisitInput): Promise<VisitAnswer> {
+    if (this.#closed) return Promise.reject(new UnavailableError('The server is shutting down; keep the visit queued and retry.'));
+    const programId = view.program.id;
+    const a = input.attribution;
+    // A hosted share URL of another program names nobody here.
+    const code = a?.referralCode && (!a.campaignId || a.campaignId === programId) ? a.referralCode : null;
+    const known = code ? this.#cachedReferrer(programId, code) : null;
+    if (known !== undefined) return new Promise((resolve, reject) => this.#enqueue(this.#waiter(view, input, code, known, resolve, reject)));
+    const pending = this.#resolve(programId, code!).then((referrerId) => new Promise<VisitAnswer>((resolve, reject) => this.#enqueue(this.#waiter(view, input, code, referrerId, resolve, reject))));
+    const tracked = pending.then(
       () => undefined,
       () => undefined,
     );
     this.#requests.add(tracked);
     void tracked.then(() => this.#requests.delete(tracked));
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, this.settings.waitMs, 'late')));
-    try {
-      const r = await Promise.race([work, late]);
-      if (r === 'late') {
-        // Answered PROCESSING: the write still finishes (close() waits for it), a failure is only logged.
-        work.catch((err) => this.log.error('visit write failed after PROCESSING', { programId: view.program.id, error: String(err) }));
-        return { status: 'PROCESSING', visitId: input.visitId };
-      }
-      return r;
-    } catch (err) {
-      this.log.error('visit write failed', { programId: view.program.id, error: String((err as Error)?.message ?? err) });
-      throw new UnavailableError('The visit could not be stored; keep it queued and retry.');
-    } finally {
-      clearTimeout(timer);
-    }
+    return pending;
   }
 
   /** Writes the impressions waiting in memory now (tests); a failed write keeps them for the next try. */
@@ -182,12 +179,10 @@ export class Visits {
     return key;
   }
 
-  async #record(view: MobileProgram, input: VisitInput): Promise<VisitAnswer> {
+  /** The batch entry of one visit: its row, and how its answer is made once the row is stored. */
+  #waiter(view: MobileProgram, input: VisitInput, code: string | null, referrerId: string | null, resolve: (a: VisitAnswer) => void, reject: (err: unknown) => void): Waiter {
     const programId = view.program.id;
     const a = input.attribution;
-    // A hosted share URL of another program names nobody here.
-    const code = a?.referralCode && (!a.campaignId || a.campaignId === programId) ? a.referralCode : null;
-    const referrerId = code ? await this.#resolve(programId, code) : null;
     const now = this.clock.now();
     // The earliest referred visit is the client's to keep (a client can always start afresh with a
     // new instance id, so a server-side record would add no trust, only a random-key write per visit).
@@ -208,13 +203,24 @@ export class Visits {
       destination: a?.destination ?? null,
       referrer_url: a?.referrer ?? null,
     };
-    const stored = await new Promise<Stored>((resolve, reject) => this.#enqueue({ row, source: referrerId ? sourceOf(a) : null, resolve, reject }));
-    if (!stored.referrerId) return { status: 'RECORDED', visitId: input.visitId, receipts: null };
-    const lastVisit = this.receipts.sign(programId, stored.referrerId, stored.createdAt, view.cookieWindowMs);
+    return { row, source: referrerId ? sourceOf(a) : null, cookieWindowMs: view.cookieWindowMs, settled: false, resolve, reject };
+  }
+
+  /** The answer to a stored visit: receipts when it has a referrer. */
+  #answer(w: Waiter, stored: Stored): VisitAnswer {
+    const { program_id: programId, visit_id: visitId } = w.row;
+    if (!stored.referrerId) return { status: 'RECORDED', visitId, receipts: null };
+    const lastVisit = this.receipts.sign(programId, stored.referrerId, stored.createdAt, w.cookieWindowMs);
     const sameVisit = stored.firstVisitAt === stored.createdAt && stored.firstReferrerId === stored.referrerId;
     const firstVisit =
-      stored.firstReferrerId && stored.firstVisitAt != null && !sameVisit ? this.receipts.sign(programId, stored.firstReferrerId, stored.firstVisitAt, view.cookieWindowMs) : lastVisit;
-    return { status: 'RECORDED', visitId: input.visitId, receipts: { firstVisit, lastVisit } };
+      stored.firstReferrerId && stored.firstVisitAt != null && !sameVisit ? this.receipts.sign(programId, stored.firstReferrerId, stored.firstVisitAt, w.cookieWindowMs) : lastVisit;
+    return { status: 'RECORDED', visitId, receipts: { firstVisit, lastVisit } };
+  }
+
+  /** A cached referrer (null: names nobody), or undefined when the code has to be looked up. */
+  #cachedReferrer(programId: string, code: string): string | null | undefined {
+    const hit = this.#referrers.get(`${programId}\n${code.toLowerCase()}`);
+    return hit && performance.now() - hit.at < REFERRER_TTL_MS ? hit.id : undefined;
   }
 
   /** A referral code (participant id, share key or vanity key; never an email) to a participant id, cached briefly. */
@@ -242,7 +248,18 @@ export class Visits {
     if (!this.#queue.length) return;
     const batch = this.#queue;
     this.#queue = [];
-    const write = this.#write(batch).finally(() => this.#writes.delete(write));
+    // Whoever is still waiting after `waitMs` is answered PROCESSING; the write goes on (close() waits for it).
+    const late = setTimeout(() => {
+      for (const w of batch) {
+        if (w.settled) continue;
+        w.settled = true;
+        w.resolve({ status: 'PROCESSING', visitId: w.row.visit_id });
+      }
+    }, this.settings.waitMs);
+    const write = this.#write(batch).finally(() => {
+      clearTimeout(late);
+      this.#writes.delete(write);
+    });
     this.#writes.add(write);
   }
 
@@ -283,14 +300,25 @@ export class Visits {
         return out;
       });
     } catch (err) {
-      for (const w of batch) w.reject(err);
+      const programs = [...new Set(batch.map((w) => w.row.program_id))];
+      if (batch.every((w) => w.settled)) this.log.error('visit write failed after PROCESSING', { programIds: programs, error: String(err) });
+      else this.log.error('visit write failed', { programIds: programs, error: String((err as Error)?.message ?? err) });
+      for (const w of batch) {
+        if (w.settled) continue;
+        w.settled = true;
+        w.reject(new UnavailableError('The visit could not be stored; keep it queued and retry.'));
+      }
       return;
     }
     for (const [k, ws] of byKey) {
-      const answer = answers.get(k)!;
+      const stored = answers.get(k)!;
       const { row, source } = ws[0]!;
-      if (answer.inserted && answer.referrerId) this.impressions.add({ programId: row.program_id, referrerId: answer.referrerId, visitorKey: row.visitor_key, source });
-      for (const w of ws) w.resolve(answer);
+      if (stored.inserted && stored.referrerId) this.impressions.add({ programId: row.program_id, referrerId: stored.referrerId, visitorKey: row.visitor_key, source });
+      for (const w of ws) {
+        if (w.settled) continue;
+        w.settled = true;
+        w.resolve(this.#answer(w, stored));
+      }
     }
   }
 }

@@ -36,26 +36,32 @@ export function errorBodyFor(err: unknown, supportUrl: string | null, now: Date)
   return body;
 }
 
+/** The error object, status and extra headers for a failure; unexpected ones become a generic 500, logged with the request id. */
+export function errorResponse(err: unknown, log: Logger, supportUrl: string | null, request: { requestId: string; method: string; path: string }): { body: ErrorBody; headers: Record<string, string> | undefined } {
+  let body = errorBodyFor(err, supportUrl, new Date());
+  if (!body) {
+    log.error('unhandled error', { ...request, error: String((err as Error)?.stack ?? err) });
+    body = {
+      name: 'InternalServerError',
+      code: ERROR_CODES.INTERNAL,
+      message: `Something went wrong on our side. Quote request id ${request.requestId} if you contact support.`,
+      status: 500,
+      level: 'error',
+      timestamp: new Date().toISOString(),
+    };
+    if (supportUrl) body.supportUrl = supportUrl;
+  }
+  return { body, headers: err instanceof AppError ? err.headers : undefined };
+}
+
 /** Renders every failure as the error object with a JSON content type; unexpected ones as a generic 500 logged with the request id. */
 export function errorMiddleware(log: Logger, supportUrl: string | null): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
-      let body = errorBodyFor(err, supportUrl, new Date());
-      if (!body) {
-        log.error('unhandled error', { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, error: String((err as Error)?.stack ?? err) });
-        body = {
-          name: 'InternalServerError',
-          code: ERROR_CODES.INTERNAL,
-          message: `Something went wrong on our side. Quote request id ${ctx.state.requestId} if you contact support.`,
-          status: 500,
-          level: 'error',
-          timestamp: new Date().toISOString(),
-        };
-        if (supportUrl) body.supportUrl = supportUrl;
-      }
-      if (err instanceof AppError && err.headers) ctx.set(err.headers);
+      const { body, headers } = errorResponse(err, log, supportUrl, { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path });
+      if (headers) ctx.set(headers);
       ctx.status = body.status;
       ctx.type = 'application/json';
       ctx.body = body;

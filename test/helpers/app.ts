@@ -7,7 +7,7 @@ import knexFactory from 'knex';
 import type Koa from 'koa';
 import { loadConfig } from '../../server/config.ts';
 import { createDeps, type Deps } from '../../server/deps.ts';
-import { createApp } from '../../server/app.ts';
+import { createHandler } from '../../server/app.ts';
 import type { Clock } from '../../server/clock.ts';
 import type { Logger } from '../../server/log.ts';
 
@@ -110,7 +110,7 @@ export async function startApp(env: Record<string, string> = {}, opts: { databas
     ...env,
   });
   const deps = await createDeps(config, { clock, log: opts.log });
-  const server = http.createServer(createApp(deps, opts.routes?.(deps) ?? []).callback());
+  const server = http.createServer(createHandler(deps, opts.routes?.(deps) ?? []));
   await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', () => r()));
   const port = (server.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;

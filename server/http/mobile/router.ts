@@ -2,7 +2,6 @@ import type Koa from 'koa';
 import type { IncomingMessage } from 'node:http';
 import type { Deps } from '../../deps.ts';
 import type { MobileOperation } from './operation.ts';
-import { MobileLimits } from './limits.ts';
 import { buildMobileOpenApi } from './openapi.ts';
 import { parse } from '../rest.ts';
 import { hostAllowed, type MobileProgram } from '../../domain/mobile-programs.ts';
@@ -17,7 +16,7 @@ export const MOBILE_BASE = '/mobile/v2';
 export const MOBILE_BODY_LIMIT = 16 * 1024;
 
 const ALLOW_HEADERS = 'Content-Type, X-Program-Id, X-Public-Key, X-Session-Token, Authorization';
-const EXPOSE_HEADERS = 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id';
+export const EXPOSE_HEADERS = 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id';
 const WRITE = new Set(['POST', 'PATCH', 'DELETE']);
 const PARTICIPANT = 'SELECT id FROM participants WHERE id = ? AND program_id = ?';
 
@@ -97,7 +96,7 @@ function readJson(req: IncomingMessage, contentType: string): Promise<unknown> {
 }
 
 /** The host of an Origin header, or null for `null` and anything unparseable. */
-function originHost(origin: string): string | null {
+export function originHost(origin: string): string | null {
   try {
     const u = new URL(origin);
     return u.protocol === 'http:' || u.protocol === 'https:' ? u.hostname : null;
@@ -125,7 +124,7 @@ function allowOrigin(ctx: Koa.Context, origin: string, view: MobileProgram | nul
  */
 export function mobileApi(deps: Deps, operations: MobileOperation[]): Koa.Middleware {
   const routes = compile(operations);
-  const limits = new MobileLimits(deps.config, deps.db);
+  const limits = deps.mobileLimits;
   const openapi = JSON.stringify(buildMobileOpenApi(operations, deps.config.publicUrl));
 
   return async (ctx, next) => {
