@@ -163,6 +163,21 @@ function domainMatches(domain: string, entry: string): boolean {
   return domain === entry || domain.endsWith(`.${entry}`);
 }
 
+/**
+ * Whether the program's email rules refuse an address: not on the allowed list, and on the blocked
+ * list (the same mailbox: case, `+tag` and Gmail dots ignored), at a blocked domain (its subdomains
+ * too; `*.domain` only subdomains) or, with `blockBurnerEmails`, at a disposable provider. Sign-up
+ * screening (`Fraud.assess`) applies the same rules; invitations use this to skip such addresses.
+ */
+export function emailRefused(email: string, o: CampaignOptions['fraud']): boolean {
+  const key = emailKey(email);
+  const canon = canonicalEmail(key);
+  const same = (entry: string) => entry === key || canonicalEmail(entry) === canon;
+  if (o.allowedEmails.some(same)) return false;
+  const domain = canon.slice(canon.lastIndexOf('@') + 1);
+  return o.blockedEmails.some(same) || o.blockedEmailDomains.some((d) => domainMatches(domain, d)) || (o.blockBurnerEmails && isDisposableEmail(key));
+}
+
 function encodeIds(ids: string[]): string | null {
   return ids.length ? JSON.stringify(ids.slice(0, MAX_MATCHES)) : null;
 }

@@ -7,6 +7,7 @@ import type { Participants } from './participants/service.ts';
 import { emailKey, fieldError, type ParticipantRow, type Q } from './participants/model.ts';
 import { toProgram, type Program } from './programs.ts';
 import { completeDocument } from './program-config.ts';
+import { emailRefused } from './fraud.ts';
 import { displayName, escapeHtml, textAsHtml, type ProgramEmails, type SendBudgets } from './program-emails.ts';
 import { newId } from '../crypto.ts';
 import { TeamNotVerifiedError } from '../errors.ts';
@@ -118,7 +119,7 @@ export class Invites {
     for (const raw of input.emailAddresses) {
       const email = raw.trim();
       const key = emailKey(email);
-      if (seen.has(key) || key === sender.email_key || blocked(key, options)) continue;
+      if (seen.has(key) || key === sender.email_key || emailRefused(key, options.fraud)) continue;
       seen.add(key);
       wanted.push({ email, key });
     }
@@ -448,12 +449,4 @@ function unionSql(f: {
 async function raw<T>(knex: Knex, pg: boolean, sql: string, bindings: unknown[]): Promise<T[]> {
   const result = await knex.raw(sql, bindings as Knex.RawBinding[]);
   return (pg ? result.rows : result) as T[];
-}
-
-/** Addresses the program's block lists name (fraud.blockedEmails, fraud.blockedEmailDomains and their subdomains). */
-function blocked(key: string, options: CampaignOptions): boolean {
-  const fraud = options.fraud as { blockedEmails?: string[]; blockedEmailDomains?: string[] };
-  if (fraud.blockedEmails?.includes(key)) return true;
-  const domain = key.slice(key.lastIndexOf('@') + 1);
-  return (fraud.blockedEmailDomains ?? []).some((d) => domain === d || domain.endsWith(`.${d}`));
 }

@@ -343,6 +343,30 @@ describe('POST /campaign/{id}/participant/{participantIdOrEmail}/invites', () =>
     expect(mail!.from).toContain('"Acme" <');
   });
 
+  it('skips addresses sign-up screening would refuse, with the same matching: mailbox aliases, wildcard domains, burners, and the allowed list first', async () => {
+    const { key, pid } = await setup();
+    const opts = await app.request('PATCH', `/v2/campaign/${pid}/options`, {
+      key,
+      body: { fraud: { blockedEmails: ['bad.actor@gmail.com'], blockedEmailDomains: ['*.spam.test', 'corp.test'], allowedEmails: ['ceo@corp.test'], blockBurnerEmails: true } },
+    });
+    expect(opts.status, opts.text).toBe(200);
+    await add(key, pid, { email: 'sam@example.com' });
+    const res = await invite(key, pid, 'sam@example.com', {
+      emailAddresses: ['Bad.Actor+promo@googlemail.com', 'badactor@gmail.com', 'x@mail.spam.test', 'ok@spam.test', 'someone@corp.test', 'ceo@corp.test', 'temp@mailinator.com'],
+      messageText: '',
+    });
+    expect(res.status, res.text).toBe(200);
+    const rows = await app.deps.db.knex('invites').where({ program_id: pid }).orderBy('email_key');
+    // `*.spam.test` names subdomains only; the allowed list wins over a blocked domain.
+    expect(rows.map((r: { email_key: string }) => r.email_key)).toEqual(['ceo@corp.test', 'ok@spam.test']);
+    expect(res.body.invitesSent).toBe(2);
+    // Sign-up screening agrees: the same addresses are refused there.
+    for (const email of ['badactor+x@gmail.com', 'y@mail.spam.test', 'temp@mailinator.com']) {
+      const signUp = await app.request('POST', `/v2/campaign/${pid}/participant`, { key, body: { email } });
+      expect(signUp.status, `${email}: ${signUp.text}`).toBe(422);
+    }
+  });
+
   it('skips the sender, repeats, existing participants, blocked addresses and contacts invited within a day', async () => {
     const { key, pid } = await setup();
     await app.request('PATCH', `/v2/campaign/${pid}/options`, { key, body: { fraud: { blockedEmailDomains: ['blocked.test'] } } });
