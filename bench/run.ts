@@ -211,9 +211,21 @@ const CLK_TCK = (() => {
 
 /** utime + stime of a process, in clock ticks, from /proc/<pid>/stat (fields 14 and 15). */
 function cpuTicks(pid: number): number {
+  const [user, system] = cpuSplit(pid);
+  return user + system;
+}
+
+/** [user, system] clock ticks of a process: system time is the kernel's share (sockets, file writes). */
+function cpuSplit(pid: number): [number, number] {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
+  return [Number(fields[11]), Number(fields[12])];
+}
+
+/** "user U µs + system S µs" per request between two `cpuSplit` readings. */
+function splitNote(before: [number, number], after: [number, number], requests: number): string {
+  const us = (ticks: number) => (requests ? ((ticks / CLK_TCK) * 1e6) / requests : NaN).toFixed(0);
+  return `user ${us(after[0] - before[0])} µs + system ${us(after[1] - before[1])} µs`;
 }
 
 interface LoadResult {
@@ -300,16 +312,16 @@ function rowOf(label: string, r: LoadResult, ticks: number): Row {
 async function measure(label: string, t: Target, pathname: string, headers: Record<string, string>, warmupHeaders = headers): Promise<Row> {
   await load(t.base + pathname, warmupHeaders, WARMUP_MS);
   const pid = t.child.pid!;
-  const before = cpuTicks(pid);
+  const before = cpuSplit(pid);
   const client = process.cpuUsage();
   const r = await load(t.base + pathname, headers, SECONDS * 1000);
-  const after = cpuTicks(pid);
+  const after = cpuSplit(pid);
   const clientCpu = process.cpuUsage(client);
-  const row = rowOf(label, r, after - before);
+  const row = rowOf(label, r, after[0] + after[1] - before[0] - before[1]);
   const codes = [...r.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n} × ${s}`).join(', ');
   console.log(
     `  ${label}: ${r.completed} responses in ${r.seconds.toFixed(2)} s (${codes || 'none'}${r.errors ? `, ${r.errors} errors` : ''}) → ` +
-      `${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, server CPU ${row.cpuUsPerReq.toFixed(0)} µs/req ` +
+      `${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, server CPU ${row.cpuUsPerReq.toFixed(0)} µs/req (${splitNote(before, after, r.completed)}) ` +
       `(load generator ${r.completed ? ((clientCpu.user + clientCpu.system) / r.completed).toFixed(0) : 'n/a'} µs/req)`,
   );
   return row;
@@ -583,12 +595,12 @@ async function visitRow(ids: 'v7' | 'v4', database: 'sqlite' | 'pg' = 'sqlite'):
   }
   await loadVisits(t.base, sessions, code, WARMUP_MS, makeId);
   const pid = t.child.pid!;
-  const before = cpuTicks(pid);
+  const before = cpuSplit(pid);
   const r = await loadVisits(t.base, sessions, code, SECONDS * 1000, makeId);
-  const after = cpuTicks(pid);
+  const after = cpuSplit(pid);
   // The counters are flushed at most a second later; SIGTERM writes whatever is left.
   await stopChild(t.child);
-  const row = rowOf(database === 'pg' ? '(k) visit ingestion on PostgreSQL' : ids === 'v7' ? '(i) visit ingestion, POST /mobile/v2/visits' : '(j) visit ingestion, random v4 visit ids', r, after - before);
+  const row = rowOf(database === 'pg' ? '(k) visit ingestion on PostgreSQL' : ids === 'v7' ? '(i) visit ingestion, POST /mobile/v2/visits' : '(j) visit ingestion, random v4 visit ids', r, after[0] + after[1] - before[0] - before[1]);
   const { default: knexFactory } = await import('knex');
   const db = schema
     ? knexFactory({ client: 'pg', connection: schema.url })
@@ -599,7 +611,7 @@ async function visitRow(ids: 'v7' | 'v4', database: 'sqlite' | 'pg' = 'sqlite'):
     const ok = r.statuses.get(200) ?? 0;
     const other = [...r.statuses].filter(([s]) => s !== 200).reduce((n, [, c]) => n + c, 0);
     row.note =
-      `${schema ? 'PostgreSQL' : 'SQLite'}, limits raised, ${CONNECTIONS} client sessions, ${ids === 'v7' ? 'time-ordered (v7)' : 'random (v4)'} visit ids; ${ok} × 200${other ? `, ${other} other` : ''}${r.errors ? `, ${r.errors} errors` : ''}; ` +
+      `${schema ? 'PostgreSQL' : 'SQLite'}, limits raised, ${CONNECTIONS} client sessions, server CPU ${splitNote(before, after, r.completed)} per visit, ${ids === 'v7' ? 'time-ordered (v7)' : 'random (v4)'} visit ids; ${ok} × 200${other ? `, ${other} other` : ''}${r.errors ? `, ${r.errors} errors` : ''}; ` +
       `afterwards (warm-up included) ${visits.toLocaleString('en')} visits stored, referrer impressions ${Number(counted?.impression_count ?? 0).toLocaleString('en')} (unique ${Number(counted?.unique_impression_count ?? 0)})`;
   } finally {
     await db.destroy();
