@@ -52,4 +52,16 @@ describe('maintenance prunes MCP OAuth records', () => {
     expect(later.mcp_oauth_grants).toBe(1);
     expect(await count('mcp_oauth_tokens')).toBe(0);
   });
+
+  it('finds expired codes and tokens through an index on expires_at, not a scan', async () => {
+    for (const table of ['mcp_oauth_codes', 'mcp_oauth_tokens']) {
+      if (app.deps.db.dialect === 'sqlite') {
+        const plan: Array<{ detail: string }> = await app.deps.db.knex.raw(`EXPLAIN QUERY PLAN SELECT 1 FROM ${table} WHERE expires_at < ?`, [Date.now()]);
+        expect(plan.map((r) => r.detail).join(' | ')).toMatch(/USING (COVERING )?INDEX \w+_expires/);
+      } else {
+        const r = await app.deps.db.knex.raw('SELECT indexdef FROM pg_indexes WHERE tablename = ? AND indexdef LIKE ?', [table, '%(expires_at)%']);
+        expect(r.rows).toHaveLength(1);
+      }
+    }
+  });
 });
