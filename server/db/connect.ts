@@ -22,6 +22,8 @@ export interface Db {
   get<T>(sql: string, ...params: unknown[]): Promise<T | undefined>;
   /** Like `get`, returning every row (read-heavy list paths: leaderboards, participant pages). Never inside a transaction. */
   all<T>(sql: string, ...params: unknown[]): Promise<T[]>;
+  /** Like `all` (on PostgreSQL too), each row an array of its columns in SELECT order. */
+  arrays(sql: string, ...params: unknown[]): Promise<unknown[][]>;
   /**
    * Runs `fn` in one transaction on one connection, with statements prepared once per connection and
    * SQL text (named statements on PostgreSQL): hot-path batch writes without the query builder's
@@ -34,7 +36,9 @@ export interface Db {
    * Runs `fn` in a transaction. On SQLite, callers that arrive while one is running share the next
    * transaction (group commit): each runs in its own savepoint, so a failure undoes only its own
    * work, and every caller's promise settles after the shared COMMIT. On PostgreSQL, whose
-   * processes and connections commit in parallel, an ordinary transaction.
+   * processes and connections commit in parallel, an ordinary transaction. On SQLite the callers
+   * of one group share the transaction object: `fn` must not commit or roll it back itself, nor
+   * leave queries running when it settles (its savepoint ends then).
    */
   grouped<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** Closes every connection. */
@@ -45,18 +49,27 @@ export interface Db {
 export interface BatchStatements {
   /** Every row a statement returns (SELECT, or INSERT … RETURNING). */
   all<T>(sql: string, params: unknown[]): Promise<T[]>;
+  /**
+   * Like `all`, each row an array of its columns in SELECT order: turning a wide row into an object
+   * costs the driver several times more than into an array (long reward lists).
+   */
+  arrays(sql: string, params: unknown[]): Promise<unknown[][]>;
   /** Runs a statement that returns no rows; how many rows it changed. */
   run(sql: string, params: unknown[]): Promise<number>;
 }
 
 /** A pg client as knex's pool hands it out. */
 interface PgConnection {
-  query(q: string | { name: string; text: string; values: unknown[] }): Promise<{ rows: any[]; rowCount: number | null }>;
+  query(q: string | { name: string; text: string; values: unknown[]; rowMode?: 'array' }): Promise<{ rows: any[]; rowCount: number | null }>;
 }
 
 // wal_autocheckpoint 10000 pages (≈ 40 MB of WAL): a referral trigger writes ≈ 57 WAL frames, so
 // the default 1000 checkpointed every ~17 triggers, rewriting the same hot index pages each time.
-const PRAGMAS = ['journal_mode = WAL', 'foreign_keys = ON', 'busy_timeout = 5000', 'synchronous = NORMAL', 'wal_autocheckpoint = 10000'];
+// temp_store MEMORY: a savepoint (each caller of a group commit) copies every page it first changes
+// into a sub-journal, which beyond 64 KiB spilled into a temporary file (a trigger changes ≈ 50
+// pages), costing write calls on every insert; in memory it is a copy. The trade-off: sorts and
+// temporary b-trees (analytics GROUP BY / DISTINCT over large windows) are held in memory too.
+const PRAGMAS = ['journal_mode = WAL', 'foreign_keys = ON', 'busy_timeout = 5000', 'synchronous = NORMAL', 'wal_autocheckpoint = 10000', 'temp_store = MEMORY'];
 
 /** Opens the configured database; SQLite connections get WAL, foreign keys and a busy timeout. */
 export function openDb(database: Config['database']): Db {
@@ -75,6 +88,9 @@ export function openDb(database: Config['database']): Db {
       async all<T>(sql: string, ...params: unknown[]) {
         return (await knex.raw(sql, params as Knex.RawBinding[])).rows as T[];
       },
+      async arrays(sql: string, ...params: unknown[]) {
+        return (await knex.raw(sql, params as Knex.RawBinding[]).options({ rowMode: 'array' })).rows as unknown[][];
+      },
       async batch<T>(fn: (s: BatchStatements) => Promise<T>): Promise<T> {
         const client = knex.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
         const conn = await client.acquireConnection();
@@ -91,9 +107,7 @@ export function openDb(database: Config['database']): Db {
         }
       },
       grouped: (fn) => knex.transaction(fn),
-      async statements(trx: Knex.Transaction): Promise<BatchStatements> {
-        return pgStatements((await (trx.client as { acquireConnection(): Promise<PgConnection> }).acquireConnection()) as PgConnection);
-      },
+      statements: statementsOf,
       close: () => knex.destroy(),
     };
   }
@@ -127,16 +141,7 @@ export function openDb(database: Config['database']): Db {
     if (!st) statements.set(sql, (st = conn.prepare(sql)));
     return st;
   };
-  const sqliteStatements = (conn: Database.Database): BatchStatements => ({
-    all: async (sql, params) => {
-      [sql, params] = inlineLimit(sql, params);
-      return prepared(conn, sql).all(...params) as never[];
-    },
-    run: async (sql, params) => {
-      [sql, params] = inlineLimit(sql, params);
-      return prepared(conn, sql).run(...params).changes;
-    },
-  });
+  const sqliteStatements = (conn: Database.Database): BatchStatements => sqliteStatementsOn((sql) => prepared(conn, sql));
   const run = async <R>(sql: string, params: unknown[], use: (st: Database.Statement, params: unknown[]) => R): Promise<R> => {
     const conn = await client.acquireConnection();
     try {
@@ -150,10 +155,13 @@ export function openDb(database: Config['database']): Db {
     knex,
     dialect: 'sqlite',
     async get<T>(sql: string, ...params: unknown[]) {
-      return run(sql, params, (st, p) => st.get(...p) as T | undefined);
+      return run(sql, params, objectRow) as Promise<T | undefined>;
     },
     async all<T>(sql: string, ...params: unknown[]) {
-      return run(sql, params, (st, p) => st.all(...p) as T[]);
+      return run(sql, params, objectRows) as Promise<T[]>;
+    },
+    async arrays(sql: string, ...params: unknown[]) {
+      return run(sql, params, arrayRows);
     },
     async batch<T>(fn: (s: BatchStatements) => Promise<T>): Promise<T> {
       // The pool holds one connection, so nothing else runs between BEGIN and COMMIT.
@@ -173,9 +181,7 @@ export function openDb(database: Config['database']): Db {
       }
     },
     grouped: groupCommit(knex),
-    async statements(trx: Knex.Transaction): Promise<BatchStatements> {
-      return sqliteStatements(await (trx.client as typeof client).acquireConnection());
-    },
+    statements: statementsOf,
     close: () => knex.destroy(),
   };
 }
@@ -210,12 +216,26 @@ function groupCommit(knex: Knex): <T>(fn: (trx: Knex.Transaction) => Promise<T>)
           outcomes.push({ ok: true, value: await batch[0]!.fn(trx) });
           return;
         }
+        // Plain SAVEPOINT statements on the shared transaction: a knex nested transaction cost
+        // ≈ 100 µs of JavaScript per caller. Callers therefore share one transaction object (and
+        // the per-transaction read caches keyed by it, which stay valid: nothing outside this
+        // transaction writes while it runs), and must not leave queries running once they settle.
+        const conn = (await (trx.client as { acquireConnection(): Promise<Database.Database> }).acquireConnection()) as Database.Database;
         for (const call of batch) {
+          conn.prepare('SAVEPOINT grouped_call').run();
+          let value: unknown;
           try {
-            outcomes.push({ ok: true, value: await trx.transaction((sp) => call.fn(sp)) });
+            value = await call.fn(trx);
           } catch (err) {
+            // SQLite may have ended the whole transaction (a full disk, say): then the group fails.
+            if (!conn.inTransaction) throw err;
+            conn.prepare('ROLLBACK TO grouped_call').run();
+            conn.prepare('RELEASE grouped_call').run();
             outcomes.push({ ok: false, value: err });
+            continue;
           }
+          conn.prepare('RELEASE grouped_call').run();
+          outcomes.push({ ok: true, value });
         }
       });
     } catch (err) {
@@ -306,10 +326,102 @@ function cachePrepare(conn: Database.Database): void {
   }) as Database.Database['prepare'];
 }
 
+/**
+ * `Db.statements` knowing only the transaction (the score ledger has no `Db`): its connection's
+ * statements, prepared once per SQL text (`cachePrepare` on SQLite, named statements on PostgreSQL).
+ */
+export async function statementsOf(trx: Knex.Transaction): Promise<BatchStatements> {
+  const client = trx.client as { dialect: string; acquireConnection(): Promise<object> };
+  const conn = await client.acquireConnection();
+  let statements = statementsByConnection.get(conn);
+  if (!statements) {
+    const db = conn as Database.Database;
+    statements = client.dialect === 'postgresql' ? pgStatements(conn as PgConnection) : sqliteStatementsOn((sql) => db.prepare(sql));
+    statementsByConnection.set(conn, statements);
+  }
+  return statements;
+}
+
+/** `statementsOf`'s answer per connection (they hold nothing but the connection). */
+const statementsByConnection = new WeakMap<object, BatchStatements>();
+
+/** Statements on one SQLite connection, `prepare` returning its cached statement of a SQL text. */
+function sqliteStatementsOn(prepare: (sql: string) => Database.Statement): BatchStatements {
+  return {
+    all: async (sql, params) => {
+      [sql, params] = inlineLimit(sql, params);
+      return objectRows(prepare(sql), params) as never[];
+    },
+    arrays: async (sql, params) => {
+      [sql, params] = inlineLimit(sql, params);
+      return arrayRows(prepare(sql), params);
+    },
+    run: async (sql, params) => {
+      [sql, params] = inlineLimit(sql, params);
+      return prepare(sql).run(...params).changes;
+    },
+  };
+}
+
+/** A statement's row maker: an object literal of its columns, compiled once per statement and column count. */
+const rowMakers = new WeakMap<Database.Statement, { count: number; make: (row: unknown[]) => unknown }>();
+
+function rowMaker(st: Database.Statement, count: number): (row: unknown[]) => unknown {
+  const known = rowMakers.get(st);
+  if (known?.count === count) return known.make;
+  // Column names come from the schema and are quoted by JSON.stringify; a repeated name keeps its
+  // last value, as the driver's own objects do. (A column named __proto__ would set the prototype
+  // in a literal, so such rows are built one property at a time.)
+  const names = st.columns().map((c) => c.name);
+  const make = names.includes('__proto__')
+    ? (row: unknown[]) => {
+        const o: Record<string, unknown> = {};
+        names.forEach((n, i) => Object.defineProperty(o, n, { value: row[i], enumerable: true, writable: true, configurable: true }));
+        return o;
+      }
+    : (new Function('r', `return { ${names.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(', ')} };`) as (row: unknown[]) => unknown);
+  rowMakers.set(st, { count, make });
+  return make;
+}
+
+/**
+ * Every row of a cached statement as objects, read as arrays and shaped in JavaScript: the driver
+ * builds a wide row object several times slower than an array (participant rows have ≈ 45 columns).
+ */
+function objectRows(st: Database.Statement, params: unknown[]): unknown[] {
+  const rows = arrayRows(st, params);
+  if (!rows.length) return rows;
+  const make = rowMaker(st, rows[0]!.length);
+  return rows.map(make);
+}
+
+/** The first row of a cached statement as an object (like `objectRows`), or undefined. */
+function objectRow(st: Database.Statement, params: unknown[]): unknown {
+  st.raw(true);
+  let row: unknown[] | undefined;
+  try {
+    row = st.get(...params) as unknown[] | undefined;
+  } finally {
+    st.raw(false);
+  }
+  return row === undefined ? undefined : rowMaker(st, row.length)(row);
+}
+
+/** Every row of a (shared, cached) statement as arrays, leaving it in object mode for its other users. */
+function arrayRows(st: Database.Statement, params: unknown[]): unknown[][] {
+  st.raw(true);
+  try {
+    return st.all(...params) as unknown[][];
+  } finally {
+    st.raw(false);
+  }
+}
+
 /** Cached named statements on one pg connection. */
 function pgStatements(conn: PgConnection): BatchStatements {
   return {
     all: async (sql, params) => (await conn.query({ ...pgStatement(sql), values: params })).rows,
+    arrays: async (sql, params) => (await conn.query({ ...pgStatement(sql), values: params, rowMode: 'array' })).rows,
     run: async (sql, params) => (await conn.query({ ...pgStatement(sql), values: params })).rowCount ?? 0,
   };
 }

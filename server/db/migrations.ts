@@ -16,6 +16,7 @@ import * as m014 from './migrations/014_affiliate_money.ts';
 import * as m015 from './migrations/015_mcp_oauth.ts';
 import * as m016 from './migrations/016_participant_api_gaps.ts';
 import * as m017 from './migrations/017_payout_providers.ts';
+import * as m018 from './migrations/018_rank_histogram.ts';
 import * as m019 from './migrations/019_oauth_expiry_indexes.ts';
 
 /** A migration: name plus up/down, kept in code so the CLI, tests and the server share one ordered list. */
@@ -43,6 +44,7 @@ const migrations: Migration[] = [
   { name: '015_mcp_oauth', ...m015 },
   { name: '016_participant_api_gaps', ...m016 },
   { name: '017_payout_providers', ...m017 },
+  { name: '018_rank_histogram', ...m018 },
   { name: '019_oauth_expiry_indexes', ...m019 },
 ];
 

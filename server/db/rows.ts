@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from './connect.ts';
+import { statementsOf, type Db } from './connect.ts';
 
 /** Column lists joined into INSERT text, by table and key order: call sites pass a fixed shape. */
 const insertSql = new Map<string, string>();
@@ -28,4 +28,87 @@ export async function insertRow(db: Db, q: Knex | Knex.Transaction, table: strin
   // better-sqlite3 binds no booleans; knex turned them into 0/1 the same way.
   const values = db.dialect === 'sqlite' ? keys.map((k) => (typeof row[k] === 'boolean' ? Number(row[k]) : row[k])) : keys.map((k) => row[k]);
   await (await db.statements(q as Knex.Transaction)).run(sql, values);
+}
+
+/**
+ * Inserts several rows of one shape (the first row's keys, in order) in one statement inside the
+ * caller's transaction, as a cached prepared statement per table, shape and row count; like
+ * `insertRow`, `ignoreConflictOn` leaves out rows whose unique column clashes.
+ */
+export async function insertRows(trx: Knex.Transaction, table: string, rows: Array<Record<string, unknown>>, ignoreConflictOn?: string): Promise<void> {
+  if (!rows.length) return;
+  const keys = Object.keys(rows[0]!);
+  const cacheKey = `${table}|${ignoreConflictOn ?? ''}|${keys.join(',')}|${rows.length}`;
+  let sql = insertSql.get(cacheKey);
+  if (!sql) {
+    const values = `(${keys.map(() => '?').join(', ')})`;
+    sql =
+      `INSERT INTO "${table}" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES ${Array(rows.length).fill(values).join(', ')}` +
+      (ignoreConflictOn ? ` ON CONFLICT ("${ignoreConflictOn}") DO NOTHING` : '');
+    insertSql.set(cacheKey, sql);
+  }
+  await runSql(trx, sql, rows.flatMap((r) => keys.map((k) => r[k])));
+}
+
+/** SET lists of UPDATE text, by table and key order: call sites pass a fixed shape. */
+const updateSql = new Map<string, string>();
+
+/** Whether `q` is an open knex transaction. */
+function inTransaction(q: Knex | Knex.Transaction): q is Knex.Transaction {
+  return (q as Knex.Transaction).isTransaction === true;
+}
+
+/** better-sqlite3 binds no booleans; knex turned them into 0/1 the same way. */
+function bindable(q: Knex | Knex.Transaction, values: unknown[]): unknown[] {
+  return (q.client as { dialect: string }).dialect === 'postgresql' ? values : values.map((v) => (typeof v === 'boolean' ? Number(v) : v));
+}
+
+/**
+ * Every row of fixed-shape SQL (`?` placeholders) as a cached prepared statement: on the caller's
+ * transaction's connection (named on PostgreSQL), or outside one through `Db.all` (SQLite) or
+ * knex.raw (PostgreSQL). For hot paths, where building and compiling the same query with knex
+ * cost more than running it.
+ */
+export async function selectRows<T>(db: Db, q: Knex | Knex.Transaction, sql: string, params: unknown[]): Promise<T[]> {
+  if (inTransaction(q)) return (await statementsOf(q)).all<T>(sql, bindable(q, params));
+  if (db.dialect === 'sqlite') return db.all<T>(sql, ...bindable(q, params));
+  return (await q.raw(sql, params as Knex.RawBinding[])).rows as T[];
+}
+
+/** `selectRows` with each row an array of its columns in SELECT order (cheaper for the driver to build than objects). */
+export async function selectArrays(db: Db, q: Knex | Knex.Transaction, sql: string, params: unknown[]): Promise<unknown[][]> {
+  if (inTransaction(q)) return (await statementsOf(q)).arrays(sql, bindable(q, params));
+  return db.arrays(sql, ...bindable(q, params));
+}
+
+/** Like `selectRows` for SQL that returns no rows, inside a transaction; how many rows it changed. */
+export async function runSql(trx: Knex.Transaction, sql: string, params: unknown[]): Promise<number> {
+  return (await statementsOf(trx)).run(sql, bindable(trx, params));
+}
+
+/** Like `selectRows` for SQL that returns rows (SELECT, INSERT … RETURNING), inside a transaction. */
+export async function trxRows<T>(trx: Knex.Transaction, sql: string, params: unknown[]): Promise<T[]> {
+  return (await statementsOf(trx)).all<T>(sql, bindable(trx, params));
+}
+
+/**
+ * Sets `patch` on the rows whose columns equal `where`, in the caller's transaction, as a cached
+ * prepared statement (like `insertRow`): the UPDATE knex would build, without compiling it on
+ * every call. Values are plain (no raw SQL); returns how many rows changed.
+ */
+export async function updateRows(trx: Knex.Transaction, table: string, where: Record<string, unknown>, patch: Record<string, unknown>): Promise<number> {
+  const keys = Object.keys(patch);
+  const cond = Object.keys(where);
+  const cacheKey = `${table}|${keys.join(',')}|${cond.join(',')}`;
+  let sql = updateSql.get(cacheKey);
+  if (!sql) {
+    sql = `UPDATE "${table}" SET ${keys.map((k) => `"${k}" = ?`).join(', ')} WHERE ${cond.map((k) => `"${k}" = ?`).join(' AND ')}`;
+    updateSql.set(cacheKey, sql);
+  }
+  return runSql(trx, sql, [...keys.map((k) => patch[k]), ...cond.map((k) => where[k])]);
+}
+
+/** ` FOR UPDATE` on PostgreSQL, nothing on SQLite (one writer at a time): what knex's `.forUpdate()` wrote. */
+export function forUpdate(q: Knex | Knex.Transaction): string {
+  return (q.client as { dialect: string }).dialect === 'postgresql' ? ' FOR UPDATE' : '';
 }

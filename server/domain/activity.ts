@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect.ts';
-import { insertRow } from '../db/rows.ts';
+import { insertRow, runSql } from '../db/rows.ts';
 import type { Clock } from '../clock.ts';
 
 /** Activity families as the wire's `type` reports them (open list). */
@@ -34,6 +34,22 @@ export const ACTIONS = {
   rewardIssued: 'reward.issued',
 } as const;
 
+/** An activity_logs row as written. */
+type ActivityRow = {
+  program_id: string;
+  participant_id: string | null;
+  type: string;
+  action: string;
+  text: string;
+  data: string | null;
+  created_at: number;
+};
+
+/** The INSERT of `count` activity rows, columns in `record`'s row order. */
+function insertActivitySql(count: number): string {
+  return `INSERT INTO "activity_logs" ("program_id", "participant_id", "type", "action", "text", "data", "created_at") VALUES ${Array(count).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+}
+
 /** One event to record. */
 export interface ActivityEntry {
   programId: string;
@@ -60,11 +76,33 @@ export class Activity {
     private readonly clock: Clock,
   ) {}
 
+  /** Rows recorded on a transaction inside `batched`, written when its work ends. */
+  readonly #buffers = new WeakMap<object, ActivityRow[]>();
+
+  /**
+   * Runs `work`, holding the activity rows recorded on `trx` meanwhile and writing them in one
+   * statement when it succeeds (a referral trigger records six rows from four hooks). Nothing in
+   * such work reads the log back. A failure writes none of them, as its rollback would have undone them.
+   */
+  async batched<T>(trx: Knex.Transaction, work: () => Promise<T>): Promise<T> {
+    if (this.#buffers.has(trx)) return work();
+    const rows: ActivityRow[] = [];
+    this.#buffers.set(trx, rows);
+    try {
+      const out = await work();
+      this.#buffers.delete(trx);
+      await this.#insert(trx, rows);
+      return out;
+    } finally {
+      this.#buffers.delete(trx);
+    }
+  }
+
   /** Records entries in the caller's transaction (or directly). */
   async record(q: Knex | Knex.Transaction, ...entries: ActivityEntry[]): Promise<void> {
     if (!entries.length) return;
     const now = this.clock.now();
-    const toRow = (e: ActivityEntry) => ({
+    const toRow = (e: ActivityEntry): ActivityRow => ({
       program_id: e.programId,
       participant_id: e.participantId,
       type: e.type,
@@ -73,9 +111,22 @@ export class Activity {
       data: e.data ? JSON.stringify(e.data) : null,
       created_at: now,
     });
-    // One row (the common case) goes through a cached prepared statement; several through one multi-row insert.
+    const buffer = this.#buffers.get(q);
+    if (buffer) {
+      buffer.push(...entries.map(toRow));
+      return;
+    }
+    // One row (the common case) goes through a cached prepared statement; several through one
+    // multi-row insert, a cached statement too inside a transaction.
     if (entries.length === 1) await insertRow(this.db, q, 'activity_logs', toRow(entries[0]!));
+    else if ((q as Knex.Transaction).isTransaction === true) await this.#insert(q as Knex.Transaction, entries.map(toRow));
     else await q('activity_logs').insert(entries.map(toRow));
+  }
+
+  async #insert(trx: Knex.Transaction, rows: ActivityRow[]): Promise<void> {
+    if (!rows.length) return;
+    if (rows.length === 1) return insertRow(this.db, trx, 'activity_logs', rows[0]!);
+    await runSql(trx, insertActivitySql(rows.length), rows.flatMap((r) => [r.program_id, r.participant_id, r.type, r.action, r.text, r.data, r.created_at]));
   }
 
   /** A participant's log, newest first, offset-paged; `offset` is null when nothing follows. */

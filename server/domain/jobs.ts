@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect.ts';
-import { insertRow } from '../db/rows.ts';
+import { insertRow, insertRows } from '../db/rows.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { newId } from '../crypto.ts';
@@ -44,8 +44,22 @@ export class Jobs {
 
   /** Adds a job; with `uniqueKey` a second enqueue of the same key is a no-op. */
   async enqueue(q: Knex | Knex.Transaction, type: string, payload: unknown, opts: EnqueueOptions = {}): Promise<void> {
+    await insertRow(this.db, q, 'jobs', this.#row(type, payload, opts), opts.uniqueKey ? 'unique_key' : undefined);
+  }
+
+  /** Adds several jobs, each with a `uniqueKey`, in one statement of the caller's transaction (like `enqueue` each). */
+  async enqueueMany(trx: Knex.Transaction, jobs: Array<{ type: string; payload: unknown; opts: EnqueueOptions & { uniqueKey: string } }>): Promise<void> {
+    await insertRows(
+      trx,
+      'jobs',
+      jobs.map((j) => this.#row(j.type, j.payload, j.opts)),
+      'unique_key',
+    );
+  }
+
+  #row(type: string, payload: unknown, opts: EnqueueOptions): Record<string, unknown> {
     const now = this.clock.now();
-    const row = {
+    return {
       id: newId(),
       type,
       payload: JSON.stringify(payload ?? null),
@@ -57,7 +71,6 @@ export class Jobs {
       created_at: now,
       updated_at: now,
     };
-    await insertRow(this.db, q, 'jobs', row, opts.uniqueKey ? 'unique_key' : undefined);
   }
 
   /** Claims and runs every job due now (by the injected clock); returns how many ran. */

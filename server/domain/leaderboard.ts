@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
+import { statementsOf, type Db } from '../db/connect.ts';
 import type { LeaderboardType } from '../../shared/schemas/participant.ts';
 
 // Leaderboards and ranks without counting participants.
@@ -125,6 +125,38 @@ export async function readRows<T>(db: Db, q: Knex | Knex.Transaction, builder: K
 
 const HIGHER_SQL = 'SELECT COALESCE(SUM(n), 0) AS h FROM leaderboard_scores WHERE program_id = ? AND board = ? AND score > ?';
 
+// The score ledger's writes (what knex built before, as fixed text).
+const BUCKET_DOWN_SQL = 'UPDATE "leaderboard_scores" SET "n" = n + ? WHERE "program_id" = ? AND "board" = ? AND "score" = ?';
+const BUCKET_UP_SQL =
+  'INSERT INTO "leaderboard_scores" ("program_id", "board", "score", "n") VALUES (?, ?, ?, ?) ON CONFLICT ("program_id", "board", "score") DO UPDATE SET "n" = "leaderboard_scores"."n" + ?';
+/** `BUCKET_UP_SQL` for `count` buckets at once (SQLite). */
+function bucketsUpSql(count: number): string {
+  return `INSERT INTO "leaderboard_scores" ("program_id", "board", "score", "n") VALUES ${Array(count).fill('(?, ?, ?, ?)').join(', ')} ON CONFLICT ("program_id", "board", "score") DO UPDATE SET "n" = "leaderboard_scores"."n" + excluded."n"`;
+}
+const PROGRAM_COUNTS_SQL = 'UPDATE "programs" SET "participant_count" = participant_count + ?, "referral_count" = referral_count + ? WHERE "id" = ?';
+const PROGRAM_COUNTS_WINNERS_SQL =
+  'UPDATE "programs" SET "participant_count" = participant_count + ?, "referral_count" = referral_count + ?, "winner_count" = winner_count + ? WHERE "id" = ?';
+
+/** Most scores one `higherCounts` part sums above (its columns n0…n3). */
+const SCORES_PER_PART = 4;
+/**
+ * One scan of a board's buckets above the lowest of `count` asked scores (ascending): n0 sums them
+ * all (the lowest), n1… the buckets above each higher score; unused columns are constant 0 (every
+ * CASE costs per bucket scanned).
+ */
+const HIGHER_PART_SQL = Array.from(
+  { length: SCORES_PER_PART + 1 },
+  (_, count) =>
+    'SELECT CAST(? AS INTEGER) AS b, 0 AS r, COALESCE(SUM(n), 0) AS n0, ' +
+    Array.from({ length: SCORES_PER_PART - 1 }, (_, i) => (i + 1 < count ? `COALESCE(SUM(CASE WHEN score > ? THEN n END), 0) AS n${i + 1}` : `0 AS n${i + 1}`)).join(', ') +
+    ' FROM leaderboard_scores WHERE program_id = ? AND board = ? AND score > ?',
+);
+// A board asked about many scores returns its buckets above the lowest (n0 = score, n1 = participants).
+const BUCKETS_PART_SQL =
+  'SELECT CAST(? AS INTEGER) AS b, 1 AS r, score AS n0, n AS n1, ' +
+  Array.from({ length: SCORES_PER_PART - 2 }, (_, i) => `0 AS n${i + 2}`).join(', ') +
+  ' FROM leaderboard_scores WHERE program_id = ? AND board = ? AND score > ?';
+
 /**
  * Score moves and program counter changes of one transaction, applied together at its end by
  * `flush`: buckets in (board, score) order, then the program row. Every writer locks participant
@@ -179,27 +211,26 @@ export class ScoreLedger {
     }
     this.#moves.length = 0;
     const ordered = [...net.values()].filter(([, , d]) => d !== 0).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
-    for (const [board, score, delta] of ordered) {
-      if (delta < 0) {
-        await trx('leaderboard_scores').where({ program_id: this.programId, board, score }).update({ n: trx.raw('n + ?', [delta]) });
-      } else {
-        await trx('leaderboard_scores')
-          .insert({ program_id: this.programId, board, score, n: delta })
-          .onConflict(['program_id', 'board', 'score'])
-          .merge({ n: trx.raw('?? + ?', ['leaderboard_scores.n', delta]) });
-      }
-    }
     const { participants, referrals, winners } = this.#program;
     this.#program.participants = 0;
     this.#program.referrals = 0;
     this.#program.winners = 0;
+    if (!ordered.length && !participants && !referrals && !winners) return;
+    // Fixed statements, prepared once per connection: every credit runs several of these.
+    const st = await statementsOf(trx);
+    if ((trx.client as { dialect: string }).dialect === 'postgresql') {
+      for (const [board, score, delta] of ordered) {
+        if (delta < 0) await st.run(BUCKET_DOWN_SQL, [delta, this.programId, board, score]);
+        else await st.run(BUCKET_UP_SQL, [this.programId, board, score, delta, delta]);
+      }
+    } else {
+      // One writer at a time on SQLite, so no lock order to keep: the additions go in one statement.
+      for (const [board, score, delta] of ordered) if (delta < 0) await st.run(BUCKET_DOWN_SQL, [delta, this.programId, board, score]);
+      const ups = ordered.filter(([, , delta]) => delta > 0);
+      if (ups.length) await st.run(bucketsUpSql(ups.length), ups.flatMap(([board, score, delta]) => [this.programId, board, score, delta]));
+    }
     if (participants || referrals || winners) {
-      const counters: Record<string, Knex.Raw> = {
-        participant_count: trx.raw('participant_count + ?', [participants]),
-        referral_count: trx.raw('referral_count + ?', [referrals]),
-      };
-      if (winners) counters.winner_count = trx.raw('winner_count + ?', [winners]);
-      await trx('programs').where({ id: this.programId }).update(counters);
+      await st.run(winners ? PROGRAM_COUNTS_WINNERS_SQL : PROGRAM_COUNTS_SQL, winners ? [participants, referrals, winners, this.programId] : [participants, referrals, this.programId]);
     }
   }
 }
@@ -208,8 +239,12 @@ export class ScoreLedger {
 export class Leaderboard {
   constructor(private readonly db: Db) {}
 
-  /** Runs fixed-shape SQL: a cached prepared statement outside transactions on SQLite, knex.raw otherwise. */
+  /**
+   * Runs fixed-shape SQL as a cached prepared statement: inside a transaction on its connection (both
+   * databases), outside one on SQLite; knex.raw on PostgreSQL outside transactions.
+   */
   private async all<T>(q: Knex | Knex.Transaction, sql: string, bindings: unknown[]): Promise<T[]> {
+    if ((q as Knex.Transaction).isTransaction === true) return (await this.db.statements(q as Knex.Transaction)).all<T>(sql, bindings);
     if (q === this.db.knex && this.db.dialect === 'sqlite') return this.db.all<T>(sql, ...bindings);
     const res = await q.raw(sql, bindings as Knex.RawBinding[]);
     return this.db.dialect === 'pg' ? res.rows : res;
@@ -227,10 +262,10 @@ export class Leaderboard {
   }
 
   /**
-   * `higherThan` for many (board, score) pairs, keyed by `rankKey`, in one round trip per 100 parts.
-   * A board asked about a few scores gets one SUM per score; a board asked about many (a page of
-   * mixed scores) returns its buckets above the lowest score once, summed here. Meant for the
-   * referral boards, whose distinct scores are few; a single score is always one SUM.
+   * `higherThan` for many (board, score) pairs, keyed by `rankKey`, in one round trip per 100 boards.
+   * A board asked about a few scores is one scan above the lowest of them, summing the buckets above
+   * each; a board asked about many (a page of mixed scores) returns its buckets above the lowest
+   * score once, summed here. Meant for the referral boards, whose distinct scores are few.
    */
   async higherCounts(q: Knex | Knex.Transaction, programId: string, pairs: Array<[board: string, score: number]>): Promise<Map<string, number>> {
     const byBoard = new Map<string, Set<number>>();
@@ -241,36 +276,36 @@ export class Leaderboard {
     }
     const boards = [...byBoard.keys()];
     const parts: Array<{ sql: string; bindings: unknown[] }> = [];
+    const ascending = new Map<string, number[]>();
     for (const [bi, board] of boards.entries()) {
-      const scores = [...byBoard.get(board)!];
-      if (scores.length <= 4) {
-        for (const score of scores) {
-          parts.push({ sql: `SELECT CAST(? AS INTEGER) AS b, CAST(? AS BIGINT) AS s, 0 AS r, (${HIGHER_SQL}) AS n`, bindings: [bi, score, programId, board, score] });
-        }
+      const scores = [...byBoard.get(board)!].sort((a, b) => a - b);
+      ascending.set(board, scores);
+      const lowest = scores[0]!;
+      if (scores.length <= SCORES_PER_PART) {
+        parts.push({ sql: HIGHER_PART_SQL[scores.length]!, bindings: [bi, ...scores.slice(1), programId, board, lowest] });
       } else {
-        parts.push({
-          sql: 'SELECT CAST(? AS INTEGER) AS b, score AS s, 1 AS r, n FROM leaderboard_scores WHERE program_id = ? AND board = ? AND score > ?',
-          bindings: [bi, programId, board, Math.min(...scores)],
-        });
+        parts.push({ sql: BUCKETS_PART_SQL, bindings: [bi, programId, board, lowest] });
       }
     }
     const out = new Map<string, number>();
     const buckets = new Map<string, Array<[score: number, n: number]>>();
     for (let i = 0; i < parts.length; i += 100) {
       const chunk = parts.slice(i, i + 100);
-      const rows = await this.all<{ b: number; s: number; r: number; n: number }>(q, chunk.map((p) => p.sql).join(' UNION ALL '), chunk.flatMap((p) => p.bindings));
+      const rows = await this.all<{ b: number; r: number; n0: number; n1: number; n2: number; n3: number }>(q, chunk.map((p) => p.sql).join(' UNION ALL '), chunk.flatMap((p) => p.bindings));
       for (const row of rows) {
         const board = boards[Number(row.b)]!;
-        if (Number(row.r) === 0) out.set(rankKey(board, Number(row.s)), Number(row.n));
-        else {
+        if (Number(row.r) === 0) {
+          const sums = [row.n0, row.n1, row.n2, row.n3];
+          ascending.get(board)!.forEach((score, k) => out.set(rankKey(board, score), Number(sums[k])));
+        } else {
           let list = buckets.get(board);
           if (!list) buckets.set(board, (list = []));
-          list.push([Number(row.s), Number(row.n)]);
+          list.push([Number(row.n0), Number(row.n1)]);
         }
       }
     }
     for (const board of boards) {
-      if (byBoard.get(board)!.size <= 4) continue;
+      if (byBoard.get(board)!.size <= SCORES_PER_PART) continue;
       const list = (buckets.get(board) ?? []).sort((a, b) => b[0] - a[0]);
       const scores = [...byBoard.get(board)!].sort((a, b) => b - a);
       let running = 0;

@@ -6,7 +6,7 @@ import type { Participants } from './participants/service.ts';
 import type { ProgramEmails } from './program-emails.ts';
 import type { Activity } from './activity.ts';
 import { toProgram, type Program } from './programs.ts';
-import { completeDocument } from './program-config.ts';
+import { completedDocument } from './program-config.ts';
 import { taxInfoRequired } from './tax-info.ts';
 import type { ParticipantRow, Q } from './participants/model.ts';
 import { maskEmail } from './program-emails.ts';
@@ -39,7 +39,7 @@ interface DestinationRow {
 
 /** The providers a program has enabled, in their canonical order (Wise only on affiliate programs). */
 export function enabledProviders(program: Program): PayoutProvider[] {
-  const o = completeDocument('options', program, program.documents.options) as { payoutSettings?: { enabledProviders?: PayoutProvider[] } };
+  const o = completedDocument('options', program, program.documents.options) as { payoutSettings?: { enabledProviders?: PayoutProvider[] } };
   const on = new Set(o.payoutSettings?.enabledProviders ?? []);
   return PAYOUT_PROVIDERS.filter((p) => on.has(p) && (p !== 'WISECOM' || program.type === 'AFFILIATE'));
 }

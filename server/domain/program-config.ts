@@ -102,6 +102,33 @@ export function completeDocument<K extends DocumentKind>(kind: K, program: Pick<
   return pickKnown(documentSchema(kind, program.type), deepMerge(defaults, stored ?? {})) as ProgramDocuments[K];
 }
 
+/** Completed documents by the frozen stored document they came from, then by kind, type and goal. */
+const completed = new WeakMap<object, Map<string, unknown>>();
+
+/**
+ * `completeDocument` for readers that only look: a stored document that is frozen (shared between
+ * requests, `Programs.forRequest`) is completed once, and the same frozen result is returned for
+ * as long as that document lives. Others are completed afresh, as before.
+ */
+export function completedDocument<K extends DocumentKind>(kind: K, program: Pick<Program, 'type' | 'goal'>, stored: unknown): Readonly<ProgramDocuments[K]> {
+  if (!stored || typeof stored !== 'object' || !Object.isFrozen(stored)) return completeDocument(kind, program, stored);
+  let byKey = completed.get(stored);
+  if (!byKey) completed.set(stored, (byKey = new Map()));
+  const key = `${kind}|${program.type}|${program.goal ?? ''}`;
+  let doc = byKey.get(key) as ProgramDocuments[K] | undefined;
+  if (!doc) byKey.set(key, (doc = deepFreeze(completeDocument(kind, program, stored))));
+  return doc;
+}
+
+/** Freezes a value at every depth, so a shared completed document cannot be changed by a reader. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 /** Rules one field cannot express, checked on the merged document. */
 function crossFieldErrors(kind: DocumentKind, type: Program['type'], doc: any): FieldError[] {
   const errors: FieldError[] = [];

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect.ts';
+import { trxRows } from '../db/rows.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Mailer } from './mail.ts';
@@ -205,7 +206,9 @@ export class ProgramEmails {
     if (trx && !cache) this.#verified.set(trx, (cache = new Map()));
     let v = cache?.get(teamId);
     if (v === undefined) {
-      const row = await q('teams').where({ id: teamId }).first('verification_status');
+      const row = trx
+        ? (await trxRows<{ verification_status: string }>(trx as Knex.Transaction, 'SELECT "verification_status" FROM "teams" WHERE "id" = ? LIMIT 1', [teamId]))[0]
+        : await q('teams').where({ id: teamId }).first('verification_status');
       v = row?.verification_status === 'VERIFIED';
       cache?.set(teamId, v);
     }

@@ -8,6 +8,7 @@ import { toProgram, type Program } from './programs.ts';
 import type { Participants } from './participants/service.ts';
 import type { ParticipantRow } from './participants/model.ts';
 import { newId } from '../crypto.ts';
+import { forUpdate, trxRows } from '../db/rows.ts';
 import { ValidationError } from '../errors.ts';
 import type { TriggerReferralResponse } from '../../shared/schemas/reward.ts';
 
@@ -52,8 +53,7 @@ export class ReferralTriggers {
 
   /** P8: credits the participant's referral now, or schedules it `delayInDays` from now. */
   async trigger(program: Program, idOrEmail: string, delayInDays: number | undefined): Promise<TriggerReferralResponse> {
-    // Concurrent triggers share one SQLite transaction (group commit), each in its own savepoint.
-    const result = await this.db.grouped(async (trx) => {
+    const run = async (trx: Knex.Transaction): Promise<TriggerReferralResponse> => {
       const row = await this.participants.resolve(trx, program, idOrEmail, { lock: true });
       if (!row.referred_by) {
         throw new ValidationError(`Participant ${row.id} was not referred, so there is no referral to credit.`, [
@@ -64,7 +64,8 @@ export class ReferralTriggers {
       if (await this.expireIfLate(trx, program, row)) return { success: false, message: 'The referral credit window has passed; the referral expired and no credit was awarded.' };
       if (row.referral_status === 'CREDIT_EXPIRED') return { success: false, message: 'This referral has expired; no credit was awarded.' };
       const now = this.clock.now();
-      const pending = await trx('referral_triggers').where({ participant_id: row.id, status: 'PENDING' }).forUpdate().first();
+      // A literal status: SQLite re-plans a statement whose bound value may match a partial index's condition.
+      const [pending] = await trxRows<{ id: string; run_at: number }>(trx, `SELECT * FROM referral_triggers WHERE participant_id = ? AND status = 'PENDING' LIMIT 1${forUpdate(trx)}`, [row.id]);
       if (delayInDays === undefined) {
         if (pending) await trx('referral_triggers').where({ id: pending.id }).update({ status: 'DONE', resolved_at: now });
         await this.participants.setReferralStatus(trx, program, row.id, 'CREDIT_AWARDED', row);
@@ -86,8 +87,10 @@ export class ReferralTriggers {
         data: { referredId: row.id, triggerId: id, runAt },
       });
       return { success: true, message: `Referral credit will be awarded in ${delayInDays} day${delayInDays === 1 ? '' : 's'} unless cancelled.` };
-    });
-    return result;
+    };
+    // Concurrent triggers share one SQLite transaction (group commit), each in its own savepoint;
+    // the activity rows of one trigger are written together at its end.
+    return this.db.grouped((trx) => this.activity.batched(trx, () => run(trx)));
   }
 
   /** P9: cancels the participant's pending delayed trigger; `success: false` when none is pending. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect.ts';
+import { selectRows } from '../db/rows.ts';
 import type { Clock } from '../clock.ts';
 import { newId } from '../crypto.ts';
 import { AppError, NotFoundError, ValidationError } from '../errors.ts';
@@ -347,10 +348,14 @@ export class RewardConfigs {
   async listMany(q: Knex | Knex.Transaction, programIds: string[]): Promise<Map<string, CampaignReward[]>> {
     const out = new Map<string, CampaignReward[]>();
     for (let i = 0; i < programIds.length; i += 500) {
-      const rows = await q('reward_configs')
-        .whereIn('program_id', programIds.slice(i, i + 500))
-        .whereNull('deleted_at')
-        .orderBy([{ column: 'sort_order' }, { column: 'seq' }, { column: 'id' }]);
+      const chunk = programIds.slice(i, i + 500);
+      // Fixed text per chunk size, a cached statement: every webhook payload's campaign reads this.
+      const rows = await selectRows<any>(
+        this.db,
+        q,
+        `SELECT * FROM reward_configs WHERE program_id IN (${chunk.map(() => '?').join(', ')}) AND deleted_at IS NULL ORDER BY sort_order ASC, seq ASC, id ASC`,
+        chunk,
+      );
       for (const row of rows) {
         const list = out.get(row.program_id) ?? [];
         list.push(toWire(row.id, fromRow(row)));

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../clock.ts';
 import { newId } from '../crypto.ts';
+import { runSql, trxRows } from '../db/rows.ts';
 import type { Program, Programs } from './programs.ts';
 import type { Participants } from './participants/service.ts';
 import type { ParticipantRow, Q } from './participants/model.ts';
@@ -69,6 +70,50 @@ export interface Candidate {
 export type ReferralMoment = 'LEAD' | 'CONVERSION';
 
 const GOAL_EVENT = 'PARTICIPANT_REACHED_A_GOAL';
+
+const CONFIG_COLUMNS = [
+  'id',
+  'type',
+  'title',
+  'description',
+  'is_unlimited',
+  'event',
+  'referred_reward_upfront',
+  'reward_limit',
+  'limit_duration',
+  'conversions_required',
+  'number_of_winners',
+] as const;
+// `configs` as fixed text, a cached statement inside transactions (every credit reads it).
+const CONFIGS_SQL = `SELECT ${CONFIG_COLUMNS.map((c) => `"${c}"`).join(', ')} FROM "reward_configs" WHERE "program_id" = ? AND "is_visible" = ? AND "deleted_at" IS NULL ORDER BY "sort_order" ASC, "seq" ASC`;
+
+const REWARD_COLUMNS = [
+  'id',
+  'program_id',
+  'participant_id',
+  'reward_config_id',
+  'issue_key',
+  'status',
+  'approved',
+  'approved_at',
+  'fulfilled_at',
+  'is_available',
+  'is_referrer',
+  'referrer_id',
+  'referred_id',
+  'unread',
+  'amount',
+  'currency_iso',
+  'commission_structure',
+  'created_at',
+  'deleted_at',
+] as const satisfies ReadonlyArray<keyof RewardRow>;
+
+/** The multi-row INSERT of `count` rewards that skips taken issue keys and returns the ids it inserted. */
+function insertRewardsSql(count: number): string {
+  const values = `(${REWARD_COLUMNS.map(() => '?').join(', ')})`;
+  return `INSERT INTO "participant_rewards" (${REWARD_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES ${Array(count).fill(values).join(', ')} ON CONFLICT ("issue_key") DO NOTHING RETURNING "id"`;
+}
 
 /** The wire shape of an issued reward (rest-v2 §2.11); optional ids are left out rather than null. */
 export function toParticipantReward(r: RewardRow): ParticipantReward {
@@ -165,28 +210,17 @@ export class RewardIssuer {
     private readonly programs: Programs,
     private readonly participants: Participants,
     private readonly activity: Activity,
-    private readonly webhooks: Pick<Webhooks, 'emit' | 'listens'>,
+    private readonly webhooks: Pick<Webhooks, 'emitMany' | 'listens'>,
   ) {}
 
   /** The program's live, visible configurations (hidden ones are "no longer awarded", §2.5). */
   async configs(q: Q, programId: string): Promise<ConfigRow[]> {
+    if ((q as Knex.Transaction).isTransaction === true) return trxRows<ConfigRow>(q as Knex.Transaction, CONFIGS_SQL, [programId, true]);
     return q('reward_configs')
       .where({ program_id: programId, is_visible: true })
       .whereNull('deleted_at')
       .orderBy([{ column: 'sort_order' }, { column: 'seq' }])
-      .select(
-        'id',
-        'type',
-        'title',
-        'description',
-        'is_unlimited',
-        'event',
-        'referred_reward_upfront',
-        'reward_limit',
-        'limit_duration',
-        'conversions_required',
-        'number_of_winners',
-      );
+      .select(...CONFIG_COLUMNS);
   }
 
   /**
@@ -228,8 +262,8 @@ export class RewardIssuer {
       created_at: now,
       deleted_at: null,
     }));
-    const inserted: Array<{ id: string } | string> = await trx('participant_rewards').insert(rows).onConflict('issue_key').ignore().returning('id');
-    const ids = new Set(inserted.map((r) => (typeof r === 'string' ? r : r.id)));
+    const inserted = await trxRows<{ id: string }>(trx, insertRewardsSql(rows.length), rows.flatMap((r) => REWARD_COLUMNS.map((c) => r[c])));
+    const ids = new Set(inserted.map((r) => r.id));
     const issued = rows.filter((r) => ids.has(r.id));
     if (!issued.length) return [];
     const byId = new Map(kept.map((c, i) => [rows[i]!.id, c]));
@@ -263,7 +297,7 @@ export class RewardIssuer {
     // Rows the caller holds (locked, current) that are winners already need no write.
     const ids = [...new Set(participantIds)].filter((id) => !people?.get(id)?.is_winner);
     if (!ids.length) return;
-    const flipped = await trx('participants').whereIn('id', ids).where('is_winner', false).update({ is_winner: true });
+    const flipped = await runSql(trx, `UPDATE "participants" SET "is_winner" = ? WHERE "id" IN (${ids.map(() => '?').join(', ')}) AND "is_winner" = ?`, [true, ...ids, false]);
     if (flipped) ledger.winners(Number(flipped));
     for (const id of ids) {
       const p = people?.get(id);
@@ -280,10 +314,11 @@ export class RewardIssuer {
     const rows = recipients.map((id) => people.get(id)).filter((r): r is ParticipantRow => !!r);
     const wire = new Map((await this.participants.serialize(trx, program, rows)).map((p) => [p.id, p]));
     const campaign = await this.programs.toCampaign(program, trx);
-    for (const r of issued) {
+    const datas = issued.flatMap((r) => {
       const participant = wire.get(r.participant_id);
-      if (participant) await this.webhooks.emit(trx, program.id, GOAL_EVENT, { campaign, participant, reward: toParticipantReward(r) });
-    }
+      return participant ? [{ campaign, participant, reward: toParticipantReward(r) }] : [];
+    });
+    await this.webhooks.emitMany(trx, program.id, GOAL_EVENT, datas);
   }
 
   /** True while the recipient has earned this configuration fewer than `limit` times in its window (per side). */

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { ProgramEmails } from './program-emails.ts';
 import { toProgram, type Program } from './programs.ts';
-import { completeDocument } from './program-config.ts';
+import { completedDocument } from './program-config.ts';
 import type { ParticipantRow, Q } from './participants/model.ts';
 import { newSecret, sha256 } from '../crypto.ts';
 import { NotFoundError } from '../errors.ts';
@@ -45,7 +45,7 @@ const VAT = /^[A-Za-z0-9 .-]{2,32}$/;
 
 /** True when `requireTaxInfo` is on in the program's payout settings. */
 export function taxInfoRequired(program: Program): boolean {
-  const o = completeDocument('options', program, program.documents.options) as { payoutSettings?: { requireTaxInfo?: boolean } };
+  const o = completedDocument('options', program, program.documents.options) as { payoutSettings?: { requireTaxInfo?: boolean } };
   return o.payoutSettings?.requireTaxInfo === true;
 }
 

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect.ts';
-import { insertRow } from '../db/rows.ts';
+import { insertRow, insertRows, trxRows } from '../db/rows.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
@@ -179,6 +179,31 @@ export class Webhooks {
     return eventId;
   }
 
+  /**
+   * `emit` for several events of one kind inside the caller's transaction (a trigger's two
+   * PARTICIPANT_REACHED_A_GOAL): the same rows, written with one statement per table. Returns the
+   * event ids, none when no webhook listens.
+   */
+  async emitMany(trx: Knex.Transaction, programId: string, event: WebhookEvent, datas: object[]): Promise<string[]> {
+    const hooks = (await this.#subscribed(trx, programId)).filter((h) => h.events.includes(event));
+    if (hooks.length === 0 || datas.length === 0) return [];
+    const now = this.clock.now();
+    const events = datas.map((data) => {
+      const envelope: WebhookEnvelope = { event, createdAt: now, data: data as Record<string, unknown> };
+      return { id: newId(), program_id: programId, event, payload: JSON.stringify(envelope), is_test: false, created_at: now };
+    });
+    const deliveries = events.flatMap((e) => hooks.map((h) => this.#deliveryRow({ programId, webhookId: h.id, eventId: e.id, event, replayOf: null })));
+    await insertRows(trx, 'webhook_events', events);
+    await insertRows(trx, 'webhook_deliveries', deliveries);
+    await this.jobs.enqueueMany(
+      trx,
+      deliveries.map((d) => ({ type: JOB_TYPE, payload: { deliveryId: d.id }, opts: { uniqueKey: `${JOB_TYPE}:${d.id}:1`, maxAttempts: JOB_MAX_ATTEMPTS } })),
+    );
+    if (trx.executionPromise) trx.executionPromise.then(() => this.jobs.kick(), () => undefined);
+    else this.jobs.kick();
+    return events.map((e) => e.id);
+  }
+
   /** True when an enabled webhook of the program listens to `event` (read once per transaction, like `emit`). */
   async listens(trx: Knex | Knex.Transaction, programId: string, event: WebhookEvent): Promise<boolean> {
     return (await this.#subscribed(trx, programId)).some((h) => h.events.includes(event));
@@ -195,9 +220,9 @@ export class Webhooks {
     let perTrx = inTrx ? this.#subscriptions.get(trx) : undefined;
     const hit = perTrx?.get(programId);
     if (hit) return hit;
-    const rows: Array<{ id: string; events: string; payload_url: string | null }> = await trx('webhooks')
-      .where({ program_id: programId, is_enabled: true })
-      .select('id', 'events', 'payload_url');
+    const rows: Array<{ id: string; events: string; payload_url: string | null }> = inTrx
+      ? await trxRows(trx as Knex.Transaction, 'SELECT "id", "events", "payload_url" FROM "webhooks" WHERE "program_id" = ? AND "is_enabled" = ?', [programId, true])
+      : await trx('webhooks').where({ program_id: programId, is_enabled: true }).select('id', 'events', 'payload_url');
     const list = rows.filter((h) => h.payload_url).map((h) => ({ id: h.id, events: JSON.parse(h.events) as string[] }));
     if (inTrx) {
       if (!perTrx) this.#subscriptions.set(trx, (perTrx = new Map()));
@@ -419,10 +444,17 @@ export class Webhooks {
     trx: Knex | Knex.Transaction,
     d: { programId: string; webhookId: string; eventId: string; event: string; replayOf: string | null },
   ): Promise<string> {
-    const id = newId();
+    const row = this.#deliveryRow(d);
+    await insertRow(this.db, trx, 'webhook_deliveries', row);
+    await this.jobs.enqueue(trx, JOB_TYPE, { deliveryId: row.id }, { uniqueKey: `${JOB_TYPE}:${row.id}:1`, maxAttempts: JOB_MAX_ATTEMPTS });
+    return row.id;
+  }
+
+  /** A new PENDING delivery row of one event to one webhook. */
+  #deliveryRow(d: { programId: string; webhookId: string; eventId: string; event: string; replayOf: string | null }) {
     const now = this.clock.now();
-    await insertRow(this.db, trx, 'webhook_deliveries', {
-      id,
+    return {
+      id: newId(),
       program_id: d.programId,
       webhook_id: d.webhookId,
       event_id: d.eventId,
@@ -435,9 +467,7 @@ export class Webhooks {
       completed_at: null,
       created_at: now,
       updated_at: now,
-    });
-    await this.jobs.enqueue(trx, JOB_TYPE, { deliveryId: id }, { uniqueKey: `${JOB_TYPE}:${id}:1`, maxAttempts: JOB_MAX_ATTEMPTS });
-    return id;
+    };
   }
 
   async #insertAttempt(trx: Knex.Transaction, deliveryId: string, attempt: number, o: Outcome): Promise<void> {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
 import { seedParticipants } from '../../scripts/seed.ts';
 import { monthBoard, monthKey } from '../../server/domain/leaderboard.ts';
+import * as m018 from '../../server/db/migrations/018_rank_histogram.ts';
 
 const LIMITS = RAISED_LIMITS;
 const DAY = 24 * 3600 * 1000;
@@ -314,6 +315,24 @@ describe('participant ranks', () => {
     const expected = new Map<number, number>();
     for (const p of ps) if (p.referralCount > 0) expected.set(p.referralCount, (expected.get(p.referralCount) ?? 0) + 1);
     expect(buckets.map((b: { score: number; n: number }) => [Number(b.score), Number(b.n)])).toEqual([...expected].sort((x, y) => x[0] - y[0]));
+  });
+
+  it('keep every histogram bucket when migration 018 rebuilds the table, and running it again changes nothing', async () => {
+    const acct = await verifiedAccount(app);
+    const pid = (await app.request('POST', '/v2/campaigns', { key: acct.key, body: { type: 'REFERRAL' } })).body.id as string;
+    await seedParticipants(app.deps.db, { programId: pid, count: 300, now: app.clock.now(), seed: 11 });
+    const knex = app.deps.db.knex;
+    const buckets = () => knex('leaderboard_scores').where({ program_id: pid }).orderBy(['board', 'score']).select('board', 'score', 'n');
+    const before = await buckets();
+    expect(before.length).toBeGreaterThan(10);
+    const sqliteDdl = async () => (app.deps.db.dialect === 'sqlite' ? (await knex.raw("SELECT sql FROM sqlite_master WHERE name = 'leaderboard_scores'"))[0].sql : null);
+    if (app.deps.db.dialect === 'sqlite') expect(await sqliteDdl()).toMatch(/WITHOUT ROWID$/);
+    await knex.transaction((trx) => m018.down(trx));
+    if (app.deps.db.dialect === 'sqlite') expect(await sqliteDdl()).not.toMatch(/WITHOUT ROWID/);
+    expect(await buckets()).toEqual(before);
+    for (let i = 0; i < 2; i++) await knex.transaction((trx) => m018.up(trx));
+    if (app.deps.db.dialect === 'sqlite') expect(await sqliteDdl()).toMatch(/WITHOUT ROWID$/);
+    expect(await buckets()).toEqual(before);
   });
 
   it('hold for data written by the bulk seeder: counts equal credited referrals and ranks match a brute-force ranking', async () => {

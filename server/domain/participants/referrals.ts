@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { forUpdate, trxRows, updateRows } from '../../db/rows.ts';
 import { COLUMN_BOARD_NAMES, boardSpec, monthBoard, monthKey, monthScore, type ScoreLedger } from '../leaderboard.ts';
 import { RECENT_REFERRALS, decodeRecent, emailKey, encodeRecent, type ParticipantRow, type Q } from './model.ts';
 
@@ -31,7 +32,7 @@ const PENDING = 'CREDIT_PENDING';
  */
 export async function updateReferrer(trx: Knex.Transaction, ledger: ScoreLedger, referrerId: string, change: ReferrerChange, now: number): Promise<ParticipantRow | null> {
   const programId = ledger.programId;
-  const old: ParticipantRow | undefined = await trx('participants').where({ id: referrerId, program_id: programId }).forUpdate().first();
+  const [old] = await trxRows<ParticipantRow>(trx, `SELECT * FROM participants WHERE id = ? AND program_id = ? LIMIT 1${forUpdate(trx)}`, [referrerId, programId]);
   if (!old) return null;
   const cur = monthKey(now);
   // Roll the stored month forward; the effective counts of both months stay the same.
@@ -80,7 +81,7 @@ export async function updateReferrer(trx: Knex.Transaction, ledger: ScoreLedger,
     if (change.attach) recent = [[change.attach.id, change.attach.at] as [string, number], ...recent.filter(([id]) => id !== change.attach!.id)];
     Object.assign(patch, encodeRecent(recent));
   }
-  await trx('participants').where({ id: referrerId }).update(patch);
+  await updateRows(trx, 'participants', { id: referrerId }, patch);
 
   ledger.move('ALL_TIME', Number(old.referral_count), count);
   ledger.move(monthBoard(cur), monthScore(old, cur), monthly);
@@ -107,6 +108,13 @@ export function removeScores(ledger: ScoreLedger, row: ParticipantRow, now: numb
  */
 export async function findParticipant(q: Q, programId: string, idOrEmail: string, lock = false): Promise<ParticipantRow | null> {
   if (!idOrEmail || idOrEmail.length > 254) return null;
+  if ((q as Knex.Transaction).isTransaction === true) {
+    // The same query as below as a cached statement: every participant write starts here.
+    const [row] = idOrEmail.includes('@')
+      ? await trxRows<ParticipantRow>(q as Knex.Transaction, `SELECT * FROM participants WHERE program_id = ? AND email_key = ? LIMIT 1${lock ? forUpdate(q) : ''}`, [programId, emailKey(idOrEmail)])
+      : await trxRows<ParticipantRow>(q as Knex.Transaction, `SELECT * FROM participants WHERE id = ? AND program_id = ? LIMIT 1${lock ? forUpdate(q) : ''}`, [idOrEmail, programId]);
+    return row ?? null;
+  }
   const query = idOrEmail.includes('@')
     ? q('participants').where({ program_id: programId, email_key: emailKey(idOrEmail) })
     : q('participants').where({ id: idOrEmail, program_id: programId });

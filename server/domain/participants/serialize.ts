@@ -1,6 +1,7 @@
 import type { Program } from '../programs.ts';
 import type { Db } from '../../db/connect.ts';
-import { monthBoard, monthKey, monthScore, rankKey, readRows, type Leaderboard } from '../leaderboard.ts';
+import { monthBoard, monthKey, monthScore, rankKey, type Leaderboard } from '../leaderboard.ts';
+import { selectRows } from '../../db/rows.ts';
 import type { Participant, Referrer } from '../../../shared/schemas/participant.ts';
 import { parseJson, programLanguages, recentSince, shareBase, withShareKey, type ParticipantHooks, type ParticipantRow, type Q } from './model.ts';
 import { payoutRequiredActions } from '../payout-destinations.ts';
@@ -32,11 +33,19 @@ export async function serializeParticipants(q: Q, program: Program, rows: Partic
   const d = new Date(ctx.now);
   const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
   const boards = { all: 'ALL_TIME', month: monthBoard(cur), prev: monthBoard(cur - 1) };
-  const referrerIds = [...new Set(rows.map((r) => r.referred_by).filter((x): x is string => !!x))];
   const referrers = new Map<string, ParticipantRow>();
+  // A referrer serialized in the same batch is taken from it (the rows are current; a reward's
+  // two recipients are usually referrer and referred), the others are read.
+  const given = new Map(rows.map((r) => [r.id, r]));
+  const referrerIds: string[] = [];
+  for (const id of new Set(rows.map((r) => r.referred_by).filter((x): x is string => !!x))) {
+    const r = given.get(id);
+    if (r) referrers.set(id, r);
+    else referrerIds.push(id);
+  }
   if (referrerIds.length) {
     // By primary key only: with program_id in the query SQLite may walk the program's whole index.
-    const found = await readRows<ParticipantRow>(ctx.db, q, q('participants').whereIn('id', referrerIds));
+    const found = await selectRows<ParticipantRow>(ctx.db, q, `SELECT * FROM participants WHERE id IN (${referrerIds.map(() => '?').join(', ')})`, referrerIds);
     for (const r of found) if (r.program_id === program.id) referrers.set(r.id, r);
   }
   const pairs: Array<[string, number]> = [];

@@ -5,6 +5,7 @@ import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
 import type { Program } from '../programs.ts';
 import { newId } from '../../crypto.ts';
+import { updateRows } from '../../db/rows.ts';
 import { ConflictError, ParticipantBlockedError, ValidationError, WrongProgramTypeError } from '../../errors.ts';
 import { assertParticipantCapacity, type TeamBilling } from '../plans.ts';
 import { Leaderboard, ScoreLedger, boardSpec, readRows } from '../leaderboard.ts';
@@ -313,7 +314,7 @@ export class Participants {
     const now = this.clock.now();
     const changes: Partial<ParticipantRow> = { referral_status: to, updated_at: now };
     if (to === 'CREDIT_AWARDED') changes.credited_at = now;
-    await trx('participants').where({ id: row.id }).update(changes);
+    await updateRows(trx, 'participants', { id: row.id }, changes);
     const ledger = new ScoreLedger(program.id);
     const referrer = await updateReferrer(trx, ledger, row.referred_by, { from: row.referral_status, to, creditedAt: row.credited_at }, now);
     const fresh = { ...row, ...changes } as ParticipantRow;
