@@ -4,7 +4,7 @@ import type { Db } from '../db/connect.ts';
 import { insertRow, insertRows } from '../db/rows.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
-import { newId } from '../crypto.ts';
+import { newId, newOrderedId } from '../crypto.ts';
 
 /** A job handler; throwing schedules a retry with backoff until max attempts. */
 export type JobHandler = (payload: any, ctx: { jobId: string; attempt: number }) => Promise<void>;
@@ -60,7 +60,7 @@ export class Jobs {
   #row(type: string, payload: unknown, opts: EnqueueOptions): Record<string, unknown> {
     const now = this.clock.now();
     return {
-      id: newId(),
+      id: newOrderedId(),
       type,
       payload: JSON.stringify(payload ?? null),
       unique_key: opts.uniqueKey ?? null,

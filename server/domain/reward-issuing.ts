@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../clock.ts';
-import { newId } from '../crypto.ts';
+import { newOrderedId } from '../crypto.ts';
 import { runSql, trxRows } from '../db/rows.ts';
 import type { Program, Programs } from './programs.ts';
 import type { Participants } from './participants/service.ts';
@@ -242,7 +242,7 @@ export class RewardIssuer {
     const approved = options.requireManualRewardApproval !== true;
     const fulfilled = approved && options.autoFulfillRewards === true;
     const rows: RewardRow[] = kept.map((c) => ({
-      id: newId(),
+      id: newOrderedId(),
       program_id: program.id,
       participant_id: c.recipientId,
       reward_config_id: c.config.id,

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Sealer } from '../crypto.ts';
-import { newId } from '../crypto.ts';
+import { newId, newOrderedId } from '../crypto.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Jobs } from './jobs.ts';
 import { toProgram, type Program, type Programs } from './programs.ts';
@@ -170,7 +170,7 @@ export class Webhooks {
     if (hooks.length === 0) return null;
     const now = this.clock.now();
     const envelope: WebhookEnvelope = { event, createdAt: now, data: data as Record<string, unknown> };
-    const eventId = newId();
+    const eventId = newOrderedId();
     await insertRow(this.db, trx, 'webhook_events', { id: eventId, program_id: programId, event, payload: JSON.stringify(envelope), is_test: false, created_at: now });
     for (const h of hooks) await this.#queueDelivery(trx, { programId, webhookId: h.id, eventId, event, replayOf: null });
     const tx = trx as Knex.Transaction;
@@ -190,7 +190,7 @@ export class Webhooks {
     const now = this.clock.now();
     const events = datas.map((data) => {
       const envelope: WebhookEnvelope = { event, createdAt: now, data: data as Record<string, unknown> };
-      return { id: newId(), program_id: programId, event, payload: JSON.stringify(envelope), is_test: false, created_at: now };
+      return { id: newOrderedId(), program_id: programId, event, payload: JSON.stringify(envelope), is_test: false, created_at: now };
     });
     const deliveries = events.flatMap((e) => hooks.map((h) => this.#deliveryRow({ programId, webhookId: h.id, eventId: e.id, event, replayOf: null })));
     await insertRows(trx, 'webhook_events', events);
@@ -316,10 +316,10 @@ export class Webhooks {
     const now = this.clock.now();
     const envelope: WebhookEnvelope = { event: chosen, createdAt: now, data: await this.#mockData(program, chosen) };
     const body = JSON.stringify(envelope);
-    const deliveryId = newId();
+    const deliveryId = newOrderedId();
     const outcome = await this.#send(hook, deliveryId, chosen, body);
     await this.db.knex.transaction(async (trx) => {
-      const eventId = newId();
+      const eventId = newOrderedId();
       await trx('webhook_events').insert({ id: eventId, program_id: program.id, event: chosen, payload: body, is_test: true, created_at: now });
       await trx('webhook_deliveries').insert({
         id: deliveryId,
@@ -454,7 +454,7 @@ export class Webhooks {
   #deliveryRow(d: { programId: string; webhookId: string; eventId: string; event: string; replayOf: string | null }) {
     const now = this.clock.now();
     return {
-      id: newId(),
+      id: newOrderedId(),
       program_id: d.programId,
       webhook_id: d.webhookId,
       event_id: d.eventId,
