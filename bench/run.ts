@@ -520,6 +520,12 @@ async function triggerRow(): Promise<Row> {
 
 // --- visit ingestion: the participant API's hottest path -----------------------------------------
 
+/** A UUIDv7 made of a random UUIDv4: the current millisecond in the first 48 bits, version 7 (the variant bits stay). */
+function v7From(v4: string): string {
+  const ms = Date.now().toString(16).padStart(12, '0');
+  return `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7${v4.slice(15)}`;
+}
+
 /** CONNECTIONS workers, each with its own client session, POST visits with fresh ids until the deadline. */
 async function loadVisits(base: string, sessions: string[], code: string, ms: number, ids: () => string): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
@@ -572,8 +578,9 @@ async function loadVisits(base: string, sessions: string[], code: string, ms: nu
  * The stored visits and impression counts are read back afterwards.
  */
 async function visitRow(ids: 'v7' | 'v4', database: 'sqlite' | 'pg' = 'sqlite'): Promise<Row> {
-  const { newVisitId } = await import('../shared/attribution.ts');
-  const makeId = ids === 'v7' ? () => newVisitId() : () => crypto.randomUUID();
+  // v7 ids as the widget makes them (shared/attribution.ts newVisitId), but from Node's pooled
+  // randomUUID: a CSPRNG call per id made the load generator, not the server, the bottleneck.
+  const makeId = ids === 'v7' ? () => v7From(crypto.randomUUID()) : () => crypto.randomUUID();
   const schema = database === 'pg' ? await pgSchema() : null;
   const t = await startRefloop(`refloop (visit ingestion, ${ids}, ${database})`, MOBILE_LIMITS, schema?.url);
   const key = await verifiedKey(t, 'bench-visits@acme-widgets.com');

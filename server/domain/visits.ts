@@ -75,7 +75,7 @@ interface Waiter {
 
 const COLUMNS = ['program_id', 'visit_id', 'visitor_key', 'created_at', 'referrer_id', 'first_referrer_id', 'first_visit_at', 'referral_code', 'click_id', 'provider', 'utm', 'destination', 'referrer_url'] as const;
 /** Group commit: a batch closes after this long or this many visits, whichever comes first. */
-export const GROUP_COMMIT = { maxWaitMs: 2, maxItems: 64 } as const;
+export const GROUP_COMMIT = { maxWaitMs: 1, maxItems: 64 } as const;
 const REFERRER_TTL_MS = 10_000;
 const CACHE_MAX = 100_000;
 
@@ -100,7 +100,7 @@ function sourceOf(a: VisitAttribution | null): string | null {
 
 /**
  * Visit recording, the hottest path (seed Mobile rule 3): each visit is written once per (program,
- * client visit id) by a group commit (≤ 2 ms or 64 visits per transaction, one multi-row INSERT … ON
+ * client visit id) by a group commit (≤ 1 ms or 64 visits per transaction, one multi-row INSERT … ON
  * CONFLICT DO NOTHING) and answered only after that commit; a repeat gets the stored answer.
  * Each new referred visit is handed to `Impressions`, which writes the counters at most a second
  * later; `close()` waits for visits in flight and then for those counters.
