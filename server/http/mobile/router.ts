@@ -63,9 +63,12 @@ function match(routes: Route[], method: string, path: string): { op: MobileOpera
   return null;
 }
 
+/** Content types a participant-API body may be sent as (text/plain: a page's simple CORS request). */
+export const JSON_BODY_TYPE = /^(application\/json|text\/plain)\b/i;
+
 /** The JSON body, read with a cap: `{}` when empty. */
-function readJson(req: IncomingMessage, contentType: string): Promise<unknown> {
-  if (contentType && !/^(application\/json|text\/plain)\b/i.test(contentType)) {
+export function readJson(req: IncomingMessage, contentType: string): Promise<unknown> {
+  if (contentType && !JSON_BODY_TYPE.test(contentType)) {
     return Promise.reject(new ValidationError('Unsupported Content-Type; send application/json.'));
   }
   return new Promise((resolve, reject) => {

@@ -4,15 +4,12 @@ import type { Deps } from '../../deps.ts';
 import { baseHeaders, logRequest } from '../../app.ts';
 import { hostAllowed, type MobileProgram } from '../../domain/mobile-programs.ts';
 import type { MobileSession } from '../../domain/mobile-sessions.ts';
-import { ValidationError } from '../../errors.ts';
-import { ERROR_CODES } from '../../../shared/errors.ts';
 import { errorResponse } from '../error-middleware.ts';
 import { parse } from '../rest.ts';
-import { EXPOSE_HEADERS, MOBILE_BASE, MOBILE_BODY_LIMIT, originHost } from './router.ts';
+import { EXPOSE_HEADERS, MOBILE_BASE, MOBILE_BODY_LIMIT, originHost, readJson, JSON_BODY_TYPE } from './router.ts';
 import { recordVisit } from './routes.ts';
 
 const PATH = `${MOBILE_BASE}/visits`;
-const JSON_TYPE = /^(application\/json|text\/plain)\b/i;
 
 /** The client address as Koa computes `ctx.ip`: the first X-Forwarded-For entry when the proxy is trusted. */
 function clientIp(req: IncomingMessage, trustProxy: boolean): string {
@@ -22,16 +19,6 @@ function clientIp(req: IncomingMessage, trustProxy: boolean): string {
     if (first) return first;
   }
   return req.socket.remoteAddress ?? '';
-}
-
-/** The whole body (its size is capped by the Content-Length checked before). */
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 /** One request taken by the fast path: what answering it needs. */
@@ -61,15 +48,7 @@ async function handle(t: Taken): Promise<void> {
   const { deps, view, session } = t;
   try {
     Object.assign(t.headers, await deps.mobileLimits.call(t.ip, session.instanceId, view.program.id, 'visits'));
-    const buf = await readBody(t.req);
-    let raw: unknown = {};
-    if (buf.length) {
-      try {
-        raw = JSON.parse(buf.toString('utf8'));
-      } catch {
-        throw new ValidationError('The request body is not valid JSON.', undefined, ERROR_CODES.INVALID_JSON);
-      }
-    }
+    const raw = await readJson(t.req, t.req.headers['content-type'] ?? '');
     const body = recordVisit.fastBody!(raw) ?? parse(recordVisit.body!, raw, 'body');
     send(t, 200, await recordVisit.handler({ body, query: {}, params: {}, view, session, participantId: null, ip: t.ip, deps }));
   } catch (err) {
@@ -114,7 +93,7 @@ export function visitFastPath(deps: Deps): (req: IncomingMessage, res: ServerRes
       return false;
     }
     const type = h['content-type'];
-    if (type !== undefined && !JSON_TYPE.test(type)) return false;
+    if (type !== undefined && !JSON_BODY_TYPE.test(type)) return false;
     const length = Number(h['content-length']);
     if (!(length >= 0 && length <= MOBILE_BODY_LIMIT) || h['transfer-encoding'] !== undefined) return false;
 
