@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import path from 'node:path';
 import fs from 'node:fs';
+import { deepFreeze } from '../shared/freeze.ts';
 
 // The one module that reads the environment. Everything else receives a frozen Config.
 
@@ -257,14 +258,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
   };
   return deepFreeze(config);
-}
-
-function deepFreeze<T>(o: T): T {
-  if (o && typeof o === 'object') {
-    for (const v of Object.values(o)) deepFreeze(v);
-    Object.freeze(o);
-  }
-  return o;
 }
 
 /** The process environment, read here and nowhere else. */

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Deps } from '../deps.ts';
 import type { MobileProgram } from './mobile-programs.ts';
-import { completeDocument } from './program-config.ts';
+import { completedDocument } from './program-config.ts';
 import { findParticipant, findReferrer } from './participants/referrals.ts';
 import { emailKey, parseJson, programLanguages, shareBase, withShareKey } from './participants/model.ts';
 import { maskEmail } from './program-emails.ts';
@@ -181,7 +181,7 @@ export class MobileParticipants {
    */
   async trigger(view: MobileProgram, participantId: string): Promise<TriggerReferralResponse> {
     if (view.program.type !== 'REFERRAL') throw new WrongProgramTypeError('triggerReferral is only for referral programs.');
-    const options = completeDocument('options', view.program, view.program.documents.options) as { allowClientSideReferralTrigger?: boolean };
+    const options = completedDocument('options', view.program, view.program.documents.options) as { allowClientSideReferralTrigger?: boolean };
     if (options.allowClientSideReferralTrigger !== true) {
       throw new NotAuthorizedError('This program does not accept referral triggers from browsers or apps; trigger referrals from your server with the REST API.');
     }
@@ -228,7 +228,7 @@ export class MobileParticipants {
    * continues from a previous page like REST P2's `nextId`.
    */
   async leaderboard(view: MobileProgram, q: z.output<typeof mobileLeaderboardQuery>): Promise<z.infer<typeof mobileLeaderboard>> {
-    const design = completeDocument('design', view.program, view.program.documents.design) as { leaderboard: { defaultSelector: 'ALL_TIME' | 'CURRENT_MONTH' | 'PREV_MONTH'; nameFormat: NameFormat } };
+    const design = completedDocument('design', view.program, view.program.documents.design) as { leaderboard: { defaultSelector: 'ALL_TIME' | 'CURRENT_MONTH' | 'PREV_MONTH'; nameFormat: NameFormat } };
     const type = q.leaderboardType ?? design.leaderboard.defaultSelector;
     const page = q.offsetKey ? 1 : (q.page ?? 1);
     const read = await this.deps.participants.leaderboardPage(view.program, { leaderboardType: type, limit: q.limit * page, nextId: q.offsetKey });
@@ -247,7 +247,7 @@ export class MobileParticipants {
    * *now*, and the sender's invitation to that address recorded permission and was not private.
    */
   async referrals(view: MobileProgram, participantId: string, q: z.output<typeof mobileReferralQuery>): Promise<ReferralList> {
-    const options = completeDocument('options', view.program, view.program.documents.options) as { referralEmailPrivacy: { masking: 'PARTIAL' | 'FULL'; allowInvitedEmailDisclosureAfterSignIn: boolean } };
+    const options = completedDocument('options', view.program, view.program.documents.options) as { referralEmailPrivacy: { masking: 'PARTIAL' | 'FULL'; allowInvitedEmailDisclosureAfterSignIn: boolean } };
     const privacy = options.referralEmailPrivacy;
     const disclosable = new Set<string>();
     if (privacy.masking === 'PARTIAL' && privacy.allowInvitedEmailDisclosureAfterSignIn) {
@@ -324,12 +324,12 @@ export class MobileParticipants {
    */
   async window(view: MobileProgram, participantId: string | null): Promise<z.infer<typeof mobileWindow>> {
     const program = view.program;
-    const design = completeDocument('design', program, program.documents.design) as {
+    const design = completedDocument('design', program, program.documents.design) as {
       leaderboard: { isEnabled: boolean };
       share: { channels: Record<string, { isVisible: boolean }> };
       trafficInsights: { isPublicDisplayed: boolean };
     };
-    const installation = completeDocument('installation', program, program.documents.installation) as { shareUrl?: string | null };
+    const installation = completedDocument('installation', program, program.documents.installation) as { shareUrl?: string | null };
     const now = this.deps.clock.now();
     const plan = effectivePlan(this.deps.config.billing, view.team, now);
     const paid = plan.limits.paid;

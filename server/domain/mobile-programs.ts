@@ -1,7 +1,8 @@
 import type { Db } from '../db/connect.ts';
 import type { TeamBilling } from './plans.ts';
 import { toProgram, type Program } from './programs.ts';
-import { completeDocument, embedHosts, mobilePublicKey } from './program-config.ts';
+import { completedDocument, embedHosts, mobilePublicKey } from './program-config.ts';
+import { deepFreeze } from '../../shared/freeze.ts';
 import { attributionOptions } from './visit-receipts.ts';
 
 /** What the participant API needs to know about a program on every call, computed once per load. */
@@ -60,8 +61,10 @@ export class MobilePrograms {
   async #load(programId: string): Promise<MobileProgram | null> {
     const row = await this.db.get<Record<string, any>>(SQL, programId);
     if (!row || row.status === 'DELETED') return null;
+    // Frozen, so the completed documents derived from it are computed once per cached view (completedDocument).
     const program = toProgram(row);
-    const installation = completeDocument('installation', program, program.documents.installation);
+    deepFreeze(program.documents);
+    const installation = completedDocument('installation', program, program.documents.installation);
     const { cookieWindowMs, model } = attributionOptions(program);
     return {
       program,

@@ -17,6 +17,7 @@ import {
 } from '../../shared/schemas/program-config.ts';
 import { defaultDocuments, type ProgramDocuments } from './program-config-defaults.ts';
 import type { Program, Programs } from './programs.ts';
+import { deepFreeze } from '../../shared/freeze.ts';
 
 export { defaultDocuments, BUSINESS_GOALS, type ProgramDocuments } from './program-config-defaults.ts';
 
@@ -118,15 +119,6 @@ export function completedDocument<K extends DocumentKind>(kind: K, program: Pick
   let doc = byKey.get(key) as ProgramDocuments[K] | undefined;
   if (!doc) byKey.set(key, (doc = deepFreeze(completeDocument(kind, program, stored))));
   return doc;
-}
-
-/** Freezes a value at every depth, so a shared completed document cannot be changed by a reader. */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /** Rules one field cannot express, checked on the merged document. */

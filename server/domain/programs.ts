@@ -7,6 +7,7 @@ import { InvalidStateError, NotAuthorizedError, NotFoundError } from '../errors.
 import { assertProgramCapacity, assertRestAccess, type TeamBilling } from './plans.ts';
 import { defaultDocuments, type ProgramDocuments } from './program-config.ts';
 import type { Campaign, CampaignCreate, CampaignUpdate } from '../../shared/schemas/campaign.ts';
+import { deepFreeze } from '../../shared/freeze.ts';
 
 /** A program as stored, with its documents parsed. */
 export interface Program {
@@ -42,15 +43,6 @@ const MOVES: Record<string, string[]> = { DRAFT: ['IN_PROGRESS', 'COMPLETE'], IN
 
 /** Programs whose parsed documents one process keeps. */
 const PARSED_CACHE_SIZE = 1000;
-
-/** Freezes a parsed JSON value at every depth. */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 /** Maps a programs row (`documents`: already parsed ones to use instead of the row's texts). */
 export function toProgram(row: any, documents?: ProgramDocuments): Program {
