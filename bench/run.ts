@@ -236,43 +236,62 @@ interface LoadResult {
   latencies: number[];
 }
 
-/** N workers, each with one request in flight at a time over a shared keep-alive agent, until the deadline. */
-async function load(url: string, headers: Record<string, string>, ms: number): Promise<LoadResult> {
+/** One request of a load: `content-length` is added for a body. */
+interface BenchRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * CONNECTIONS workers, each with one request in flight at a time over a shared keep-alive agent,
+ * until the deadline or until `next` has nothing more to send (null). A failed request is counted
+ * and its worker pauses 10 ms (a refused connection fails at once; don't spin on it).
+ */
+async function drive(ms: number, next: (worker: number) => BenchRequest | null): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   let errors = 0;
-  const once = () =>
+  const once = (r: BenchRequest) =>
     new Promise<number>((resolve, reject) => {
-      const req = http.request(url, { method: 'GET', agent, headers }, (res) => {
+      const headers = r.body === undefined ? r.headers : { ...r.headers, 'content-length': String(Buffer.byteLength(r.body)) };
+      const req = http.request(r.url, { method: r.method, agent, headers }, (res) => {
         res.on('error', reject);
         res.on('end', () => resolve(res.statusCode ?? 0));
         res.resume();
       });
       req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('request timed out')));
       req.on('error', reject);
-      req.end();
+      req.end(r.body);
     });
   const start = performance.now();
   const deadline = start + ms;
-  const worker = async () => {
+  const worker = async (i: number) => {
     while (performance.now() < deadline) {
+      const r = next(i);
+      if (!r) return;
       const t0 = performance.now();
       try {
-        const status = await once();
+        const status = await once(r);
         latencies.push(performance.now() - t0);
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
       } catch {
         errors++;
-        // A refused connection fails at once; don't spin on it.
-        await new Promise((r) => setTimeout(r, 10));
+        await new Promise((resolve) => setTimeout(resolve, 10));
       }
     }
   };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => worker(i)));
   const seconds = (performance.now() - start) / 1000;
   agent.destroy();
   return { completed: latencies.length, errors, statuses, seconds, latencies };
+}
+
+/** GET `url` until the deadline. */
+function load(url: string, headers: Record<string, string>, ms: number): Promise<LoadResult> {
+  return drive(ms, () => ({ url, method: 'GET', headers }));
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -419,44 +438,11 @@ async function call(t: Target, method: string, pathname: string, key: string, bo
   return JSON.parse(text);
 }
 
-/** CONNECTIONS workers POST `{}` to each path once, in order, until the paths or the time run out. */
-async function loadOnce(base: string, paths: string[], headers: Record<string, string>, ms: number): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
-  let errors = 0;
-  let next = 0;
-  const body = '{}';
-  const once = (pathname: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request(base + pathname, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': '2' } }, (res) => {
-        res.on('error', reject);
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.resume();
-      });
-      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('request timed out')));
-      req.on('error', reject);
-      req.end(body);
-    });
-  const start = performance.now();
-  const deadline = start + ms;
-  const worker = async () => {
-    while (performance.now() < deadline && next < paths.length) {
-      const pathname = paths[next++]!;
-      const t0 = performance.now();
-      try {
-        const status = await once(pathname);
-        latencies.push(performance.now() - t0);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      } catch {
-        errors++;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  const seconds = (performance.now() - start) / 1000;
-  agent.destroy();
-  return { completed: latencies.length, errors, statuses, seconds, latencies };
+/** POST `{}` to each path once, in order, until the paths or the time run out. */
+function loadOnce(base: string, paths: string[], headers: Record<string, string>, ms: number): Promise<LoadResult> {
+  const json = { ...headers, 'content-type': 'application/json' };
+  let n = 0;
+  return drive(ms, () => (n < paths.length ? { url: base + paths[n++]!, method: 'POST', headers: json, body: '{}' } : null));
 }
 
 /**
@@ -526,47 +512,19 @@ function v7From(v4: string): string {
   return `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7${v4.slice(15)}`;
 }
 
-/** CONNECTIONS workers, each with its own client session, POST visits with fresh ids until the deadline. */
-async function loadVisits(base: string, sessions: string[], code: string, ms: number, ids: () => string): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
-  let errors = 0;
-  const once = (token: string) =>
-    new Promise<number>((resolve, reject) => {
-      const body = JSON.stringify({
-        visitId: ids(),
-        attribution: { referralCode: code, utm: { utm_source: 'bench', utm_medium: 'share' }, destination: 'https://shop.example.com/landing' },
-      });
-      const headers = { 'x-session-token': token, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
-      const req = http.request(`${base}/mobile/v2/visits`, { method: 'POST', agent, headers }, (res) => {
-        res.on('error', reject);
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.resume();
-      });
-      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('request timed out')));
-      req.on('error', reject);
-      req.end(body);
-    });
-  const start = performance.now();
-  const deadline = start + ms;
-  const worker = async (i: number) => {
-    while (performance.now() < deadline) {
-      const t0 = performance.now();
-      try {
-        const status = await once(sessions[i % sessions.length]!);
-        latencies.push(performance.now() - t0);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      } catch {
-        errors++;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => worker(i)));
-  const seconds = (performance.now() - start) / 1000;
-  agent.destroy();
-  return { completed: latencies.length, errors, statuses, seconds, latencies };
+/** POST visits with fresh ids until the deadline, each connection with its own client session. */
+function loadVisits(base: string, sessions: string[], code: string, ms: number, ids: () => string): Promise<LoadResult> {
+  const url = `${base}/mobile/v2/visits`;
+  const headers = sessions.map((token) => ({ 'x-session-token': token, 'content-type': 'application/json' }));
+  return drive(ms, (i) => ({
+    url,
+    method: 'POST',
+    headers: headers[i % headers.length]!,
+    body: JSON.stringify({
+      visitId: ids(),
+      attribution: { referralCode: code, utm: { utm_source: 'bench', utm_medium: 'share' }, destination: 'https://shop.example.com/landing' },
+    }),
+  }));
 }
 
 /**
@@ -726,44 +684,14 @@ function printTable(rows: Row[], bare: number): void {
 
 // --- affiliate money: recording sales -----------------------------------------------------------
 
-/** CONNECTIONS workers POST `make(i)` (a fresh path and JSON body per request) until the deadline. */
-async function loadPosts(base: string, make: (i: number) => { pathname: string; body: string }, headers: Record<string, string>, ms: number): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
-  let errors = 0;
-  let next = 0;
-  const once = (pathname: string, body: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request(base + pathname, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-        res.on('error', reject);
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.resume();
-      });
-      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('request timed out')));
-      req.on('error', reject);
-      req.end(body);
-    });
-  const start = performance.now();
-  const deadline = start + ms;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      const { pathname, body } = make(next++);
-      const t0 = performance.now();
-      try {
-        const status = await once(pathname, body);
-        latencies.push(performance.now() - t0);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      } catch {
-        errors++;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  const seconds = (performance.now() - start) / 1000;
-  agent.destroy();
-  return { completed: latencies.length, errors, statuses, seconds, latencies };
+/** POST `make(i)` (a fresh path and JSON body per request) until the deadline. */
+function loadPosts(base: string, make: (i: number) => { pathname: string; body: string }, headers: Record<string, string>, ms: number): Promise<LoadResult> {
+  const json = { ...headers, 'content-type': 'application/json' };
+  let n = 0;
+  return drive(ms, () => {
+    const { pathname, body } = make(n++);
+    return { url: base + pathname, method: 'POST', headers: json, body };
+  });
 }
 
 /**
