@@ -55,6 +55,13 @@ export const payoutStatusChange = z
     status: z.enum(['QUEUED', 'ISSUED', 'FAILED', 'REVERSED']).meta({
       description: 'UPCOMING → QUEUED (sent to the provider batch); UPCOMING/QUEUED → ISSUED or FAILED; ISSUED → REVERSED. Anything else is 406.',
     }),
+    reason: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .optional()
+      .meta({ description: 'Why (a provider reference, a bounce): kept in the affiliate’s activity log with the status change.' }),
   })
   .meta({ id: 'PayoutStatusChange' });
 

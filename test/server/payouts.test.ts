@@ -100,6 +100,23 @@ describe('POST /campaign/:id/payouts/:payoutId/status', () => {
     expect((await setStatus(p, payout.id, 'QUEUED')).status).toBe(406);
   });
 
+  it('keeps a reason, when given, in the affiliate’s activity log; an empty or overlong one is 400', async () => {
+    const p = await moneyProgram(app);
+    await sale(app, p, { grossAmount: 10_000, orderId: 'r' });
+    const payout = (await run(p)).body.payouts[0];
+    const status = (body: unknown) => app.request('POST', `/v2/campaign/${p.pid}/payouts/${payout.id}/status`, { key: p.key, body });
+    const empty = await status({ status: 'FAILED', reason: '   ' });
+    expect(empty.status).toBe(400);
+    expect(empty.body.errors[0].field).toBe('reason');
+    expect((await status({ status: 'FAILED', reason: 'x'.repeat(501) })).status).toBe(400);
+    const failed = await status({ status: 'FAILED', reason: '  PayPal: receiver account unconfirmed ' });
+    expect(failed.status, failed.text).toBe(200);
+    const log = await app.deps.db.knex('activity_logs').where({ participant_id: p.affiliate.id, action: 'payout.status' });
+    expect(log).toHaveLength(1);
+    expect(log[0].text).toBe(`Payout ${payout.id} FAILED: PayPal: receiver account unconfirmed`);
+    expect(JSON.parse(log[0].data)).toEqual({ payoutId: payout.id, status: 'FAILED', reason: 'PayPal: receiver account unconfirmed' });
+  });
+
   it('FAILED releases the commissions for the next run', async () => {
     const p = await moneyProgram(app);
     await sale(app, p, { grossAmount: 10_000, orderId: 'f' });

@@ -64,7 +64,7 @@ export const setPayoutStatus = operation({
     'refloop extension (manual provider). Report what happened to a payout: QUEUED (in a provider batch), ISSUED (commissions become PAID; NEW_PAYOUT_ISSUED), FAILED (commissions released for the next run), or REVERSED after ISSUED. Other moves answer 406.',
   body: payoutStatusChange,
   response: payout,
-  handler: ({ body, params, program, deps }) => deps.payouts.setStatus(program!, params.payoutId!, body.status),
+  handler: ({ body, params, program, deps }) => deps.payouts.setStatus(program!, params.payoutId!, body.status, body.reason),
 });
 
 /** PO3 `GET /campaign/{id}/payouts/export.csv` (refloop extension). */
