@@ -6,6 +6,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import type { Config } from '../config.ts';
 import { migrationSource } from './migrations.ts';
+import { BackgroundCheckpointer, AUTO_CHECKPOINT_PAGES, type CheckpointerOptions } from './checkpointer.ts';
 
 // Epoch-millisecond bigint columns come back as numbers, as on SQLite (they stay far below 2^53).
 pg.types.setTypeParser(20, (v: string) => Number(v));
@@ -41,6 +42,8 @@ export interface Db {
    * leave queries running when it settles (its savepoint ends then).
    */
   grouped<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+  /** SQLite files only: the thread that takes WAL checkpoints off the request thread under load (null otherwise). */
+  checkpointer: BackgroundCheckpointer | null;
   /** Closes every connection. */
   close(): Promise<void>;
 }
@@ -69,10 +72,16 @@ interface PgConnection {
 // into a sub-journal, which beyond 64 KiB spilled into a temporary file (a trigger changes ≈ 50
 // pages), costing write calls on every insert; in memory it is a copy. The trade-off: sorts and
 // temporary b-trees (analytics GROUP BY / DISTINCT over large windows) are held in memory too.
-const PRAGMAS = ['journal_mode = WAL', 'foreign_keys = ON', 'busy_timeout = 5000', 'synchronous = NORMAL', 'wal_autocheckpoint = 10000', 'temp_store = MEMORY'];
+// Under a steady write load the checkpoints move to a thread of their own (server/db/checkpointer.ts).
+const PRAGMAS = ['journal_mode = WAL', 'foreign_keys = ON', 'busy_timeout = 5000', 'synchronous = NORMAL', `wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`, 'temp_store = MEMORY'];
+
+export interface OpenDbOptions {
+  /** SQLite files: when and how checkpoints move off the request thread; `false` keeps SQLite's automatic checkpoints. */
+  checkpointer?: CheckpointerOptions | false;
+}
 
 /** Opens the configured database; SQLite connections get WAL, foreign keys and a busy timeout. */
-export function openDb(database: Config['database']): Db {
+export function openDb(database: Config['database'], opts: OpenDbOptions = {}): Db {
   if (database.client === 'pg') {
     const knex = knexFactory({
       client: 'pg',
@@ -108,10 +117,12 @@ export function openDb(database: Config['database']): Db {
       },
       grouped: (fn) => knex.transaction(fn),
       statements: statementsOf,
+      checkpointer: null,
       close: () => knex.destroy(),
     };
   }
   if (database.filename !== ':memory:') fs.mkdirSync(path.dirname(database.filename), { recursive: true });
+  let checkpointer: BackgroundCheckpointer | null = null;
   const knex = knexFactory({
     client: 'better-sqlite3',
     connection: { filename: database.filename },
@@ -122,6 +133,7 @@ export function openDb(database: Config['database']): Db {
       afterCreate(conn: Database.Database, done: (err: Error | null, c: unknown) => void) {
         try {
           for (const p of PRAGMAS) conn.pragma(p);
+          checkpointer?.configure(conn);
           cachePrepare(conn);
           done(null, conn);
         } catch (err) {
@@ -141,6 +153,14 @@ export function openDb(database: Config['database']): Db {
     if (!st) statements.set(sql, (st = conn.prepare(sql)));
     return st;
   };
+  if (database.filename !== ':memory:' && opts.checkpointer !== false) {
+    checkpointer = new BackgroundCheckpointer(
+      database.filename,
+      () => client.acquireConnection(),
+      (conn) => client.releaseConnection(conn),
+      opts.checkpointer || {},
+    );
+  }
   const sqliteStatements = (conn: Database.Database): BatchStatements => sqliteStatementsOn((sql) => prepared(conn, sql));
   const run = async <R>(sql: string, params: unknown[], use: (st: Database.Statement, params: unknown[]) => R): Promise<R> => {
     const conn = await client.acquireConnection();
@@ -182,7 +202,11 @@ export function openDb(database: Config['database']): Db {
     },
     grouped: groupCommit(knex),
     statements: statementsOf,
-    close: () => knex.destroy(),
+    checkpointer,
+    async close() {
+      await checkpointer?.close();
+      await knex.destroy();
+    },
   };
 }
 
