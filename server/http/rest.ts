@@ -195,16 +195,50 @@ function bodyError(err: Error): AppError {
   return new ValidationError('The request body is not valid JSON.', undefined, ERROR_CODES.INVALID_JSON);
 }
 
+/** Which group a path (after `/v2`) falls in: its first and third segments, lower-cased (routes match case-insensitively). */
+function groupOf(method: string, path: string): string {
+  const s = path.split('/', 4);
+  return `${method === 'HEAD' ? 'GET' : method} ${(s[1] ?? '').toLowerCase()}/${(s[3] ?? '').toLowerCase()}`;
+}
+
+/**
+ * The routes table, split by method and the literal first and third path segments (`campaign` …
+ * `participant`): @koa/router tries every route's pattern in turn, so each request now tries the
+ * few of its group (at most eight) instead of all of them. A route with a parameter in either
+ * segment would go to a group every request also tries (none today).
+ */
+function groupedRoutes(operations: Operation[], deps: Deps): Koa.Middleware {
+  const groups = new Map<string, InstanceType<typeof Router>>();
+  const everywhere: InstanceType<typeof Router> = new Router({ prefix: '/v2' });
+  let anywhere = false;
+  for (const op of operations) {
+    const s = op.path.split('/', 4);
+    const param = /^[:{*(]/;
+    let router: InstanceType<typeof Router> = everywhere;
+    if (param.test(s[1] ?? '') || param.test(s[3] ?? '')) anywhere = true;
+    else {
+      const key = groupOf(op.method, op.path);
+      router = groups.get(key) ?? new Router({ prefix: '/v2' });
+      groups.set(key, router);
+    }
+    router.register(op.path, [op.method], handle(op, deps), { name: op.name });
+  }
+  const middleware = new Map([...groups].map(([k, r]) => [k, r.routes()]));
+  const fallback = anywhere ? everywhere.routes() : null;
+  return (ctx, next) => {
+    const group = middleware.get(groupOf(ctx.method, ctx.path.slice(3)));
+    const rest = fallback ? () => fallback(ctx as never, next) : next;
+    return group ? group(ctx as never, rest) : rest();
+  };
+}
+
 /**
  * The `/v2` REST API: per-IP concurrency cap and public budget first, then body parsing, then the
  * routes table. Sends no CORS headers: the REST key never belongs in a browser.
  */
 export function restApi(deps: Deps, operations: Operation[]): Koa.Middleware {
   assertOperationsDeclared(operations);
-  const router = new Router({ prefix: '/v2' });
-  for (const op of operations) {
-    router.register(op.path, [op.method], handle(op, deps), { name: op.name });
-  }
+  const routes = groupedRoutes(operations, deps);
   const parser = bodyParser({
     enableTypes: ['json', 'form'],
     jsonLimit: JSON_LIMIT,
@@ -214,7 +248,6 @@ export function restApi(deps: Deps, operations: Operation[]): Koa.Middleware {
       throw bodyError(err);
     },
   });
-  const routes = router.routes();
   return async (ctx, next) => {
     if (ctx.path !== '/v2' && !ctx.path.startsWith('/v2/')) return next();
     await deps.limits.guardIp(ctx.ip, (headers) => ctx.set(headers), async () => {

@@ -140,3 +140,29 @@ describe('unknown routes and malformed bodies', () => {
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
+
+describe('routing', () => {
+  it('finds an operation whatever the case of its path, answers HEAD like GET, and words 404 for unknown paths and methods', async () => {
+    const acct = await verifiedAccount(app, 'routing@acme-widgets.com');
+    const upper = await app.request('GET', '/v2/TEAM', { key: acct.key });
+    expect(upper.status).toBe(200);
+    expect(upper.body.name).toBeDefined();
+    const head = await fetch(`${app.url}/v2/team`, { method: 'HEAD', headers: { authorization: `Bearer ${acct.key}` } });
+    expect(head.status).toBe(200);
+    const campaign = await app.request('POST', '/v2/campaigns', { key: acct.key, body: { type: 'REFERRAL' } });
+    expect(campaign.status).toBe(200);
+    const participants = await app.request('GET', `/v2/Campaign/${campaign.body.id}/Participants`, { key: acct.key });
+    expect(participants.status).toBe(200);
+    for (const [method, path] of [
+      ['GET', '/v2/nothing-here'],
+      ['GET', `/v2/campaign/${campaign.body.id}/nothing-here`],
+      ['PUT', '/v2/team'],
+      ['DELETE', `/v2/campaign/${campaign.body.id}/participants`],
+    ] as const) {
+      const res = await app.request(method, path, { key: acct.key });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.body).toMatchObject({ code: 'NOT_FOUND_ERROR', status: 404 });
+      expect(res.body.message).toBe(`No operation ${method} ${path}.`);
+    }
+  });
+});
