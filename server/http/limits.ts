@@ -42,6 +42,8 @@ export class Limits {
   readonly invitesPerTeam: RateLimiterAbstract;
   /** Emails to one participant through `POST …/participant/{p}/email`, per team per hour. */
   readonly participantEmails: RateLimiterAbstract;
+  /** MCP dynamic client registrations per IP per hour (the MCP SDK's own cap), counted in the database like the team budgets, so every process shares it. */
+  readonly clientRegistration: RateLimiterAbstract;
   readonly #inFlightPerIp = new Map<string, number>();
   readonly #inFlightRequests = new Set<string>();
 
@@ -71,6 +73,7 @@ export class Limits {
     this.invitesPerParticipant = make('inv_p', l.invitesPerParticipantPerDay, 86_400);
     this.invitesPerTeam = make('inv_t', l.invitesPerTeamPerHour, 3600);
     this.participantEmails = make('pmail', l.participantEmailsPerTeamPerHour, 3600);
+    this.clientRegistration = make('oauth_reg', CLIENT_REGISTRATIONS_PER_HOUR, 3600);
   }
 
   /** Charges the public per-IP budget (before authentication); standard headers describe only it. */
@@ -209,6 +212,9 @@ export class Limits {
     this.#inFlightRequests.delete(fingerprint);
   }
 }
+
+/** Dynamic client registrations one address may make per hour (the MCP SDK's default, kept). */
+export const CLIENT_REGISTRATIONS_PER_HOUR = 20;
 
 /** Consumes one point; a rejection is "over", a store failure is a 503 (never an accidental allow or a 500). */
 export async function consume(limiter: RateLimiterAbstract, key: string): Promise<{ res: RateLimiterRes; over: boolean }> {

@@ -9,6 +9,7 @@ import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handler
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Deps } from '../deps.ts';
 import { AccountDisabledError, UnavailableError } from '../errors.ts';
+import { consume } from '../http/limits.ts';
 import { MCP_SCOPES } from './scopes.ts';
 import { McpOAuthProvider } from './oauth-provider.ts';
 import { mcpUrls, OAUTH_PATHS, type McpUrls } from './urls.ts';
@@ -110,10 +111,11 @@ export function mcpEndpoints(deps: Deps): Koa.Middleware {
   const oauth = express();
   oauth.disable('x-powered-by');
   oauth.set('trust proxy', deps.config.trustProxy);
-  // Our per-IP gate (concurrency and public budget) covers every endpoint; registration keeps the SDK's stricter hourly cap.
+  // Our per-IP gate (concurrency and public budget) covers every endpoint; registration also has the
+  // SDK's stricter hourly cap, counted by our limiter in the database (the SDK's counts per process).
   oauth.use(OAUTH_PATHS.authorize, authorizationHandler({ provider, rateLimit: false }));
   oauth.use(OAUTH_PATHS.token, tokenHandler({ provider, rateLimit: false }));
-  oauth.use(OAUTH_PATHS.register, clientRegistrationHandler({ clientsStore: provider.clientsStore, clientSecretExpirySeconds: 0, rateLimit: { validate: false } as never }));
+  oauth.use(OAUTH_PATHS.register, clientRegistrationHandler({ clientsStore: provider.clientsStore, clientSecretExpirySeconds: 0, rateLimit: false }));
   oauth.use(OAUTH_PATHS.revoke, revocationHandler({ provider, rateLimit: false }));
   const oauthPaths = new Set<string>(Object.values(OAUTH_PATHS));
   const tools = allTools();
@@ -179,7 +181,20 @@ export function mcpEndpoints(deps: Deps): Koa.Middleware {
       return;
     }
     if (oauthPaths.has(path)) {
-      await deps.limits.guardIp(ctx.ip, (h) => ctx.set(h), () => runExpress(oauth, ctx));
+      await deps.limits.guardIp(ctx.ip, (h) => ctx.set(h), async () => {
+        if (path === OAUTH_PATHS.register && ctx.method === 'POST') {
+          const { over, res } = await consume(deps.limits.clientRegistration, ctx.ip);
+          if (over) {
+            // The SDK's own answer for its cap: an OAuth error object.
+            ctx.status = 429;
+            ctx.set('Retry-After', String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))));
+            ctx.set('Cache-Control', 'no-store');
+            ctx.body = { error: 'too_many_requests', error_description: 'You have exceeded the rate limit for client registration requests' };
+            return;
+          }
+        }
+        await runExpress(oauth, ctx);
+      });
       return;
     }
     if (path === deps.config.mcp.onboardPath) {

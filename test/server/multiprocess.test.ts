@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshDatabase, startApp, verifiedAccount } from '../helpers/app.ts';
+import { freshDatabase, startApp, verifiedAccount, RAISED_LIMITS } from '../helpers/app.ts';
 
 describe('several server processes on one database', () => {
   it('share one team rate-limit budget', async () => {
@@ -16,6 +16,27 @@ describe('several server processes on one database', () => {
       const fifth = await a.request('GET', '/v2/team', { key: acct.key });
       expect(fifth.status).toBe(429);
       expect((await b.request('GET', '/v2/team', { key: acct.key })).status).toBe(429);
+    } finally {
+      await a.close();
+      await b.close();
+      await db.cleanup();
+    }
+  });
+
+  it('share the MCP client-registration cap of 20 an hour per address', async () => {
+    const db = await freshDatabase();
+    const env = { ...RAISED_LIMITS, RATE_LIMIT_STORE: 'database' };
+    const a = await startApp(env, { databaseUrl: db.url });
+    const b = await startApp(env, { databaseUrl: db.url });
+    try {
+      const body = { redirect_uris: ['https://host.example/cb'], token_endpoint_auth_method: 'none' };
+      for (let i = 0; i < 20; i++) expect((await (i % 2 ? a : b).request('POST', '/oauth/register', { body })).status).toBe(201);
+      for (const app of [a, b]) {
+        const over = await app.request('POST', '/oauth/register', { body });
+        expect(over.status).toBe(429);
+        expect(over.body).toEqual({ error: 'too_many_requests', error_description: 'You have exceeded the rate limit for client registration requests' });
+        expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
     } finally {
       await a.close();
       await b.close();
