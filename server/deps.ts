@@ -12,6 +12,7 @@ import { ProgramConfig, registerConfigHooks } from './domain/program-config.ts';
 import { Webhooks } from './domain/webhooks.ts';
 import { RewardConfigs, registerRewardConfigHooks } from './domain/reward-configs.ts';
 import { Maintenance } from './domain/maintenance.ts';
+import { TeamNotifications } from './domain/team-notifications.ts';
 import { Owners } from './domain/owners.ts';
 import { Sealer, newSecret } from './crypto.ts';
 import { Limits } from './http/limits.ts';
@@ -61,6 +62,8 @@ export interface Deps {
   webhooks: Webhooks;
   rewardConfigs: RewardConfigs;
   maintenance: Maintenance;
+  /** Team notification emails (options.notificationEmails): the 10-minute digest sweep. */
+  teamNotifications: TeamNotifications;
   owners: Owners;
   limits: Limits;
   /** The participant API's budgets, shared by its router and the visit fast path. */
@@ -140,6 +143,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const fraud = new Fraud(db, clock, log, participants, activity, webhooks, programs);
   registerFraudHooks(participants, fraud);
   const analytics = new Analytics(db, clock, participants);
+  const teamNotifications = new TeamNotifications(db, clock, config, log, jobs, mailer, analytics);
   // Program emails and invitations hook participant creation after fraud screening, so a blocked sign-up sends nothing.
   const programEmails = new ProgramEmails(db, clock, config, mailer, activity, participants, limits, secret);
   // Earned rewards send the program's `goalAchieved` email to their recipient (leaderboard prizes excepted:
@@ -186,6 +190,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     webhooks,
     rewardConfigs,
     maintenance,
+    teamNotifications,
     owners,
     limits,
     mobileLimits: new MobileLimits(config, db),

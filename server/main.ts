@@ -32,6 +32,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Ru
   });
   if (config.jobs.enabled) {
     await deps.maintenance.schedule();
+    await deps.teamNotifications.schedule();
     deps.jobs.start();
   }
   const address = server.address();
