@@ -50,6 +50,8 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
   MOBILE_RATE_LIMIT_PER_MINUTE: int(1, 1e9).default(600),
   MOBILE_SESSIONS_PER_IP_PER_MINUTE: int(1, 1e9).default(600),
+  LOGIN_LINKS_PER_EMAIL: int(1, 1e9).default(3),
+  LOGIN_LINKS_PER_IP: int(1, 1e9).default(20),
   MOBILE_PROGRAM_RATE_LIMIT_PER_MINUTE: int(1, 1e9).default(60_000),
   MOBILE_PROGRAM_VISITS_PER_MINUTE: int(1, 1e9).default(240_000),
   MOBILE_VISIT_WAIT_MS: int(1, 60_000).default(1000),
@@ -114,6 +116,10 @@ export interface Config {
     ratePerMinute: number;
     /** Session creations per minute per IP address. */
     sessionsPerIpPerMinute: number;
+    /** One-time sign-in link requests per email address (per program) per 15 minutes. */
+    loginLinksPerEmail: number;
+    /** One-time sign-in link requests per IP address per 15 minutes. */
+    loginLinksPerIp: number;
     /** Calls other than visits (sessions included) per minute per program, all processes together with a database store. */
     programCallsPerMinute: number;
     /** Visits per minute per program. */
@@ -241,6 +247,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     mobile: {
       ratePerMinute: e.MOBILE_RATE_LIMIT_PER_MINUTE,
       sessionsPerIpPerMinute: e.MOBILE_SESSIONS_PER_IP_PER_MINUTE,
+      loginLinksPerEmail: e.LOGIN_LINKS_PER_EMAIL,
+      loginLinksPerIp: e.LOGIN_LINKS_PER_IP,
       programCallsPerMinute: e.MOBILE_PROGRAM_RATE_LIMIT_PER_MINUTE,
       programVisitsPerMinute: e.MOBILE_PROGRAM_VISITS_PER_MINUTE,
       visitWaitMs: e.MOBILE_VISIT_WAIT_MS,

@@ -17,6 +17,7 @@ import { Owners } from './domain/owners.ts';
 import { Sealer, newSecret } from './crypto.ts';
 import { Limits } from './http/limits.ts';
 import { MobileLimits } from './http/mobile/limits.ts';
+import { LoginLinks } from './domain/login-links.ts';
 import { Resources } from './domain/resources.ts';
 import { Rewards } from './domain/rewards.ts';
 import { ReferralTriggers } from './domain/referral-triggers.ts';
@@ -81,6 +82,8 @@ export interface Deps {
   sealer: Sealer;
   /** The participant API: participant tokens and auth secrets, cached program views, sessions, visit receipts, visits. */
   participantTokens: ParticipantTokens;
+  /** One-time email sign-in links for returning participants (the transactional `loginLink` email). */
+  loginLinks: LoginLinks;
   mobilePrograms: MobilePrograms;
   mobileSessions: MobileSessions;
   receipts: Receipts;
@@ -206,6 +209,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     storage,
     sealer,
     participantTokens,
+    loginLinks: new LoginLinks(db, clock, config, programEmails, participantTokens),
     mobilePrograms,
     mobileSessions,
     receipts,

@@ -19,6 +19,7 @@ import * as m017 from './migrations/017_payout_providers.ts';
 import * as m018 from './migrations/018_rank_histogram.ts';
 import * as m019 from './migrations/019_oauth_expiry_indexes.ts';
 import * as m020 from './migrations/020_team_notifications.ts';
+import * as m021 from './migrations/021_participant_login_tokens.ts';
 
 /** A migration: name plus up/down, kept in code so the CLI, tests and the server share one ordered list. */
 interface Migration {
@@ -48,6 +49,7 @@ const migrations: Migration[] = [
   { name: '018_rank_histogram', ...m018 },
   { name: '019_oauth_expiry_indexes', ...m019 },
   { name: '020_team_notifications', ...m020 },
+  { name: '021_participant_login_tokens', ...m021 },
 ];
 
 /** knex migration source over the in-code list (no file globbing, so it works under tsx and bundlers). */

@@ -55,6 +55,8 @@ export class Maintenance {
       mcp_oauth_codes: await k('mcp_oauth_codes').where('expires_at', '<', now - 24 * HOUR).del(),
       mcp_oauth_tokens: await k('mcp_oauth_tokens').where('expires_at', '<', now - 24 * HOUR).del(),
       mcp_oauth_grants: await k('mcp_oauth_grants').whereNotNull('revoked_at').where('revoked_at', '<', now - 30 * 24 * HOUR).del(),
+      // One-time sign-in links (migration 021): useless once expired, used or not.
+      participant_login_tokens: await k('participant_login_tokens').where('expires_at', '<', now).del(),
       ...(await pruneRetained(this.db, now)),
     };
   }

@@ -214,12 +214,34 @@ export const mobileParticipantCreate = z
 /** `POST /mobile/v2/participants` answer. */
 export const mobileParticipantCreated = z
   .object({
-    requiresParticipantToken: z.boolean().meta({ description: 'True when the email already belongs to a participant: nothing is returned; get a token from your backend (REST P10) or auto-authentication.' }),
+    requiresParticipantToken: z.boolean().meta({ description: 'True when the email already belongs to a participant: nothing is returned; get a token from your backend (REST P10), auto-authentication or a sign-in link (POST /participant/login-link).' }),
     participant: mobileParticipant.nullable(),
     participantToken: z.string().optional(),
     expiresIn: z.number().int().optional(),
   })
   .meta({ id: 'MobileParticipantCreated' });
+
+/** `POST /mobile/v2/participant/login-link` body: ask for a one-time sign-in link by email. */
+export const mobileLoginLinkRequest = z
+  .strictObject({
+    email: participantEmail,
+    returnUrl: z
+      .string()
+      .max(2048)
+      .optional()
+      .meta({ description: 'The page the link returns to (grsfLogin=<token> is added). Used only when it is on one of the program’s allowed sites; otherwise the installation shareUrl.' }),
+  })
+  .meta({ id: 'MobileLoginLinkRequest' });
+
+/** `POST /mobile/v2/participant/login-link` answer: the same whether or not the email belongs to a participant. */
+export const mobileLoginLinkSent = z
+  .object({ sent: z.literal(true).meta({ description: 'Always true: the answer never reveals whether the email belongs to a participant.' }) })
+  .meta({ id: 'MobileLoginLinkSent' });
+
+/** `POST /mobile/v2/participant/login-link/redeem` body. */
+export const mobileLoginLinkRedeem = z
+  .strictObject({ token: z.string().min(1).max(128).meta({ description: 'The grsfLogin value from the sign-in link.' }) })
+  .meta({ id: 'MobileLoginLinkRedeem' });
 
 /** `POST /mobile/v2/referred-participants` body (addReferredParticipant). */
 export const mobileReferredParticipantCreate = mobileParticipantCreate

@@ -292,6 +292,15 @@ export function attributionSuite(mode: Mode & { open(spec: PageSpec, origin: str
       await waitFor(() => boots.length === 1, 'boot for an element parsed after the script ran');
     });
 
+    it('boots the window on a page opened from a sign-in link (grsfLogin), with nothing else on the page', async () => {
+      await settled(await open({ url: 'http://shop.example/account?grsfLogin=abc' }));
+      await waitFor(() => boots.length === 1, 'boot for grsfLogin');
+      unloadPage();
+      boots.length = 0;
+      await settled(await open({ url: 'http://shop.example/account?tab=1' }));
+      expect(boots).toEqual([]);
+    });
+
     it('turns a click on a .growsurf-open-window element added later into a queued open() and boots the window', async () => {
       await settled(await open({ url: 'http://shop.example/' }));
       expect(boots).toEqual([]);

@@ -112,7 +112,8 @@ export function start(load: Loader = (u) => import(/* @vite-ignore */ u)): Promi
 
     return ready
       .then(async (rt) => {
-        if (await store.get(PARTICIPANT_TOKEN)) boot();
+        // A sign-in link's way back (grsfLogin): only the window can redeem it.
+        if (/grsfLogin=/.test(location.search) || (await store.get(PARTICIPANT_TOKEN))) boot();
         if (MAY_CARRY_ATTRIBUTION.test(location.href) || (await store.get<unknown[]>(VISITS))?.length)
           await (await load(rt.assetBase + (import.meta.env.DEV ? 'attribution/capture.ts' : __REFLOOP_CAPTURE__))).capture(rt, location.href, d.referrer, noted);
         else if (import.meta.env.DEV) notSending('no attribution in the URL and nothing queued');

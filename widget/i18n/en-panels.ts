@@ -84,4 +84,11 @@ export const enPanels = {
   'application.email': 'Email',
   'application.terms': 'I accept the program terms',
   'application.termsLink': 'Read the terms',
+  'login.heading': 'Sign in',
+  'login.description': 'Enter the email you signed up with and we will send you a sign-in link.',
+  'login.email': 'Email',
+  'login.sent': 'Check your inbox for a sign-in link.',
+  'login.cooldown': 'Please wait a moment before asking for another link.',
+  'login.back': 'Back to sign-up',
+  'login.failed': 'This sign-in link is invalid, expired or already used. Ask for a new one below.',
 } as const;

@@ -148,11 +148,15 @@ export async function start(rt: WidgetRuntime): Promise<void> {
   g.growsurf = Object.assign(g.growsurf ?? {}, m);
   g.refloop = Object.assign(g.refloop ?? {}, m);
 
+  // A sign-in link's token (grsfLogin) is redeemed before auto-authentication, which wins when the page also sends one.
+  const login = /grsfLogin=/.test(location.search) ? await import('./panels/login.tsx').then((m) => m.redeemLoginFromUrl(), () => false) : null;
   // A wrong grsfConfig hash must not keep the rest of the widget from working.
   await act.init().catch(() => refresh());
   stopBadge?.();
   stopBadge = effect(() => paintBadges(unread.value));
   initElements();
+  // Back from a sign-in link: show the portal, or the sign-up view with why the link did not work.
+  if (login !== null) openWindow();
   if (!clicks) {
     clicks = true;
     document.addEventListener('click', (e) => {

@@ -7,6 +7,9 @@ import type { WidgetRuntime } from '../runtime.ts';
 import type { Api, Campaign, InvitesInput, WindowPayload } from './api.ts';
 import { setLanguage } from '../i18n/index.ts';
 
+/** Why the sign-up view is shown after a sign-in link did not work, or '' (set by the login chunk, drawn by the sign-up panel). */
+export const loginNotice = signal('');
+
 /** What the window and every element draw from. */
 export type State =
   | { status: 'loading' }

@@ -15,7 +15,9 @@ interface PolicyState {
   charge: BudgetCharge;
 }
 
-const policyItem = (token: string, points: number) => `"${token}";q=${points};w=${WINDOW_S}`;
+const policyItem = (token: string, points: number, windowS = WINDOW_S) => `"${token}";q=${points};w=${windowS}`;
+/** Sign-in link requests are counted over 15 minutes, the links' lifetime. */
+const LOGIN_WINDOW_S = 15 * 60;
 
 /** Which of a program's budgets a call is charged to. */
 export type ProgramBudget = 'calls' | 'visits';
@@ -33,6 +35,10 @@ export class MobileLimits {
   readonly #program: Record<ProgramBudget, { token: string; name: string; policy: string; charge: (key: string) => Promise<BudgetCharge> }>;
   readonly #sessionPolicy: string;
   readonly #callPolicy: string;
+  readonly #loginIp: RateLimiterAbstract;
+  readonly #loginEmail: RateLimiterAbstract;
+  readonly #loginIpPolicy: string;
+  readonly #loginEmailPolicy: string;
 
   constructor(
     private readonly config: Config,
@@ -58,6 +64,17 @@ export class MobileLimits {
       calls: { token: 'program', name: 'PROGRAM', policy: policyItem('program', m.programCallsPerMinute), charge: budget('m_prg', m.programCallsPerMinute) },
       visits: { token: 'program-visits', name: 'PROGRAM_VISITS', policy: policyItem('program-visits', m.programVisitsPerMinute), charge: budget('m_pvis', m.programVisitsPerMinute) },
     };
+    // Exact counts (no batching: the budgets are a handful), shared by every process with a database store.
+    const exact = (keyPrefix: string, points: number): RateLimiterAbstract => {
+      const base = { keyPrefix, points, duration: LOGIN_WINDOW_S };
+      if (config.limits.store === 'memory') return new RateLimiterMemory(base);
+      const store = { ...base, storeClient: db.knex, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: false };
+      return db.dialect === 'pg' ? new RateLimiterPostgres(store as any) : new RateLimiterSQLite(store as any);
+    };
+    this.#loginIp = exact('m_lip', m.loginLinksPerIp);
+    this.#loginEmail = exact('m_lem', m.loginLinksPerEmail);
+    this.#loginIpPolicy = policyItem('login-ip', m.loginLinksPerIp, LOGIN_WINDOW_S);
+    this.#loginEmailPolicy = policyItem('login-email', m.loginLinksPerEmail, LOGIN_WINDOW_S);
     this.#sessionPolicy = policyItem('ip', m.sessionsPerIpPerMinute);
     this.#callPolicy = policyItem('client', m.ratePerMinute);
   }
@@ -74,6 +91,17 @@ export class MobileLimits {
     const caller = await this.#caller(this.#calls, `${ip}|${instanceId}`, 'client', this.#callPolicy);
     if (caller.charge.over) throw limited([caller], 'CLIENT', 'Too many requests from this client. Slow down and retry later.');
     return this.#chargeProgram(caller, programId, budget);
+  }
+
+  /**
+   * Charges a sign-in link request to the caller's address, then to the email address (`emailKey`,
+   * per program), whether or not the email belongs to a participant, so a 429 reveals nothing.
+   */
+  async loginLink(ip: string, programId: string, emailKey: string): Promise<void> {
+    const byIp = await this.#caller(this.#loginIp, ip, 'login-ip', this.#loginIpPolicy);
+    if (byIp.charge.over) throw limited([byIp], 'LOGIN_LINK_IP', 'Too many sign-in links requested from this network address. Retry later.');
+    const byEmail = await this.#caller(this.#loginEmail, `${programId}|${emailKey}`, 'login-email', this.#loginEmailPolicy);
+    if (byEmail.charge.over) throw limited([byIp, byEmail], 'LOGIN_LINK_EMAIL', 'Too many sign-in links requested for this email address. Check your inbox, or retry later.');
   }
 
   async #caller(limiter: RateLimiterAbstract, key: string, token: string, policy: string): Promise<PolicyState> {

@@ -4,6 +4,9 @@ import { mobileOperation } from './operation.ts';
 import {
   mobileParticipant,
   mobileParticipantToken,
+  mobileLoginLinkRequest,
+  mobileLoginLinkSent,
+  mobileLoginLinkRedeem,
   mobileParticipantCreate,
   mobileParticipantCreated,
   mobileParticipantUpdate,
@@ -36,6 +39,8 @@ import {
   visitResponse,
 } from '../../../shared/schemas/mobile.ts';
 import { NotAuthorizedError } from '../../errors.ts';
+import { sha256 } from '../../crypto.ts';
+import { emailKey } from '../../domain/participants/model.ts';
 import { MobileParticipants } from '../../domain/mobile-participants.ts';
 import { affiliateEnrollmentOperations } from './affiliate-enrollment.ts';
 import type { Deps } from '../../deps.ts';
@@ -100,6 +105,43 @@ export const autoAuthenticate = mobileOperation({
     }
     const participant = await deps.participants.get(view.program, body.email);
     return { ...(await deps.participantTokens.mint(view.program.id, participant.id)), participant: toMobileParticipant(participant) };
+  },
+});
+
+/** MA2 `POST /mobile/v2/participant/login-link`. */
+export const requestLoginLink = mobileOperation({
+  id: 'MA2',
+  name: 'loginLink.request',
+  method: 'POST',
+  path: '/participant/login-link',
+  auth: 'session',
+  summary:
+    'Email a one-time sign-in link (the transactional loginLink template; valid 15 minutes, works once) when the email belongs to a participant. Always answers sent: true, so the answer never reveals membership. returnUrl must be on one of the program’s allowed sites, else the installation shareUrl is used. Limited per email and per IP address (429).',
+  body: mobileLoginLinkRequest,
+  response: mobileLoginLinkSent,
+  handler: async ({ body, view, ip, deps }) => {
+    // Hashed: the rate_limits table never holds an address.
+    await deps.mobileLimits.loginLink(ip, view.program.id, sha256(emailKey(body.email)));
+    await deps.loginLinks.request(view, body.email, body.returnUrl);
+    return { sent: true as const };
+  },
+});
+
+/** MA3 `POST /mobile/v2/participant/login-link/redeem`. */
+export const redeemLoginLink = mobileOperation({
+  id: 'MA3',
+  name: 'loginLink.redeem',
+  method: 'POST',
+  path: '/participant/login-link/redeem',
+  auth: 'session',
+  summary: 'Exchange a sign-in link’s token (grsfLogin) for a participant token, once. An unknown, expired, used or other program’s token is 403.',
+  body: mobileLoginLinkRedeem,
+  response: mobileParticipantToken,
+  handler: async ({ body, view, deps }) => {
+    const redeemed = await deps.loginLinks.redeem(view, body.token);
+    if (!redeemed) throw new NotAuthorizedError('This sign-in link is invalid, expired or already used. Ask for a new one.');
+    const participant = await deps.participants.get(view.program, redeemed.participantId);
+    return { participantToken: redeemed.participantToken, expiresIn: redeemed.expiresIn, participant: toMobileParticipant(participant) };
   },
 });
 
@@ -365,6 +407,8 @@ export const mobileOperations: MobileOperation[] = [
   recordVisit,
   // Participant authentication and the signed-in participant
   autoAuthenticate,
+  requestLoginLink,
+  redeemLoginLink,
   getOwnParticipant,
   // Participant creation and referrer checks
   validateReferrer,

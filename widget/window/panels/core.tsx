@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { addParticipant, trackShare } from '../actions.ts';
 import type { ShareType } from '../api.ts';
-import { me, state } from '../state.ts';
+import { loginNotice, me, state } from '../state.ts';
 import { Field, Note, Section, copy, dtext, errorText, shareLink } from '../ui.tsx';
 
 /** Identity from an element's `data-grsf-email` / `-first-name` / `-last-name` (prefills the form). */
@@ -21,16 +21,23 @@ const DEFAULT_FIELDS = [
 
 /**
  * Sign-up form; a pending referrer shows the referred experience (banner and heading). Inside the
- * window the header already shows `header.preText`, so only the element repeats it.
+ * window the header already shows `header.preText`, so only the element repeats it. A returning
+ * participant (an email that already exists, or "Already signed up? Sign in") asks for a one-time
+ * sign-in link; that code is the `login.tsx` chunk.
  */
 export function Signup({ identity = {}, inWindow }: { identity?: Identity; inWindow?: boolean }) {
   const [msg, setMsg] = useState('');
   const [busy, setBusy] = useState(false);
+  /** The email that already belongs to a participant: offered a sign-in link. */
+  const [existing, setExisting] = useState('');
+  /** The sign-in form's component once its chunk arrived (shown instead of the sign-up form). */
+  const [login, setLogin] = useState<null | typeof import('./login.tsx')>(null);
   const s = state.value;
   if (s.status !== 'ready') return null;
   const d = s.win.design;
   const fields = (d?.signup?.fields as typeof DEFAULT_FIELDS | undefined) ?? DEFAULT_FIELDS;
   const rx = d?.referredExperience;
+  const chunk = () => import('./login.tsx');
   const onSubmit = async (e: Event) => {
     e.preventDefault();
     const data = Object.fromEntries(new FormData(e.currentTarget as HTMLFormElement)) as Record<string, string>;
@@ -38,17 +45,39 @@ export function Signup({ identity = {}, inWindow }: { identity?: Identity; inWin
     for (const [k, v] of Object.entries(data)) if (v.trim()) fieldsIn[k] = v.trim();
     setBusy(true);
     setMsg('');
+    setExisting('');
     try {
       const p = await addParticipant(fieldsIn as { email: string });
-      if (!p) setMsg(t('signup.existing'));
+      if (!p) {
+        setMsg(t('signup.existing'));
+        setExisting(fieldsIn.email!);
+      }
     } catch (err) {
       setMsg(errorText(err));
     } finally {
       setBusy(false);
     }
   };
+  const sendLink = async () => {
+    setBusy(true);
+    try {
+      setMsg(await (await chunk()).sendLoginLink(existing));
+      setExisting('');
+    } catch (err) {
+      setMsg(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const openLogin = () =>
+    chunk().then(
+      (m) => (setMsg(''), setExisting(''), setLogin(m)),
+      (err) => setMsg(errorText(err)),
+    );
+  if (login) return <login.Login email={identity.email} back={() => setLogin(null)} />;
   return (
     <Section title={s.referred && rx?.isHeadingEnabled !== false ? copy(rx?.headingText, 'signup.referredHeading') : t('signup.title')}>
+      {loginNotice.value && <Note text={loginNotice.value} />}
       {s.referred && rx?.isBannerEnabled !== false && <p class="ban">{copy(rx?.bannerText, 'signup.referred')}</p>}
       {!inWindow && <p class="m">{copy(d?.header?.preText, 'signup.pre')}</p>}
       <form onSubmit={onSubmit}>
@@ -69,6 +98,17 @@ export function Signup({ identity = {}, inWindow }: { identity?: Identity; inWin
       </form>
       {dtext(d?.signup?.termsText) && <p class="m">{dtext(d?.signup?.termsText)}</p>}
       {msg && <Note text={msg} />}
+      {existing && (
+        <button type="button" disabled={busy} onClick={sendLink}>
+          {copy(d?.login?.buttonText, 'login.button')}
+        </button>
+      )}
+      <p class="m">
+        {copy(d?.signup?.loginText, 'login.prompt')}{' '}
+        <button type="button" onClick={openLogin}>
+          {copy(d?.signup?.loginLinkText, 'login.link')}
+        </button>
+      </p>
     </Section>
   );
 }
