@@ -23,7 +23,6 @@ const timer = setInterval(() => {
   if (waiting) return;
   try {
     const r = checkpoint();
-    parentPort.postMessage({ type: 'checkpointed', frames: r.checkpointed, log: r.log });
     if (r.log >= resetFrames) {
       waiting = true;
       parentPort.postMessage({ type: 'quiet' });

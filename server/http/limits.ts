@@ -53,10 +53,7 @@ export class Limits {
   ) {
     const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract => {
       const base = { keyPrefix, points, duration };
-      if (config.limits.store === 'memory') return new RateLimiterMemory(base);
-      // Both stores take knex's own connection (raw statements, no query builder), serialised with our transactions.
-      const store = { ...base, storeClient: db.knex, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: false };
-      return db.dialect === 'pg' ? new RateLimiterPostgres(store as any) : new RateLimiterSQLite(store as any);
+      return config.limits.store === 'memory' ? new RateLimiterMemory(base) : databaseLimiter(db, base);
     };
     const l = config.limits;
     this.policies = [
@@ -211,6 +208,15 @@ export class Limits {
   leaveRequest(fingerprint: string): void {
     this.#inFlightRequests.delete(fingerprint);
   }
+}
+
+/**
+ * A limiter counted in the `rate_limits` table, so every process shares it. Both stores take knex's
+ * own connection (raw statements, no query builder), serialised with our transactions.
+ */
+export function databaseLimiter(db: Db, base: { keyPrefix: string; points: number; duration: number }): RateLimiterAbstract {
+  const store = { ...base, storeClient: db.knex, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: false };
+  return db.dialect === 'pg' ? new RateLimiterPostgres(store as any) : new RateLimiterSQLite(store as any);
 }
 
 /** Dynamic client registrations one address may make per hour (the MCP SDK's default, kept). */

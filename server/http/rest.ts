@@ -211,9 +211,9 @@ function groupedRoutes(operations: Operation[], deps: Deps): Koa.Middleware {
   const groups = new Map<string, InstanceType<typeof Router>>();
   const everywhere: InstanceType<typeof Router> = new Router({ prefix: '/v2' });
   let anywhere = false;
+  const param = /^[:{*(]/;
   for (const op of operations) {
     const s = op.path.split('/', 4);
-    const param = /^[:{*(]/;
     let router: InstanceType<typeof Router> = everywhere;
     if (param.test(s[1] ?? '') || param.test(s[3] ?? '')) anywhere = true;
     else {

@@ -1,7 +1,7 @@
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/connect.ts';
-import { consume } from '../limits.ts';
+import { consume, databaseLimiter } from '../limits.ts';
 import { RateLimitedError } from '../../errors.ts';
 import { SharedBudget, type BudgetCharge } from './shared-budget.ts';
 
@@ -55,8 +55,7 @@ export class MobileLimits {
           return { over, remaining: Math.max(0, res.remainingPoints), resetMs: res.msBeforeNext };
         };
       }
-      const store = { ...base, storeClient: db.knex, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: false };
-      const shared = new SharedBudget(db.dialect === 'pg' ? new RateLimiterPostgres(store as any) : new RateLimiterSQLite(store as any), { points });
+      const shared = new SharedBudget(databaseLimiter(db, base), { points });
       return (key: string) => shared.charge(key);
     };
     const m = config.mobile;
@@ -67,9 +66,7 @@ export class MobileLimits {
     // Exact counts (no batching: the budgets are a handful), shared by every process with a database store.
     const exact = (keyPrefix: string, points: number): RateLimiterAbstract => {
       const base = { keyPrefix, points, duration: LOGIN_WINDOW_S };
-      if (config.limits.store === 'memory') return new RateLimiterMemory(base);
-      const store = { ...base, storeClient: db.knex, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: false };
-      return db.dialect === 'pg' ? new RateLimiterPostgres(store as any) : new RateLimiterSQLite(store as any);
+      return config.limits.store === 'memory' ? new RateLimiterMemory(base) : databaseLimiter(db, base);
     };
     this.#loginIp = exact('m_lip', m.loginLinksPerIp);
     this.#loginEmail = exact('m_lem', m.loginLinksPerEmail);
