@@ -52,6 +52,11 @@ const envSchema = z.object({
   MOBILE_SESSIONS_PER_IP_PER_MINUTE: int(1, 1e9).default(600),
   LOGIN_LINKS_PER_EMAIL: int(1, 1e9).default(3),
   LOGIN_LINKS_PER_IP: int(1, 1e9).default(20),
+  RECAPTCHA_VERIFY_URL: z.url({ protocol: /^https?$/ }).default('https://www.google.com/recaptcha/api/siteverify'),
+  GEO_COUNTRY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, 'GEO_COUNTRY_HEADER must be a header name, such as CF-IPCountry')
+    .optional(),
   MOBILE_PROGRAM_RATE_LIMIT_PER_MINUTE: int(1, 1e9).default(60_000),
   MOBILE_PROGRAM_VISITS_PER_MINUTE: int(1, 1e9).default(240_000),
   MOBILE_VISIT_WAIT_MS: int(1, 60_000).default(1000),
@@ -120,6 +125,13 @@ export interface Config {
     loginLinksPerEmail: number;
     /** One-time sign-in link requests per IP address per 15 minutes. */
     loginLinksPerIp: number;
+    /** Where reCAPTCHA tokens of web sign-ups are checked (options.fraud.recaptcha). */
+    recaptchaVerifyUrl: string;
+    /**
+     * The request header a trusted proxy sets to the visitor's ISO 3166-1 country (CF-IPCountry, …),
+     * lower-cased; null: the country is unknown and options.fraud country lists are not applied.
+     */
+    countryHeader: string | null;
     /** Calls other than visits (sessions included) per minute per program, all processes together with a database store. */
     programCallsPerMinute: number;
     /** Visits per minute per program. */
@@ -249,6 +261,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       sessionsPerIpPerMinute: e.MOBILE_SESSIONS_PER_IP_PER_MINUTE,
       loginLinksPerEmail: e.LOGIN_LINKS_PER_EMAIL,
       loginLinksPerIp: e.LOGIN_LINKS_PER_IP,
+      recaptchaVerifyUrl: e.RECAPTCHA_VERIFY_URL,
+      countryHeader: e.GEO_COUNTRY_HEADER?.toLowerCase() ?? null,
       programCallsPerMinute: e.MOBILE_PROGRAM_RATE_LIMIT_PER_MINUTE,
       programVisitsPerMinute: e.MOBILE_PROGRAM_VISITS_PER_MINUTE,
       visitWaitMs: e.MOBILE_VISIT_WAIT_MS,

@@ -30,6 +30,7 @@ import { ProgramEmails } from './domain/program-emails.ts';
 import { Invites } from './domain/invites.ts';
 import { ParticipantTokens } from './domain/participant-tokens.ts';
 import { MobilePrograms } from './domain/mobile-programs.ts';
+import { Recaptcha } from './domain/recaptcha.ts';
 import { MobileSessions } from './domain/mobile-sessions.ts';
 import { Receipts } from './domain/visit-receipts.ts';
 import { Visits } from './domain/visits.ts';
@@ -84,6 +85,8 @@ export interface Deps {
   participantTokens: ParticipantTokens;
   /** One-time email sign-in links for returning participants (the transactional `loginLink` email). */
   loginLinks: LoginLinks;
+  /** reCAPTCHA checks of web sign-ups (options.fraud.recaptcha). */
+  recaptcha: Recaptcha;
   mobilePrograms: MobilePrograms;
   mobileSessions: MobileSessions;
   receipts: Receipts;
@@ -210,6 +213,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     sealer,
     participantTokens,
     loginLinks: new LoginLinks(db, clock, config, programEmails, participantTokens),
+    recaptcha: new Recaptcha(config.mobile.recaptchaVerifyUrl, log),
     mobilePrograms,
     mobileSessions,
     receipts,

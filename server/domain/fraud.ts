@@ -17,8 +17,11 @@ import { emailKey, gdprStrict, parseJson, type ParticipantRow, type Q, type Scre
 // "participant blocked"). Two kinds of evidence:
 //
 // - Owner rules: blocked emails, email domains and IPs (CIDR ranges too), burner domains when
-//   `blockBurnerEmails` is on, the per-IP sign-up limits. A hit is HIGH and always refused with 422:
-//   the owner already decided.
+//   `blockBurnerEmails` is on, the per-IP sign-up limits, an IP that already produced a HIGH-risk
+//   participant when `autoBlockHighRiskIps` is on, and the country lists when the operator's proxy
+//   names the country (GEO_COUNTRY_HEADER). A hit is HIGH and always refused with 422: the owner
+//   already decided. A reCAPTCHA that fails is refused before screening (server/domain/recaptcha.ts);
+//   one that could not be checked is a signal of weight 1.
 // - Signals, weighed: compared with the referrer (same mailbox after normalising the email 3, same
 //   app install 3, same browser fingerprint 2, same IP 1, same name part at another domain 1) and
 //   with other participants (same app install 2, same fingerprint 1). 0 → LOW, 1–2 → MEDIUM, ≥3 →
@@ -50,6 +53,10 @@ export const REASON = {
   blockedIp: 'BLOCKED_IP',
   burnerEmail: 'BURNER_EMAIL',
   ipSignupRate: 'IP_SIGNUP_RATE',
+  highRiskIp: 'HIGH_RISK_IP',
+  blockedCountry: 'BLOCKED_COUNTRY',
+  recaptchaFailed: 'RECAPTCHA_FAILED',
+  recaptchaUnverified: 'RECAPTCHA_UNVERIFIED',
 } as const;
 
 /** Most participants one decision lists in `matches` (and `allMatchingFraudsters` shows). */
@@ -249,6 +256,16 @@ export class Fraud {
       if (!candidate.existing) {
         const rate = await this.recentSignupsFrom(q, program.id, candidate, o.maxSignupsPerIp2Min, o.maxSignupsPerIp10Min);
         if (rate) rules.push([REASON.ipSignupRate, rate]);
+        if (o.autoBlockHighRiskIps && (await this.highRiskFrom(q, program.id, candidate))) {
+          rules.push([REASON.highRiskIp, 'Another participant who signed up from this IP address is flagged HIGH risk (autoBlockHighRiskIps).']);
+        }
+      }
+    }
+    const country = candidate.request?.country ?? null;
+    if (country && !candidate.existing) {
+      if (o.blockedCountries.includes(country)) rules.push([REASON.blockedCountry, `The sign-up came from a blocked country (${country}).`]);
+      else if (o.allowedCountries.length && !o.allowedCountries.includes(country)) {
+        rules.push([REASON.blockedCountry, `The sign-up came from ${country}, which is not on the program’s allowed countries.`]);
       }
     }
 
@@ -297,6 +314,10 @@ export class Fraud {
         signals.push({ code: REASON.duplicateFingerprint, weight: 1, referrer: false, text: `The same browser fingerprint already belongs to ${plural(ids.length, 'other participant', true)}.` });
         matches.push(...ids);
       }
+    }
+
+    if (candidate.request?.recaptchaUnverified) {
+      signals.push({ code: REASON.recaptchaUnverified, weight: 1, referrer: false, text: 'reCAPTCHA is on, but the verification service could not be reached, so the sign-up was not checked for a bot.' });
     }
 
     const score = signals.reduce((sum, s) => sum + s.weight, 0);
@@ -486,6 +507,13 @@ export class Fraud {
   }
 
   /** Why the candidate's IP has used up its sign-up budget (options.fraud.maxSignupsPerIp*), or null. */
+  /** True when a participant of the program who signed up from the candidate's IP address is flagged HIGH. */
+  private async highRiskFrom(q: Q, programId: string, candidate: ScreeningCandidate): Promise<boolean> {
+    const ips = [...new Set([candidate.ipAddress!, canonicalIp(candidate.ipAddress)!])];
+    const hit = await q('participants').where({ program_id: programId, fraud_risk_level: 'HIGH' }).whereIn('ip_address', ips).whereNot('id', candidate.id).first('id');
+    return !!hit;
+  }
+
   private async recentSignupsFrom(q: Q, programId: string, candidate: ScreeningCandidate, max2: number, max10: number): Promise<string | null> {
     const ips = [...new Set([candidate.ipAddress!, canonicalIp(candidate.ipAddress)!])];
     const now = this.clock.now();

@@ -3,11 +3,12 @@ import type { Deps } from '../deps.ts';
 import type { MobileProgram } from './mobile-programs.ts';
 import { completedDocument } from './program-config.ts';
 import { findParticipant, findReferrer } from './participants/referrals.ts';
-import { emailKey, parseJson, programLanguages, shareBase, withShareKey } from './participants/model.ts';
+import { emailKey, parseJson, programLanguages, shareBase, withShareKey, type RequestEvidence } from './participants/model.ts';
+import { REASON } from './fraud.ts';
 import { maskEmail } from './program-emails.ts';
 import { effectivePlan } from './plans.ts';
 import type { ReferralRecord } from './invites.ts';
-import { InvalidStateError, NotAuthorizedError, NotFoundError, WrongProgramTypeError } from '../errors.ts';
+import { InvalidStateError, NotAuthorizedError, NotFoundError, ParticipantBlockedError, WrongProgramTypeError } from '../errors.ts';
 import { enrollmentOptions } from './affiliate-forms.ts';
 import type { z } from 'zod';
 import type { ParticipantRewardList, TriggerReferralResponse } from '../../shared/schemas/reward.ts';
@@ -42,6 +43,10 @@ type ReferredCreate = z.output<typeof mobileReferredParticipantCreate>;
 /** Request signals the fraud checks see (mobile rule: IP, instance id, fingerprint). */
 export interface ClientSignals {
   ip: string;
+  /** The call carried the program's X-Public-Key (a native app): reCAPTCHA does not apply. */
+  app?: boolean;
+  /** From the operator's trusted proxy header (GEO_COUNTRY_HEADER); null or absent when unknown. */
+  country?: string | null;
 }
 
 /** The referrer a client named, resolved: `revealable` when the client already knew its id. */
@@ -130,7 +135,29 @@ export class MobileParticipants {
     return { added: true, participant, ...reveal, validReferral, ...token };
   }
 
+  /**
+   * What the sign-up request shows the fraud checks beyond stored values: the country, and for pages
+   * of a program with options.fraud.recaptcha on, the reCAPTCHA verdict. A token that fails is a 422
+   * before anything is written; a verification service that cannot be reached lets the sign-up
+   * through as a fraud signal (held for review), so an outage at Google does not close the program.
+   */
+  async #evidence(view: MobileProgram, token: string | undefined, signals: ClientSignals): Promise<RequestEvidence> {
+    let recaptchaUnverified = false;
+    const recaptcha = (completedDocument('options', view.program, view.program.documents.options) as { fraud: { recaptcha: { isEnabled: boolean } } }).fraud.recaptcha;
+    const secret = recaptcha.isEnabled && !signals.app ? this.deps.programConfig.recaptchaSecret(view.program) : null;
+    if (secret) {
+      const outcome = await this.deps.recaptcha.verify(secret, token, signals.ip);
+      if (outcome.result === 'failed') {
+        this.deps.log.info('participant sign-up blocked by anti-fraud', { programId: view.program.id, riskLevel: 'HIGH', reasonCode: REASON.recaptchaFailed });
+        throw new ParticipantBlockedError(`This sign-up was refused because the reCAPTCHA check failed: ${outcome.why} (${REASON.recaptchaFailed}).`);
+      }
+      recaptchaUnverified = outcome.result === 'unavailable';
+    }
+    return { country: signals.country ?? null, recaptchaUnverified };
+  }
+
   async #create(view: MobileProgram, input: Create, referrerId: string | null, signals: ClientSignals) {
+    const request = await this.#evidence(view, input.recaptchaToken, signals);
     return this.deps.participants.create(
       view.program,
       view.team,
@@ -147,7 +174,7 @@ export class MobileParticipants {
         ...(view.program.type === 'AFFILIATE' && referrerId ? { isAffiliate: false } : {}),
       },
       // A public sign-up that enrolls an affiliate is open enrollment (rest-v2 §2.8 sources).
-      { source: 'OPEN_ENROLLMENT' },
+      { source: 'OPEN_ENROLLMENT', request },
     );
   }
 
@@ -356,6 +383,7 @@ export class MobileParticipants {
       rewards: campaign.rewards,
       leaderboard,
       payoutSettings: { payoutDestinations: { enabledProviders: await this.deps.payoutDestinations.providersFor(program, participantId) } },
+      recaptchaSiteKey: recaptchaSiteKey(program),
       traffic,
       affiliate,
     };
@@ -394,6 +422,12 @@ export class MobileParticipants {
 }
 
 const DAY_MS = 86_400_000;
+
+/** The public site key pages need while options.fraud.recaptcha is on (enabling it requires one). */
+function recaptchaSiteKey(program: MobileProgram['program']): string | null {
+  const r = (completedDocument('options', program, program.documents.options) as { fraud: { recaptcha: { isEnabled: boolean; siteKey: string | null } } }).fraud.recaptcha;
+  return r.isEnabled ? r.siteKey : null;
+}
 
 type NameFormat = 'FIRST' | 'FIRST_LAST_INITIAL' | 'FIRST_LAST' | 'ANONYMOUS';
 

@@ -208,6 +208,12 @@ export const mobileParticipantCreate = z
     mobileInstanceId: instanceId.optional().meta({ description: 'The app install (native SDKs) or the widget’s per-install id; sent to the fraud checks.' }),
     fingerprint: z.string().min(1).max(255).optional(),
     receipts: receiptList.optional(),
+    recaptchaToken: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .meta({ description: 'Pages of a program with options.fraud.recaptcha on: a reCAPTCHA token for the site key in GET /window (`recaptchaSiteKey`), action `signup`. Native apps (X-Public-Key) do not send one.' }),
   })
   .meta({ id: 'MobileParticipantCreate' });
 
@@ -503,6 +509,10 @@ export const mobileWindow = z
     rewards: z.array(mobileCampaignReward),
     leaderboard: mobileLeaderboard.nullable().meta({ description: 'The first page of the design’s default board while design.leaderboard.isEnabled; else null.' }),
     payoutSettings: z.object({ payoutDestinations: z.object({ enabledProviders: z.array(mobilePayoutProvider) }) }),
+    recaptchaSiteKey: z
+      .string()
+      .nullable()
+      .meta({ description: 'options.fraud.recaptcha.siteKey while reCAPTCHA is on: pages then send a token (action `signup`) as recaptchaToken when adding a participant; else null.' }),
     traffic: mobileTrafficReport.nullable().meta({ description: 'Only for a signed-in participant, when design.trafficInsights.isPublicDisplayed is on and the plan is paid.' }),
     affiliate: affiliateSummary
       .nullable()

@@ -157,6 +157,31 @@ describe('POST /campaign/{id}/participant (anti-fraud screening)', () => {
     await expectBlocked(key, pid, { email: 'other@example.com', ipAddress: '203.0.113.11' }, 'BLOCKED_IP');
   });
 
+  it('with autoBlockHighRiskIps refuses new sign-ups from the IP of a HIGH-risk participant, and only then', async () => {
+    const off = await setup();
+    const on = await setup({ fraud: { autoBlockHighRiskIps: true, allowedIps: ['192.0.2.50'] } });
+    for (const { key, pid } of [off, on]) {
+      const bad = await added(key, pid, { email: 'bad@example.com', ipAddress: '198.51.100.40' });
+      const flagged = await update(key, pid, bad.id, { fraudRiskLevel: 'HIGH' });
+      expect(flagged.status, flagged.text).toBe(200);
+      const kiosk = await added(key, pid, { email: 'kiosk@example.com', ipAddress: '192.0.2.50' });
+      expect((await update(key, pid, kiosk.id, { fraudRiskLevel: 'HIGH' })).status).toBe(200);
+    }
+    // Off (the default): the same IP signs up as usual.
+    expect((await added(off.key, off.pid, { email: 'next@example.com', ipAddress: '198.51.100.40' })).fraudRiskLevel).toBe('LOW');
+    // On: refused, IPv4-mapped IPv6 included, with nothing written; another IP and an allowed IP pass.
+    const before = await footprint(on.pid);
+    await expectBlocked(on.key, on.pid, { email: 'next@example.com', ipAddress: '198.51.100.40' }, 'HIGH_RISK_IP');
+    await expectBlocked(on.key, on.pid, { email: 'mapped@example.com', ipAddress: '::ffff:198.51.100.40' }, 'HIGH_RISK_IP');
+    expect(await footprint(on.pid)).toEqual(before);
+    expect((await added(on.key, on.pid, { email: 'elsewhere@example.com', ipAddress: '198.51.100.41' })).fraudRiskLevel).toBe('LOW');
+    expect((await added(on.key, on.pid, { email: 'kiosk2@example.com', ipAddress: '192.0.2.50' })).fraudRiskLevel).toBe('LOW');
+    // Cleared by the owner: the IP is welcome again.
+    const bad = await get(on.key, on.pid, 'bad@example.com');
+    expect((await update(on.key, on.pid, bad.body.id, { fraudRiskLevel: 'LOW' })).status).toBe(200);
+    expect((await added(on.key, on.pid, { email: 'next@example.com', ipAddress: '198.51.100.40' })).fraudRiskLevel).toBe('LOW');
+  });
+
   it('refuses sign-ups from one IP beyond the per-IP limits and accepts them again once the window passed', async () => {
     const { key, pid } = await setup({ fraud: { maxSignupsPerIp2Min: 2, maxSignupsPerIp10Min: 3 } });
     const ip = '198.51.100.20';

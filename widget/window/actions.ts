@@ -22,6 +22,13 @@ async function creationBody(fields: Fields) {
   };
 }
 
+/** `{recaptchaToken}` while the program has reCAPTCHA on (window payload `recaptchaSiteKey`), else `{}`. */
+async function recaptchaField(): Promise<{ recaptchaToken?: string }> {
+  const s = state.value;
+  const key = s.status === 'ready' ? s.win.recaptchaSiteKey : (await ctx.api.window()).recaptchaSiteKey;
+  return key ? (await import('./recaptcha.ts')).recaptchaField(key) : {};
+}
+
 /** The open window's `onParticipantCreated` callback (`open({callbacks})`), if any. */
 export const hooks: { created?: (d: { participant: Participant | null; participantToken: string }) => void } = {};
 
@@ -42,10 +49,11 @@ export async function addParticipant(fields: Fields): Promise<Participant | null
   const body = await creationBody(fields);
   const code = (await ctx.rt.pendingAttribution())?.referralCode;
   if (code) {
-    const r = await ctx.api.addReferredParticipant({ ...body, referredBy: code });
+    const r = await ctx.api.addReferredParticipant({ ...body, ...(await recaptchaField()), referredBy: code });
     if (r.added || r.notAddedReason === 'participant_already_exists') return afterReferred(r);
   }
-  const created = await ctx.api.addParticipant(body);
+  // A reCAPTCHA token is good for one check, so each call gets its own.
+  const created = await ctx.api.addParticipant({ ...body, ...(await recaptchaField()) });
   await signedIn(created.participantToken, created.participant);
   return created.participant;
 }
@@ -63,7 +71,7 @@ export async function addReferredParticipant(fields: Fields & { referredBy?: str
   const { referredBy, ...rest } = fields ?? ({} as Fields);
   const body = await creationBody(rest as Fields);
   const code = referredBy ?? (await ctx.rt.pendingAttribution())?.referralCode;
-  const r = await ctx.api.addReferredParticipant(code ? { ...body, referredBy: code } : body);
+  const r = await ctx.api.addReferredParticipant({ ...body, ...(await recaptchaField()), ...(code ? { referredBy: code } : {}) });
   await afterReferred(r);
   return { added: r.added, participant: r.participant, referredBy: r.referredBy, validReferral: r.validReferral, notAddedReason: r.notAddedReason };
 }

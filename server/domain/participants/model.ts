@@ -88,6 +88,16 @@ export interface ScreeningCandidate {
   mobileInstanceId: string | null;
   /** The stored row when an existing participant's referral changes; null on sign-up. */
   existing: ParticipantRow | null;
+  /** Sign-ups from browsers and apps: what the participant API learned about the request (never stored). */
+  request?: RequestEvidence;
+}
+
+/** What a participant-API sign-up request showed beyond the stored anti-fraud values. */
+export interface RequestEvidence {
+  /** ISO 3166-1 alpha-2 from the operator's trusted proxy header (GEO_COUNTRY_HEADER); null when unknown. */
+  country: string | null;
+  /** options.fraud.recaptcha was on but the verification service could not be reached. */
+  recaptchaUnverified: boolean;
 }
 
 /** A screening hook's verdict; the core applies it and calls `afterWrite` once the row is written. */

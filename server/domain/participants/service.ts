@@ -33,6 +33,7 @@ import {
   type ParticipantHooks,
   type ParticipantRow,
   type ScreeningCandidate,
+  type RequestEvidence,
   type ScreeningDecision,
   type Q,
 } from './model.ts';
@@ -129,7 +130,7 @@ export class Participants {
    * P3: adds a participant, or returns the one with this email unchanged (`isNew: false`). Enrollment
    * engines pass `source` (how a new affiliate enrolled) and `trx` to join their own transaction.
    */
-  async create(program: Program, billing: TeamBilling, input: ParticipantCreate, opts: { source?: string; trx?: Knex.Transaction } = {}): Promise<Participant> {
+  async create(program: Program, billing: TeamBilling, input: ParticipantCreate, opts: { source?: string; trx?: Knex.Transaction; request?: RequestEvidence } = {}): Promise<Participant> {
     if (input.isAffiliate !== undefined && program.type !== 'AFFILIATE') throw fieldError('isAffiliate', 'isAffiliate applies only to affiliate programs.');
     if (input.language) assertProgramLanguage(program, input.language);
     const strict = gdprStrict(program);
@@ -142,7 +143,15 @@ export class Participants {
       const referrer = input.referredBy ? await findReferrer(trx, program.id, input.referredBy) : null;
       const id = newId();
       // Anti-fraud before anything is written: a block is a 422 that leaves no trace.
-      const candidate = { id, email: input.email, ipAddress: input.ipAddress ?? null, fingerprint: input.fingerprint ?? null, mobileInstanceId: input.mobileInstanceId ?? null, existing: null };
+      const candidate: ScreeningCandidate = {
+        id,
+        email: input.email,
+        ipAddress: input.ipAddress ?? null,
+        fingerprint: input.fingerprint ?? null,
+        mobileInstanceId: input.mobileInstanceId ?? null,
+        existing: null,
+        ...(opts.request ? { request: opts.request } : {}),
+      };
       const screen = await this.screen(trx, program, candidate, referrer);
       const status = referrer ? (input.referralStatus ?? (screen.holdCredit ? 'CREDIT_PENDING' : derivedReferralStatus(program))) : null;
       // Affiliate programs (rest-v2 §3.8 P3): enrolled unless a valid referrer makes this a referred customer.

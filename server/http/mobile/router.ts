@@ -108,6 +108,15 @@ export function originHost(origin: string): string | null {
   }
 }
 
+/** Codes proxies use for "no country" (unknown, Tor, anonymous proxy, satellite, other). */
+const NO_COUNTRY = new Set(['XX', 'ZZ', 'T1', 'A1', 'A2', 'O1', 'EU', 'AP']);
+
+/** An ISO 3166-1 alpha-2 code from a proxy's country header, or null when it names none. */
+export function countryOf(value: string): string | null {
+  const code = value.trim().toUpperCase();
+  return /^[A-Z]{2}$/.test(code) && !NO_COUNTRY.has(code) ? code : null;
+}
+
 /** Sets the CORS answer for an allowed origin; a foreign origin is a 403 without any CORS header. */
 function allowOrigin(ctx: Koa.Context, origin: string, view: MobileProgram | null): void {
   const host = originHost(origin);
@@ -129,6 +138,7 @@ export function mobileApi(deps: Deps, operations: MobileOperation[]): Koa.Middle
   const routes = compile(operations);
   const limits = deps.mobileLimits;
   const openapi = JSON.stringify(buildMobileOpenApi(operations, deps.config.publicUrl));
+  const countryHeader = deps.config.mobile.countryHeader;
 
   return async (ctx, next) => {
     const path = ctx.path;
@@ -216,6 +226,7 @@ export function mobileApi(deps: Deps, operations: MobileOperation[]): Koa.Middle
     }
 
     ctx.status = 200;
-    ctx.body = await op.handler({ body, query, params, view, session, participantId, ip: ctx.ip, deps });
+    const country = countryHeader ? countryOf(ctx.get(countryHeader)) : null;
+    ctx.body = await op.handler({ body, query, params, view, session, participantId, ip: ctx.ip, app: Boolean(publicKey), country, deps });
   };
 }

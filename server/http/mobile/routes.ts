@@ -182,7 +182,7 @@ export const addParticipant = mobileOperation({
     'Add a participant (receipts applied by the attribution model; fraud checks see the IP, mobileInstanceId and fingerprint) and return a participant token. An email that already has a participant answers requiresParticipantToken: true and nothing else.',
   body: mobileParticipantCreate,
   response: mobileParticipantCreated,
-  handler: ({ body, view, ip, deps }) => svc(deps).add(view, body, { ip }),
+  handler: ({ body, view, ip, app, country, deps }) => svc(deps).add(view, body, { ip, app, country }),
 });
 
 /** MP3 `POST /mobile/v2/referred-participants`. */
@@ -196,7 +196,7 @@ export const addReferredParticipant = mobileOperation({
     'Add a participant only when the referral verifies (explicit referredBy, else receipts). notAddedReason: no_referrer, invalid_referrer, participant_already_exists. New participants get a token, except referred customers of affiliate programs (added: true without one).',
   body: mobileReferredParticipantCreate,
   response: mobileReferredParticipantCreated,
-  handler: ({ body, view, ip, deps }) => svc(deps).addReferred(view, body, { ip }),
+  handler: ({ body, view, ip, app, country, deps }) => svc(deps).addReferred(view, body, { ip, app, country }),
 });
 
 /** MP4 `PATCH /mobile/v2/participant`. */
