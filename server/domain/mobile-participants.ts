@@ -43,7 +43,7 @@ type ReferredCreate = z.output<typeof mobileReferredParticipantCreate>;
 /** Request signals the fraud checks see (mobile rule: IP, instance id, fingerprint). */
 export interface ClientSignals {
   ip: string;
-  /** The call carried the program's X-Public-Key (a native app): reCAPTCHA does not apply. */
+  /** A native app's session (started with the program's X-Public-Key): reCAPTCHA does not apply. */
   app?: boolean;
   /** From the operator's trusted proxy header (GEO_COUNTRY_HEADER); null or absent when unknown. */
   country?: string | null;

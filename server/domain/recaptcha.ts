@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import type { Logger } from '../log.ts';
 
 // options.fraud.recaptcha for sign-ups from web pages: the widget gets a token from Google's
@@ -10,6 +12,32 @@ export const MIN_SCORE = 0.5;
 /** The action the widget names when it asks for a token; a token made for another action is refused. */
 export const SIGNUP_ACTION = 'signup';
 const TIMEOUT_MS = 5000;
+
+/** POSTs a form over node:http(s) (not the global fetch, which a test environment may replace); the reply is capped at 64 KiB. */
+function postForm(url: string, body: string): Promise<{ status: number; body: string }> {
+  const target = new URL(url);
+  const transport = target.protocol === 'https:' ? https : http;
+  const signal = AbortSignal.timeout(TIMEOUT_MS);
+  return new Promise((resolve, reject) => {
+    const req = transport.request(
+      target,
+      { method: 'POST', signal, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > 65_536) res.destroy(new Error('the verification service answered more than 64 KiB'));
+          else chunks.push(c);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', (err) => reject(new Error(signal.aborted ? 'the verification service did not answer in time' : 'the verification service could not be reached', { cause: err })));
+    req.end(body);
+  });
+}
 
 /** `passed`; `failed` (missing, invalid, expired, reused, low score or another action); `unavailable` (the service did not answer). */
 export type RecaptchaOutcome = { result: 'passed' } | { result: 'failed'; why: string } | { result: 'unavailable'; why: string };
@@ -32,21 +60,12 @@ export class Recaptcha {
     if (!token) return { result: 'failed', why: 'no reCAPTCHA token was sent' };
     let answer: SiteverifyAnswer;
     try {
-      const res = await fetch(this.verifyUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ secret, response: token, remoteip: remoteIp }).toString(),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-        redirect: 'error',
-      });
-      if (!res.ok) {
-        await res.body?.cancel();
-        return this.#unavailable(`the verification service answered ${res.status}`);
-      }
-      answer = (await res.json()) as SiteverifyAnswer;
+      const res = await postForm(this.verifyUrl, new URLSearchParams({ secret, response: token, remoteip: remoteIp }).toString());
+      if (res.status !== 200) return this.#unavailable(`the verification service answered ${res.status}`);
+      answer = JSON.parse(res.body) as SiteverifyAnswer;
       if (!answer || typeof answer !== 'object') return this.#unavailable('the verification service answered something other than a JSON object');
     } catch (err) {
-      return this.#unavailable((err as Error).name === 'TimeoutError' ? 'the verification service did not answer in time' : 'the verification service could not be reached');
+      return this.#unavailable(err instanceof SyntaxError ? 'the verification service answered something other than JSON' : (err as Error).message);
     }
     const codes = Array.isArray(answer['error-codes']) ? answer['error-codes'].filter((c): c is string => typeof c === 'string') : [];
     // A wrong or missing secret is the owner's configuration, not the visitor: the check could not run.

@@ -36,7 +36,7 @@ describe('POST /mobile/v2/sessions', () => {
     const instanceId = crypto.randomUUID().toUpperCase();
     const res = await app.request('POST', '/mobile/v2/sessions', { headers: { 'x-program-id': p.pid, 'x-public-key': p.publicKey! }, body: { instanceId } });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toEqual({ sessionToken: expect.stringMatching(/^s1\./), expiresIn: 3600, expiresAt: app.clock.now() + HOUR, programId: p.pid });
+    expect(res.body).toEqual({ sessionToken: expect.stringMatching(/^a1\./), expiresIn: 3600, expiresAt: app.clock.now() + HOUR, programId: p.pid });
     expect(res.body.sessionToken).toContain(instanceId.toLowerCase());
     expect(res.headers.get('ratelimit-policy')).toBe('"ip";q=600;w=60, "program";q=60000;w=60');
   });

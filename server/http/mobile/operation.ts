@@ -23,7 +23,7 @@ export interface MobileInput<B, Q> {
   /** The signed-in participant on `participant` operations (verified, exists in the program). */
   participantId: string | null;
   ip: string;
-  /** True when the call carried the program's X-Public-Key (a native app); false for pages. */
+  /** A native app: the session was started with the program's X-Public-Key (on session creation: this call carried it). */
   app: boolean;
   /** The visitor's country from the operator's trusted proxy header (GEO_COUNTRY_HEADER), else null. */
   country: string | null;

@@ -68,7 +68,7 @@ export const createSession = mobileOperation({
   summary: 'Start a one-hour session for one client instance of a program (native apps send X-Public-Key; pages are accepted from the program’s allowed sites).',
   body: mobileSessionCreate,
   response: mobileSession,
-  handler: async ({ body, view, deps }) => ({ ...deps.mobileSessions.issue(view.program.id, body.instanceId), programId: view.program.id }),
+  handler: async ({ body, view, app, deps }) => ({ ...deps.mobileSessions.issue(view.program.id, body.instanceId, app), programId: view.program.id }),
 });
 
 /** MV1 `POST /mobile/v2/visits`. */

@@ -50,7 +50,7 @@ async function handle(t: Taken): Promise<void> {
     Object.assign(t.headers, await deps.mobileLimits.call(t.ip, session.instanceId, view.program.id, 'visits'));
     const raw = await readJson(t.req, t.req.headers['content-type'] ?? '');
     const body = recordVisit.fastBody!(raw) ?? parse(recordVisit.body!, raw, 'body');
-    send(t, 200, await recordVisit.handler({ body, query: {}, params: {}, view, session, participantId: null, ip: t.ip, app: Boolean(t.req.headers['x-public-key']), country: null /* visits do not read it */, deps }));
+    send(t, 200, await recordVisit.handler({ body, query: {}, params: {}, view, session, participantId: null, ip: t.ip, app: session.app, country: null /* visits do not read it */, deps }));
   } catch (err) {
     const failed = errorResponse(err, deps.log, deps.config.supportUrl, { requestId: t.requestId, method: 'POST', path: PATH });
     if (failed.headers) Object.assign(t.headers, failed.headers);

@@ -1,0 +1,88 @@
+// @vitest-environment happy-dom
+import http from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.ts';
+import { RAISED_LIMITS, addParticipant, mobileProgram, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { boot } from '../../widget/window/index.tsx';
+import { PAGE, asServer, makeRuntime } from './window-runtime.ts';
+
+// options.fraud.recaptcha in the widget: with the program's site key in the window payload, every
+// sign-up call carries its own reCAPTCHA token (action `signup`) from the page's grecaptcha, which
+// the server checks with the verification service (here on loopback).
+
+let verifier: http.Server;
+const verified: string[] = [];
+let app: TestApp;
+beforeAll(async () => {
+  verifier = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString()));
+    req.on('end', () => {
+      const token = new URLSearchParams(raw).get('response') ?? '';
+      // Single use, as at Google: a token seen before fails.
+      const fresh = token.startsWith('tok-') && !verified.includes(token);
+      verified.push(token);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fresh ? { success: true, score: 0.9, action: 'signup' } : { success: false, 'error-codes': ['timeout-or-duplicate'] }));
+    });
+  });
+  await new Promise<void>((r) => verifier.listen(0, '127.0.0.1', () => r()));
+  app = await startApp({ ...RAISED_LIMITS, RECAPTCHA_VERIFY_URL: `http://127.0.0.1:${(verifier.address() as { port: number }).port}/siteverify` });
+});
+afterAll(async () => {
+  await app.close();
+  await new Promise((r) => verifier.close(r));
+});
+
+const executed: Array<{ key: string; action: string }> = [];
+beforeEach(() => {
+  (window as any).happyDOM.setURL(PAGE);
+  document.body.innerHTML = '';
+  verified.length = 0;
+  executed.length = 0;
+  (window as any).grecaptcha = {
+    ready: (cb: () => void) => cb(),
+    execute: async (key: string, opts: { action: string }) => {
+      executed.push({ key, action: opts.action });
+      return `tok-${Math.random().toString(36).slice(2)}`;
+    },
+  };
+});
+
+const gs = () => (window as any).growsurf;
+const program = () => asServer(app, () => mobileProgram(app, { options: { fraud: { recaptcha: { isEnabled: true, siteKey: 'the-site-key', secretKey: 's3cret' } } } }));
+const participant = (p: MobileProgramFixture, body: Record<string, unknown>) => asServer(app, () => addParticipant(app, p, body));
+
+describe('sign-ups with reCAPTCHA on', () => {
+  it('sends a fresh token with the site key and the signup action on each sign-up call', async () => {
+    const p = await program();
+    // A pending code that names nobody: the referred call is refused first, then a plain sign-up, each with its own token.
+    const rt = await makeRuntime(app, p.pid, { pending: { referralCode: 'nobody-at-all', capturedAt: Date.now() } as any });
+    await boot(rt);
+    const created = await gs().addParticipant({ email: 'bob@example.com' });
+    expect(created).toMatchObject({ email: 'bob@example.com' });
+    expect(executed.length).toBe(2);
+    expect(executed.every((e) => e.key === 'the-site-key' && e.action === 'signup')).toBe(true);
+    expect(verified).toHaveLength(1);
+    // Checked and passed, not let through unverified.
+    expect((await asServer(app, () => app.request('GET', `/v2/campaign/${p.pid}/participant/bob@example.com`, { key: p.key }))).body).toMatchObject({ fraudRiskLevel: 'LOW' });
+  });
+
+  it('adds a referred friend through addReferredParticipant', async () => {
+    const p = await program();
+    const ann = await participant(p, { email: 'ann@example.com' });
+    const rt = await makeRuntime(app, p.pid);
+    await boot(rt);
+    const r = await gs().addReferredParticipant({ email: 'friend@example.com', referredBy: shareKey(ann) });
+    expect(r).toMatchObject({ added: true, validReferral: true });
+    expect(verified).toHaveLength(1);
+  });
+
+  it('is refused by the server when the page cannot produce a token', async () => {
+    const p = await program();
+    (window as any).grecaptcha = { ready: (cb: () => void) => cb(), execute: async () => Promise.reject(new Error('blocked')) };
+    const rt = await makeRuntime(app, p.pid);
+    await boot(rt);
+    await expect(gs().addParticipant({ email: 'nobody@example.com' })).rejects.toThrow();
+    expect(verified).toHaveLength(0);
+  });
+});
