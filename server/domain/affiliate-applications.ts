@@ -153,14 +153,14 @@ export class AffiliateApplications {
    * the others for review. An existing affiliate, a pending application (409) and a denied applicant
    * inside the reapplication policy (406) are refused.
    */
-  async submit(program: Program, billing: TeamBilling, input: ApplicationSubmit): Promise<{ status: 'PENDING' | 'APPROVED'; applicationId: string | null; participantId: string | null; isNew: boolean; reviewEstimateBusinessDays: number | null }> {
+  async submit(program: Program, billing: TeamBilling, input: ApplicationSubmit, evidence: { recaptchaUnverified?: boolean } = {}): Promise<{ status: 'PENDING' | 'APPROVED'; applicationId: string | null; participantId: string | null; isNew: boolean; reviewEstimateBusinessDays: number | null }> {
     assertAffiliateProgram(program, 'Affiliate applications');
     const o = enrollmentOptions(program);
     const answers = checkAnswers(o.questions, input.answers);
     if (o.termsUrl && input.acceptTerms !== true) throw fieldError('acceptTerms', 'The program terms must be accepted.', 'REQUIRED');
     const key = emailKey(input.email);
     try {
-      return await this.#submit(program, billing, input, o, answers, key);
+      return await this.#submit(program, billing, input, o, answers, key, evidence.recaptchaUnverified === true);
     } catch (err) {
       // A concurrent submission from the same address won the pending-application index.
       if (translateDbError(err) instanceof ConflictError) throw new ConflictError('An application from this email address is already waiting for review.');
@@ -168,7 +168,7 @@ export class AffiliateApplications {
     }
   }
 
-  async #submit(program: Program, billing: TeamBilling, input: ApplicationSubmit, o: EnrollmentOptions, answers: AffiliateApplication['answers'], key: string) {
+  async #submit(program: Program, billing: TeamBilling, input: ApplicationSubmit, o: EnrollmentOptions, answers: AffiliateApplication['answers'], key: string, unverified: boolean) {
     return this.db.knex.transaction(async (trx) => {
       const now = this.clock.now();
       const existing: ParticipantRow | undefined = await trx('participants').where({ program_id: program.id, email_key: key }).first();
@@ -184,7 +184,9 @@ export class AffiliateApplications {
         const enrolled = await enrollAffiliate(trx, this.participants, program, billing, person, 'OPEN_ENROLLMENT', now);
         return { status: 'APPROVED' as const, applicationId: null, participantId: enrolled.participantId, isNew: enrolled.isNew, reviewEstimateBusinessDays: null };
       }
-      const risk = riskOf(o, input.email, existing);
+      // A reCAPTCHA that could not be checked holds the applicant for review (never enrolled automatically).
+      const first = riskOf(o, input.email, existing);
+      const risk = unverified && first === 'LOW' ? 'MEDIUM' : first;
       const row: ApplicationRow = {
         id: newId(),
         program_id: program.id,

@@ -64,6 +64,28 @@ function clientIp(ip: string): string | undefined {
 }
 
 /**
+ * What a participant-API sign-up request shows the fraud checks beyond stored values: the country,
+ * and for pages of a program with options.fraud.recaptcha on, the reCAPTCHA verdict. A token that
+ * fails is a 422 before anything is written; a verification service that cannot be reached lets the
+ * sign-up through as a fraud signal (held for review), so an outage at Google does not close the
+ * program. Used by MP2, MP3 and the affiliate application (MAF2).
+ */
+export async function signupEvidence(deps: Deps, view: MobileProgram, token: string | undefined, signals: ClientSignals): Promise<RequestEvidence> {
+  let recaptchaUnverified = false;
+  const recaptcha = (completedDocument('options', view.program, view.program.documents.options) as { fraud: { recaptcha: { isEnabled: boolean } } }).fraud.recaptcha;
+  const secret = recaptcha.isEnabled && !signals.app ? deps.programConfig.recaptchaSecret(view.program) : null;
+  if (secret) {
+    const outcome = await deps.recaptcha.verify(secret, token, signals.ip);
+    if (outcome.result === 'failed') {
+      deps.log.info('participant sign-up blocked by anti-fraud', { programId: view.program.id, riskLevel: 'HIGH', reasonCode: REASON.recaptchaFailed });
+      throw new ParticipantBlockedError(`This sign-up was refused because the reCAPTCHA check failed: ${outcome.why} (${REASON.recaptchaFailed}).`);
+    }
+    recaptchaUnverified = outcome.result === 'unavailable';
+  }
+  return { country: signals.country ?? null, recaptchaUnverified };
+}
+
+/**
  * The participant-API operations on participants (issue #5): creation with attribution, the
  * referrer check, self-service updates, share tracking and the client-side trigger. Built on the
  * referral engine's public services; the only SQL here is the share counter.
@@ -135,29 +157,8 @@ export class MobileParticipants {
     return { added: true, participant, ...reveal, validReferral, ...token };
   }
 
-  /**
-   * What the sign-up request shows the fraud checks beyond stored values: the country, and for pages
-   * of a program with options.fraud.recaptcha on, the reCAPTCHA verdict. A token that fails is a 422
-   * before anything is written; a verification service that cannot be reached lets the sign-up
-   * through as a fraud signal (held for review), so an outage at Google does not close the program.
-   */
-  async #evidence(view: MobileProgram, token: string | undefined, signals: ClientSignals): Promise<RequestEvidence> {
-    let recaptchaUnverified = false;
-    const recaptcha = (completedDocument('options', view.program, view.program.documents.options) as { fraud: { recaptcha: { isEnabled: boolean } } }).fraud.recaptcha;
-    const secret = recaptcha.isEnabled && !signals.app ? this.deps.programConfig.recaptchaSecret(view.program) : null;
-    if (secret) {
-      const outcome = await this.deps.recaptcha.verify(secret, token, signals.ip);
-      if (outcome.result === 'failed') {
-        this.deps.log.info('participant sign-up blocked by anti-fraud', { programId: view.program.id, riskLevel: 'HIGH', reasonCode: REASON.recaptchaFailed });
-        throw new ParticipantBlockedError(`This sign-up was refused because the reCAPTCHA check failed: ${outcome.why} (${REASON.recaptchaFailed}).`);
-      }
-      recaptchaUnverified = outcome.result === 'unavailable';
-    }
-    return { country: signals.country ?? null, recaptchaUnverified };
-  }
-
   async #create(view: MobileProgram, input: Create, referrerId: string | null, signals: ClientSignals) {
-    const request = await this.#evidence(view, input.recaptchaToken, signals);
+    const request = await signupEvidence(this.deps, view, input.recaptchaToken, signals);
     return this.deps.participants.create(
       view.program,
       view.team,

@@ -187,6 +187,12 @@ export const applicationSubmit = z
     lastName: name255.optional(),
     answers: z.record(z.string().max(40), z.union([z.string().max(5000), z.number(), z.boolean()])).default({}),
     acceptTerms: z.boolean().optional(),
+    recaptchaToken: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .meta({ description: 'Pages of a program with options.fraud.recaptcha on: a reCAPTCHA token (action `signup`), as for MP2.' }),
   })
   .meta({ id: 'AffiliateApplicationSubmit' });
 /** What a submission did: enrolled (OPEN_ENROLLMENT, or AUTO_APPROVE at low risk) or waiting for review. */

@@ -121,6 +121,24 @@ describe('reCAPTCHA on participant-API sign-ups', () => {
     expect(someone.body).toMatchObject({ fraudRiskLevel: 'MEDIUM', fraudReasonCode: 'RECAPTCHA_UNVERIFIED' });
   });
 
+  it('checks affiliate applications from pages, and holds one it could not check for review', async () => {
+    const p = await mobileProgram(app, { type: 'AFFILIATE', options: { ...RECAPTCHA, affiliateApplicationMode: 'AUTO_APPROVE' } });
+    const s = await session(app, p, { origin: ORIGIN });
+    const apply = (email: string, token?: string) => mobile(app, 'POST', '/affiliate-applications', s, { body: { email, ...(token ? { recaptchaToken: token } : {}) } });
+    const refused = await apply('spammer@example.com');
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body.message).toContain('RECAPTCHA_FAILED');
+    expect(Number((await app.deps.db.knex('affiliate_applications').where({ program_id: p.pid }).count({ n: '*' }).first())?.n)).toBe(0);
+    const approved = await apply('creator@example.com', 'human');
+    expect(approved.status, approved.text).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'APPROVED' });
+    const held = await apply('maybe@example.com', 'down');
+    expect(held.status, held.text).toBe(200);
+    expect(held.body).toMatchObject({ status: 'PENDING', participantId: null });
+    const row = await app.request('GET', `/v2/campaign/${p.pid}/affiliate-applications/${held.body.applicationId}`, { key: p.key });
+    expect(row.body).toMatchObject({ status: 'PENDING', riskLevel: 'MEDIUM' });
+  });
+
   it('leaves REST sign-ups (the owner’s server) alone', async () => {
     const p = await mobileProgram(app, { options: RECAPTCHA });
     seen.length = 0;

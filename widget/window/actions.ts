@@ -1,7 +1,7 @@
 // What `window.growsurf` and the first panels do: participant creation with receipts and the
 // pending referral attached, auto-authentication, shares and the events they fire.
 import type { Participant, ReferredCreated, ShareType, UpfrontDiscount } from './api.ts';
-import { countUnread, ctx, fire, me, refresh, safely, state } from './state.ts';
+import { countUnread, ctx, fire, me, recaptchaField, refresh, safely, state } from './state.ts';
 
 /** Fields as the page passes them: email, firstName, lastName; every other key goes to metadata. */
 export type Fields = { email: string; firstName?: string; lastName?: string; [k: string]: unknown };
@@ -20,13 +20,6 @@ async function creationBody(fields: Fields) {
     mobileInstanceId: ctx.rt.instanceId,
     ...(list.length ? { receipts: list } : {}),
   };
-}
-
-/** `{recaptchaToken}` while the program has reCAPTCHA on (window payload `recaptchaSiteKey`), else `{}`. */
-async function recaptchaField(): Promise<{ recaptchaToken?: string }> {
-  const s = state.value;
-  const key = s.status === 'ready' ? s.win.recaptchaSiteKey : (await ctx.api.window()).recaptchaSiteKey;
-  return key ? (await import('./recaptcha.ts')).recaptchaField(key) : {};
 }
 
 /** The open window's `onParticipantCreated` callback (`open({callbacks})`), if any. */

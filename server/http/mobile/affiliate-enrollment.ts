@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { signupEvidence } from '../../domain/mobile-participants.ts';
 import type { MobileOperation } from './operation.ts';
 import { mobileOperation } from './operation.ts';
 import type { MobileProgram } from '../../domain/mobile-programs.ts';
@@ -61,9 +62,10 @@ export const submitApplication = mobileOperation({
     'Affiliate programs (422 otherwise): apply with email, names, answers keyed by fieldId (validated against the form; 400 per field) and acceptTerms when the form has terms. OPEN_ENROLLMENT enrolls at once; AUTO_APPROVE enrolls a low-risk applicant at once; otherwise the application waits for review. A new affiliate gets a participant token. An affiliate or a pending application with this email is 409; a denied applicant inside the reapplication policy 406.',
   body: applicationSubmit,
   response: applicationSubmitted,
-  handler: async ({ body, view, deps }) => {
+  handler: async ({ body, view, ip, app, country, deps }) => {
     gate(view, deps);
-    const result = await deps.affiliateApplications.submit(view.program, view.team, body);
+    const evidence = await signupEvidence(deps, view, body.recaptchaToken, { ip, app, country });
+    const result = await deps.affiliateApplications.submit(view.program, view.team, body, { recaptchaUnverified: evidence.recaptchaUnverified });
     // A token only for a participant this call created: an existing address must sign in (mobile rule 5).
     const token = result.isNew && result.participantId ? await deps.participantTokens.mint(view.program.id, result.participantId) : null;
     return {

@@ -4,7 +4,7 @@ import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import type { ApplicationField } from '../affiliate-types.ts';
-import { ctx, me, refresh } from '../state.ts';
+import { ctx, me, recaptchaField, refresh } from '../state.ts';
 import { Async, Field, Note, Section, copy, design, dtext, errorText } from '../ui.tsx';
 
 const INLINE = 'display:inline;width:auto';
@@ -59,6 +59,7 @@ export default function Application({ inWindow }: { inWindow?: boolean }) {
                   ...(text('lastName') ? { lastName: text('lastName') } : {}),
                   answers,
                   ...(form.termsUrl ? { acceptTerms: data.has('terms') } : {}),
+                  ...(await recaptchaField()),
                 });
                 setMsg(t(res.status === 'APPROVED' ? 'application.approved' : 'application.sent'));
                 if (res.participantToken) {
