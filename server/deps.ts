@@ -212,7 +212,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     storage,
     sealer,
     participantTokens,
-    loginLinks: new LoginLinks(db, clock, config, programEmails, participantTokens),
+    loginLinks: new LoginLinks(db, clock, config, programEmails, participantTokens, jobs, sealer, (id) => mobilePrograms.get(id)),
     recaptcha: new Recaptcha(config.mobile.recaptchaVerifyUrl, log),
     mobilePrograms,
     mobileSessions,

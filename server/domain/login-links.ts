@@ -7,10 +7,13 @@ import type { MobileProgram } from './mobile-programs.ts';
 import { hostAllowed } from './mobile-programs.ts';
 import { findParticipant } from './participants/referrals.ts';
 import { shareBase } from './participants/model.ts';
-import { newId, newSecret, sha256 } from '../crypto.ts';
+import { newId, newSecret, sha256, type Sealer } from '../crypto.ts';
+import type { Jobs } from './jobs.ts';
 
 /** A sign-in link works for 15 minutes, once. */
 export const LOGIN_LINK_TTL_MS = 15 * 60_000;
+/** The job that decides and sends (MA2 only queues it). */
+const SEND_JOB = 'login-link.send';
 /** The query parameter that carries a sign-in token back to the site (web-sdk.md §5). */
 export const LOGIN_PARAM = 'grsfLogin';
 
@@ -29,14 +32,36 @@ export class LoginLinks {
     private readonly config: Config,
     private readonly programEmails: ProgramEmails,
     private readonly participantTokens: ParticipantTokens,
-  ) {}
+    private readonly jobs: Jobs,
+    private readonly sealer: Sealer,
+    views: (programId: string) => Promise<MobileProgram | null>,
+  ) {
+    jobs.register(SEND_JOB, async (payload: { programId: string; sealed: string }) => {
+      const opened = sealer.open(payload.sealed);
+      const view = opened ? await views(payload.programId) : null;
+      if (!opened || !view) return;
+      const { email, returnUrl } = JSON.parse(opened) as { email: string; returnUrl?: string };
+      await this.send(view, email, returnUrl);
+    });
+  }
+
+  /**
+   * MA2: queues the request and returns. Whether the email belongs to a participant is decided by
+   * the job, so a known and an unknown address cost the caller the same one write and the answer's
+   * timing reveals nothing. The address travels sealed: the jobs table keeps finished rows a week.
+   */
+  async request(view: MobileProgram, email: string, returnUrl: string | undefined): Promise<void> {
+    const sealed = this.sealer.seal(JSON.stringify({ email, ...(returnUrl ? { returnUrl } : {}) }));
+    await this.jobs.enqueue(this.db.knex, SEND_JOB, { programId: view.program.id, sealed });
+    this.jobs.kick();
+  }
 
   /**
    * Mails a sign-in link when `email` belongs to a participant of the program; otherwise does
    * nothing. The token row, the outbox row and the activity row share one transaction; a skipped
    * send (team not VERIFIED) keeps its activity row and drops the token.
    */
-  async request(view: MobileProgram, email: string, returnUrl: string | undefined): Promise<LoginLinkOutcome> {
+  async send(view: MobileProgram, email: string, returnUrl: string | undefined): Promise<LoginLinkOutcome> {
     const program = view.program;
     return this.db.knex.transaction(async (trx) => {
       const participant = await findParticipant(trx, program.id, email);

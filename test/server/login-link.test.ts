@@ -29,7 +29,12 @@ const uniqueEmail = (name: string) => `${name}.${crypto.randomBytes(4).toString(
 let nextIp = 0;
 /** A fresh client address per call, so only the per-IP test meets the per-IP budget. */
 const ipHeaders = () => ({ 'x-forwarded-for': `198.51.${100 + Math.floor(++nextIp / 250)}.${nextIp % 250}`, origin: SITE });
-const requestLink = (s: { token: string }, body: unknown, headers = ipHeaders()) => mobile(app, 'POST', '/participant/login-link', s, { body, headers });
+/** MA2, then the queued job that decides and sends (JOBS=false here, so it runs when told). */
+async function requestLink(s: { token: string }, body: unknown, headers = ipHeaders()) {
+  const res = await mobile(app, 'POST', '/participant/login-link', s, { body, headers });
+  await app.deps.jobs.runDue();
+  return res;
+}
 const redeem = (s: { token: string }, token: string) => mobile(app, 'POST', '/participant/login-link/redeem', s, { body: { token }, headers: { origin: SITE } });
 /** The sign-in links mailed to `to`, newest first. */
 const loginLinks = async (to: string) => (await app.deps.mailer.list({ to })).filter((m) => m.kind === 'program.loginLink').flatMap((m) => m.links.filter((l) => l.includes('grsfLogin=')));
@@ -61,6 +66,29 @@ describe('POST /mobile/v2/participant/login-link', () => {
     expect(rows[0].token_hash).toBe(sha256(token));
     expect(JSON.stringify(rows)).not.toContain(token);
     expect(Number(rows[0].expires_at) - Number(rows[0].created_at)).toBe(15 * MINUTE);
+  });
+
+  it('does the same work in the request for a known and an unknown email: one queued job, the address sealed', async () => {
+    const p = await setup();
+    const known = uniqueEmail('known');
+    const unknown = uniqueEmail('unknown');
+    await addParticipant(app, p, { email: known });
+    const s = await session(app, p, { origin: SITE });
+    const knex = app.deps.db.knex;
+    const jobsBefore = Number((await knex('jobs').count({ n: '*' }).first())?.n);
+    for (const email of [known, unknown]) {
+      const res = await mobile(app, 'POST', '/participant/login-link', s, { body: { email }, headers: ipHeaders() });
+      expect(res.body).toEqual({ sent: true });
+    }
+    const queued = await knex('jobs').where({ type: 'login-link.send', status: 'QUEUED' });
+    expect(queued).toHaveLength(2);
+    expect(Number((await knex('jobs').count({ n: '*' }).first())?.n)).toBe(jobsBefore + 2);
+    expect(JSON.stringify(queued)).not.toContain(known);
+    expect(JSON.stringify(queued)).not.toContain(unknown);
+    expect(await knex('participant_login_tokens').where({ program_id: p.pid })).toHaveLength(0);
+    await app.deps.jobs.runDue();
+    expect(await loginLinks(known)).toHaveLength(1);
+    expect(await app.deps.mailer.list({ to: unknown })).toHaveLength(0);
   });
 
   it('answers the same 200 for an unknown email and mails nothing', async () => {

@@ -30,7 +30,8 @@ async function program(): Promise<MobileProgramFixture> {
   });
 }
 const member = (p: MobileProgramFixture, email: string) => asServer(app, () => addParticipant(app, p, { email, firstName: 'Ann' }));
-const loginLinks = async (to: string) => (await app.deps.mailer.list({ to })).filter((m) => m.kind === 'program.loginLink').flatMap((m) => m.links.filter((l) => l.includes('grsfLogin=')));
+/** The sign-in links mailed to `to`, once the queued sends have run (JOBS=false here). */
+const loginLinks = async (to: string) => (await app.deps.jobs.runDue(), await app.deps.mailer.list({ to })).filter((m) => m.kind === 'program.loginLink').flatMap((m) => m.links.filter((l) => l.includes('grsfLogin=')));
 
 function formElement(): HTMLElement {
   const el = document.createElement('div');
@@ -88,7 +89,7 @@ describe('page opened from a sign-in link (grsfLogin)', () => {
     const p = await program();
     const ann = await member(p, 'link@example.com');
     // The request side has its own tests (above and test/server/login-link.test.ts): ask the service directly.
-    await app.deps.loginLinks.request((await app.deps.mobilePrograms.get(p.pid))!, 'link@example.com', `${PAGE}account?tab=2`);
+    await app.deps.loginLinks.send((await app.deps.mobilePrograms.get(p.pid))!, 'link@example.com', `${PAGE}account?tab=2`);
     const [link] = await loginLinks('link@example.com');
     (window as any).happyDOM.setURL(link!);
     const rt = await makeRuntime(app, p.pid);
