@@ -8,7 +8,7 @@ import { REASON } from './fraud.ts';
 import { maskEmail } from './program-emails.ts';
 import { effectivePlan } from './plans.ts';
 import type { ReferralRecord } from './invites.ts';
-import { InvalidStateError, NotAuthorizedError, NotFoundError, ParticipantBlockedError, WrongProgramTypeError } from '../errors.ts';
+import { InvalidStateError, NotAuthorizedError, NotFoundError, ParticipantBlockedError, ValidationError, WrongProgramTypeError } from '../errors.ts';
 import { enrollmentOptions } from './affiliate-forms.ts';
 import type { z } from 'zod';
 import type { ParticipantRewardList, TriggerReferralResponse } from '../../shared/schemas/reward.ts';
@@ -158,6 +158,11 @@ export class MobileParticipants {
   }
 
   async #create(view: MobileProgram, input: Create, referrerId: string | null, signals: ClientSignals) {
+    // design signup.gdpr: the widget draws the checkbox, so pages must send the tick when it is required; apps draw their own forms.
+    const gdpr = (completedDocument('design', view.program, view.program.documents.design) as { signup: { gdpr: { isEnabled: boolean; text: string; isCheckboxRequired: boolean } } }).signup.gdpr;
+    if (gdpr.isEnabled && gdpr.isCheckboxRequired && !signals.app && input.gdprConsent !== true) {
+      throw new ValidationError('This program asks new participants to agree to its email consent first.', [{ field: 'gdprConsent', code: 'REQUIRED', message: 'Tick the consent checkbox.' }]);
+    }
     const request = await signupEvidence(this.deps, view, input.recaptchaToken, signals);
     return this.deps.participants.create(
       view.program,
@@ -175,7 +180,7 @@ export class MobileParticipants {
         ...(view.program.type === 'AFFILIATE' && referrerId ? { isAffiliate: false } : {}),
       },
       // A public sign-up that enrolls an affiliate is open enrollment (rest-v2 §2.8 sources).
-      { source: 'OPEN_ENROLLMENT', request },
+      { source: 'OPEN_ENROLLMENT', request, ...(gdpr.isEnabled && input.gdprConsent === true ? { gdprAgreement: { text: gdpr.text } } : {}) },
     );
   }
 

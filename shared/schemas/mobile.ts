@@ -214,6 +214,13 @@ export const mobileParticipantCreate = z
       .max(4096)
       .optional()
       .meta({ description: 'Pages of a program with options.fraud.recaptcha on: a reCAPTCHA token for the site key in GET /window (`recaptchaSiteKey`), action `signup`. Native apps (X-Public-Key) do not send one.' }),
+    gdprConsent: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          'The participant ticked the consent checkbox of design signup.gdpr: recorded with the program’s consent text and the time in metadata.gdprAgreements. Required from pages while the checkbox is on and required (400).',
+      }),
   })
   .meta({ id: 'MobileParticipantCreate' });
 

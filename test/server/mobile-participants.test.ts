@@ -766,3 +766,63 @@ describe('participant tokens on participant operations', () => {
     expect((await restGet(p, b.participant.id)).body).toMatchObject({ firstName: 'B', shareCount: {} });
   });
 });
+
+describe('GDPR consent (design signup.gdpr) on MP2 and MP3', () => {
+  const ORIGIN = 'https://shop.example';
+  const TEXT = 'I agree to hear from Acme about referrals.';
+  async function consentProgram(isCheckboxRequired: boolean) {
+    const p = await mobileProgram(app);
+    const res = await app.request('PATCH', `/v2/campaign/${p.pid}/design`, { key: p.key, body: { signup: { gdpr: { isEnabled: true, text: TEXT, isCheckboxRequired } } } });
+    expect(res.status, res.text).toBe(200);
+    return p;
+  }
+  const agreements = async (p: MobileProgramFixture, email: string) => {
+    const meta = (await restGet(p, email)).body.metadata as Record<string, string>;
+    return meta.gdprAgreements ? JSON.parse(meta.gdprAgreements) : null;
+  };
+
+  it('requires the tick from pages while the checkbox is required, and records the program’s text and the time', async () => {
+    const p = await consentProgram(true);
+    const s = await session(app, p, { origin: ORIGIN });
+    const refused = await mobile(app, 'POST', '/participants', s, { body: { email: 'no@example.com' } });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'gdprConsent', code: 'REQUIRED' })]);
+    const ann = await addParticipant(app, p, { email: 'ann@example.com' });
+    const referred = await mobile(app, 'POST', '/referred-participants', s, { body: { email: 'no2@example.com', referredBy: shareKey(ann), gdprConsent: false } });
+    expect(referred.status, referred.text).toBe(400);
+    const ok = await mobile(app, 'POST', '/referred-participants', s, { body: { email: 'yes@example.com', referredBy: shareKey(ann), gdprConsent: true } });
+    expect(ok.status, ok.text).toBe(200);
+    expect(await agreements(p, 'yes@example.com')).toEqual([{ text: TEXT, agreedAt: new Date(app.clock.now()).toISOString() }]);
+  });
+
+  it('lets apps (their own forms) and optional checkboxes through, recording consent only when given', async () => {
+    const required = await consentProgram(true);
+    const app1 = await mobile(app, 'POST', '/participants', await session(app, required), { body: { email: 'app@example.com' } });
+    expect(app1.status, app1.text).toBe(200);
+    expect(await agreements(required, 'app@example.com')).toBeNull();
+    const optional = await consentProgram(false);
+    const s = await session(app, optional, { origin: ORIGIN });
+    expect((await mobile(app, 'POST', '/participants', s, { body: { email: 'skip@example.com' } })).status).toBe(200);
+    expect(await agreements(optional, 'skip@example.com')).toBeNull();
+    expect((await mobile(app, 'POST', '/participants', s, { body: { email: 'tick@example.com', gdprConsent: true } })).status).toBe(200);
+    expect(await agreements(optional, 'tick@example.com')).toHaveLength(1);
+  });
+
+  it('keeps gdprAgreements out of client hands: metadata may not name it, nor may a REST update', async () => {
+    const p = await consentProgram(false);
+    const s = await session(app, p, { origin: ORIGIN });
+    const forged = await mobile(app, 'POST', '/participants', s, { body: { email: 'forge@example.com', metadata: { gdprAgreements: '[]' } } });
+    expect(forged.status, forged.text).toBe(400);
+    const a = await mobile(app, 'POST', '/participants', s, { body: { email: 'real@example.com', gdprConsent: true } });
+    const upd = await app.request('POST', `/v2/campaign/${p.pid}/participant/${a.body.participant.id}`, { key: p.key, body: { metadata: { gdprAgreements: null } } });
+    expect(upd.status, upd.text).toBe(400);
+    expect(await agreements(p, 'real@example.com')).toHaveLength(1);
+  });
+
+  it('does not apply while the design has no consent checkbox', async () => {
+    const p = await mobileProgram(app);
+    const s = await session(app, p, { origin: ORIGIN });
+    expect((await mobile(app, 'POST', '/participants', s, { body: { email: 'plain@example.com', gdprConsent: true } })).status).toBe(200);
+    expect(await agreements(p, 'plain@example.com')).toBeNull();
+  });
+});

@@ -61,6 +61,31 @@ describe('sign-up form (data-grsf-block-form)', () => {
     expect(link.value).toBe(created.shareUrl);
   });
 
+  it('draws the design’s GDPR consent checkbox, required, and records the consent it was given', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    const text = 'Yes, email me about the Acme referral program.';
+    expect((await rest(p, 'PATCH', '/design', { signup: { gdpr: { isEnabled: true, text, isCheckboxRequired: true } } })).status).toBe(200);
+    const el = element('form');
+    await boot(await makeRuntime(app, p.pid));
+    const form = await until(() => el.shadowRoot?.querySelector('form'));
+    const box = form.querySelector<HTMLInputElement>('input[type="checkbox"][name="gdprConsent"]')!;
+    expect(box.required).toBe(true);
+    expect(box.closest('label')!.textContent).toContain(text);
+    // Unticked (the browser's own check bypassed): the server refuses and the form says why.
+    type(form, 'email', 'nobox@example.com');
+    submit(form);
+    await until(() => shadowText(el).includes('consent'));
+    expect((await rest(p, 'GET', '/participant/nobox@example.com')).status).toBe(400);
+    type(form, 'email', 'agreed@example.com');
+    box.checked = true;
+    submit(form);
+    await until(() => el.shadowRoot!.querySelector<HTMLInputElement>('input[readonly]'));
+    const created = (await rest(p, 'GET', '/participant/agreed@example.com')).body;
+    expect(created.metadata.gdprConsent).toBeUndefined();
+    const [agreement] = JSON.parse(created.metadata.gdprAgreements);
+    expect(agreement).toEqual({ text, agreedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+  });
+
   it('skips an element that cannot host our shadow root and still renders the others', async () => {
     const p = await asServer(app, () => mobileProgram(app));
     // The page already attached its own closed shadow root to this one: attachShadow throws.

@@ -21,6 +21,7 @@ export const en = {
   'signup.firstName': 'First name',
   'signup.lastName': 'Last name',
   'signup.submit': 'Get my link',
+  'signup.gdpr': 'I agree to receive emails about this program.',
   'signup.existing': 'This email already belongs to a participant. Sign in to see your referral link.',
   'login.prompt': 'Already signed up?',
   'login.link': 'Sign in',

@@ -8,7 +8,8 @@ export type Fields = { email: string; firstName?: string; lastName?: string; [k:
 
 async function creationBody(fields: Fields) {
   if (!fields || typeof fields.email !== 'string') throw new TypeError('An email is required.');
-  const { email, firstName, lastName, ...rest } = fields;
+  // gdprConsent is the sign-up's consent checkbox (design signup.gdpr), never metadata.
+  const { email, firstName, lastName, gdprConsent, ...rest } = fields;
   const receipts = await ctx.rt.receipts();
   const list = [...new Set([receipts.firstVisit, receipts.lastVisit].filter((r): r is string => !!r))];
   const metadata = Object.fromEntries(Object.entries(rest).filter(([, v]) => v == null || ['string', 'number', 'boolean'].includes(typeof v))) as Record<string, string | number | boolean>;
@@ -19,6 +20,7 @@ async function creationBody(fields: Fields) {
     ...(Object.keys(metadata).length ? { metadata } : {}),
     mobileInstanceId: ctx.rt.instanceId,
     ...(list.length ? { receipts: list } : {}),
+    ...(gdprConsent ? { gdprConsent: true } : {}),
   };
 }
 

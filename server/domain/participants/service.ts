@@ -38,6 +38,9 @@ import {
   type Q,
 } from './model.ts';
 import { findParticipant, findReferrer, removeScores, updateReferrer, type Credit } from './referrals.ts';
+
+/** The reserved metadata key (rest-v2 §2.8) that holds recorded GDPR consent. */
+export const GDPR_AGREEMENTS = 'gdprAgreements';
 import { serializeParticipants, type SerializeOptions } from './serialize.ts';
 import { freeShareKey, replaceVanityKeys, writeMetadata } from './keys.ts';
 
@@ -130,11 +133,18 @@ export class Participants {
    * P3: adds a participant, or returns the one with this email unchanged (`isNew: false`). Enrollment
    * engines pass `source` (how a new affiliate enrolled) and `trx` to join their own transaction.
    */
-  async create(program: Program, billing: TeamBilling, input: ParticipantCreate, opts: { source?: string; trx?: Knex.Transaction; request?: RequestEvidence } = {}): Promise<Participant> {
+  async create(
+    program: Program,
+    billing: TeamBilling,
+    input: ParticipantCreate,
+    opts: { source?: string; trx?: Knex.Transaction; request?: RequestEvidence; gdprAgreement?: { text: string } } = {},
+  ): Promise<Participant> {
     if (input.isAffiliate !== undefined && program.type !== 'AFFILIATE') throw fieldError('isAffiliate', 'isAffiliate applies only to affiliate programs.');
     if (input.language) assertProgramLanguage(program, input.language);
     const strict = gdprStrict(program);
     const metadata = metadataStrings(input.metadata ?? {});
+    // The reserved key clients cannot send: what the participant agreed to, in the program's words, and when.
+    if (opts.gdprAgreement) metadata[GDPR_AGREEMENTS] = JSON.stringify([{ text: opts.gdprAgreement.text, agreedAt: new Date(this.clock.now()).toISOString() }]);
     const run = async (trx: Knex.Transaction): Promise<Participant> => {
       const now = this.clock.now();
       const existing = await findParticipant(trx, program.id, input.email);

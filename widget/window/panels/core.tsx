@@ -92,6 +92,11 @@ export function Signup({ identity = {}, inWindow }: { identity?: Identity; inWin
             value={identity[f.key as keyof Identity]}
           />
         ))}
+        {d?.signup?.gdpr?.isEnabled && (
+          <label>
+            <input type="checkbox" name="gdprConsent" required={d.signup.gdpr.isCheckboxRequired !== false} /> {copy(d.signup.gdpr.text, 'signup.gdpr')}
+          </label>
+        )}
         <button type="submit" disabled={busy}>
           {copy(d?.signup?.buttonText, 'signup.submit')}
         </button>
