@@ -260,7 +260,7 @@ export class MobileParticipants {
    * reads the first page × limit rows and keeps the last page (capped by the schema); `offsetKey`
    * continues from a previous page like REST P2's `nextId`.
    */
-  async leaderboard(view: MobileProgram, q: z.output<typeof mobileLeaderboardQuery>): Promise<z.infer<typeof mobileLeaderboard>> {
+  async leaderboard(view: MobileProgram, q: z.output<typeof mobileLeaderboardQuery>, participantId: string | null = null): Promise<z.infer<typeof mobileLeaderboard>> {
     const design = completedDocument('design', view.program, view.program.documents.design) as { leaderboard: { defaultSelector: 'ALL_TIME' | 'CURRENT_MONTH' | 'PREV_MONTH'; nameFormat: NameFormat } };
     const type = q.leaderboardType ?? design.leaderboard.defaultSelector;
     const page = q.offsetKey ? 1 : (q.page ?? 1);
@@ -268,7 +268,7 @@ export class MobileParticipants {
     const rows = read.participants.slice(q.limit * (page - 1));
     return {
       leaderboardType: type,
-      rows: rows.map((p) => ({ rank: p.rank ?? null, name: formatName(p.firstName, p.lastName, design.leaderboard.nameFormat), email: maskEmail(p.email), score: scoreOf(p, type) })),
+      rows: rows.map((p) => ({ rank: p.rank ?? null, name: formatName(p.firstName, p.lastName, design.leaderboard.nameFormat), email: maskEmail(p.email), score: scoreOf(p, type), isYou: p.id === participantId })),
       limit: q.limit,
       nextOffsetKey: read.nextId,
     };
@@ -370,7 +370,7 @@ export class MobileParticipants {
     const [participant, campaign, leaderboard, traffic, affiliate] = await Promise.all([
       participantId ? this.get(view, participantId) : null,
       this.campaign(view),
-      design.leaderboard.isEnabled ? this.leaderboard(view, { limit: 10 } as z.output<typeof mobileLeaderboardQuery>) : null,
+      design.leaderboard.isEnabled ? this.leaderboard(view, { limit: 10 } as z.output<typeof mobileLeaderboardQuery>, participantId) : null,
       participantId && paid && design.trafficInsights.isPublicDisplayed ? this.traffic(program.id, participantId, now) : null,
       affiliateData ? this.deps.payouts.summary(program, participantId) : null,
     ]);

@@ -377,6 +377,7 @@ export const mobileLeaderboardRow = z
     name: z.string().nullable().meta({ description: 'By design.leaderboard.nameFormat; null when ANONYMOUS or no name was given.' }),
     email: z.string().meta({ description: 'Masked: a***@example.com.' }),
     score: z.number(),
+    isYou: z.boolean().meta({ description: 'True on the signed-in participant’s own row (the call carried their participant token); drawn with design.leaderboard.youLabel.' }),
   })
   .meta({ id: 'MobileLeaderboardRow' });
 

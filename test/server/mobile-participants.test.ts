@@ -371,9 +371,31 @@ describe('GET /mobile/v2/leaderboard', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ leaderboardType: 'ALL_TIME', limit: 1, rows: [{ rank: 1, name: 'Ann L.', email: 'a***@example.com', score: 2 }] });
     const second = await mobile(app, 'GET', `/leaderboard?limit=1&offsetKey=${res.body.nextOffsetKey}`, s);
-    expect(second.body.rows).toEqual([{ rank: 2, name: 'Bob', email: 'b***@example.com', score: 1 }]);
+    expect(second.body.rows).toEqual([{ rank: 2, name: 'Bob', email: 'b***@example.com', score: 1, isYou: false }]);
     const byPage = await mobile(app, 'GET', '/leaderboard?limit=1&page=2', s);
     expect(byPage.body.rows).toEqual(second.body.rows);
+  });
+
+  it('marks the signed-in participant’s own row with isYou, and nobody’s without a participant token', async () => {
+    const { p, s } = await board();
+    const bob = await tokenFor(p, 'bob@example.com');
+    const mine = await mobile(app, 'GET', '/leaderboard?limit=5', s, { participantToken: bob.participantToken });
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.body.rows.slice(0, 2).map((r: { email: string; isYou: boolean }) => [r.email, r.isYou])).toEqual([
+      ['a***@example.com', false],
+      ['b***@example.com', true],
+    ]);
+    expect(mine.body.rows.filter((r: { isYou: boolean }) => r.isYou)).toHaveLength(1);
+    const anon = await mobile(app, 'GET', '/leaderboard?limit=5', s);
+    expect(anon.body.rows.every((r: { isYou: boolean }) => !r.isYou)).toBe(true);
+    // The window's first page says the same (once the design shows the leaderboard).
+    expect((await app.request('PATCH', `/v2/campaign/${p.pid}/design`, { key: p.key, body: { leaderboard: { isEnabled: true } } })).status).toBe(200);
+    app.deps.mobilePrograms.forget(p.pid);
+    const win = await mobile(app, 'GET', '/window', s, { participantToken: bob.participantToken });
+    expect(win.body.leaderboard.rows.find((r: { isYou: boolean }) => r.isYou)?.email).toBe('b***@example.com');
+    // A token of another program is refused, not ignored.
+    const other = await tokenFor(await mobileProgram(app), 'bob@example.com');
+    expect((await mobile(app, 'GET', '/leaderboard', s, { participantToken: other.participantToken })).status).toBe(403);
   });
 
   it('hides names when the design says ANONYMOUS', async () => {

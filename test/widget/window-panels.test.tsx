@@ -238,8 +238,10 @@ describe('leaderboard and referral summary', () => {
       const r = [...(board.shadowRoot?.querySelectorAll('tbody tr') ?? [])];
       return r.length >= 2 && r;
     });
-    expect(textOf(rows[0])).toMatch(/1 Ann 2/);
+    expect(textOf(rows[0])).toMatch(/1 Ann \(You\) 2/);
+    expect(rows[0]!.getAttribute('aria-current')).toBe('true');
     expect(textOf(rows[1])).toMatch(/2 Bob 1/);
+    expect(rows[1]!.hasAttribute('aria-current')).toBe(false);
     // The period selector loads another board over ML1: nobody referred anyone last month.
     const select = board.shadowRoot!.querySelector('select')!;
     expect(select.closest('label')!.textContent).toContain('Period');
@@ -249,7 +251,7 @@ describe('leaderboard and referral summary', () => {
     await until(() => scores().length > 0 && scores().every((x) => x === '0'));
     select.value = 'CURRENT_MONTH';
     select.dispatchEvent(new Event('change', { bubbles: true }));
-    await until(() => /1 Ann 2/.test(textOf(board.shadowRoot!.querySelector('tbody'))));
+    await until(() => /1 Ann \(You\) 2/.test(textOf(board.shadowRoot!.querySelector('tbody'))));
     await until(() => summary.shadowRoot?.querySelector('.tile'));
     const tiles = [...summary.shadowRoot!.querySelectorAll('.tile')].map((t) => textOf(t).trim());
     expect(tiles).toContain('2 Referrals');

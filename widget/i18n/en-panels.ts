@@ -18,6 +18,7 @@ export const enPanels = {
   'leaderboard.name': 'Name',
   'leaderboard.score': 'Referrals',
   'leaderboard.anonymous': 'Anonymous',
+  'leaderboard.you': 'You',
   'leaderboard.empty': 'No one is on the board yet.',
   'rewards.empty': 'No rewards yet. Share your link to earn some.',
   'rewards.new': 'New',

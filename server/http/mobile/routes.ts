@@ -297,11 +297,12 @@ export const getLeaderboard = mobileOperation({
   method: 'GET',
   path: '/leaderboard',
   auth: 'session',
+  optionalParticipant: true,
   summary:
-    'A leaderboard page: rank, the name as design.leaderboard.nameFormat shows it, a masked email and the score. Page with page (1-based, up to row 500) or offsetKey (the previous nextOffsetKey).',
+    'A leaderboard page: rank, the name as design.leaderboard.nameFormat shows it, a masked email, the score and isYou (with a participant token, true on the caller’s own row). Page with page (1-based, up to row 500) or offsetKey (the previous nextOffsetKey).',
   query: mobileLeaderboardQuery,
   response: mobileLeaderboard,
-  handler: ({ query, view, deps }) => svc(deps).leaderboard(view, query),
+  handler: ({ query, view, participantId, deps }) => svc(deps).leaderboard(view, query, participantId),
 });
 
 /** MRF1 `GET /mobile/v2/participant/referrals`. */

@@ -44,9 +44,12 @@ export function Leaderboard() {
             </thead>
             <tbody>
               {b.rows.map((r, i) => (
-                <tr key={i}>
+                <tr key={i} aria-current={r.isYou ? 'true' : undefined}>
                   <td>{r.rank ?? '—'}</td>
-                  <td>{r.name ?? r.email ?? t('leaderboard.anonymous')}</td>
+                  <td>
+                    {r.name ?? r.email ?? t('leaderboard.anonymous')}
+                    {r.isYou && <strong> ({copy(d?.youLabel, 'leaderboard.you')})</strong>}
+                  </td>
                   <td>{r.score}</td>
                 </tr>
               ))}
