@@ -57,7 +57,8 @@ describe('sign-in link request', () => {
     expect(button.getAttribute('type')).toBe('button');
     expect(textOf(el.shadowRoot)).toContain('This email already belongs to a participant.');
     button.click();
-    await until(() => textOf(el.shadowRoot).includes('Check your inbox for a sign-in link.'));
+    // The design's login.successBody with {{email}} filled.
+    await until(() => textOf(el.shadowRoot).includes('We sent a sign-in link to back@example.com. It expires soon'));
     const [link] = await loginLinks('back@example.com');
     const url = new URL(link!);
     expect(`${url.origin}${url.pathname}`).toBe(`${PAGE}pricing`);
@@ -76,8 +77,14 @@ describe('sign-in link request', () => {
     const form = await until(() => (textOf(el.shadowRoot).includes('we will send you a sign-in link') ? el.shadowRoot!.querySelector('form') : null));
     form.querySelector<HTMLInputElement>('[name="email"]')!.value = 'again@example.com';
     submit(form);
-    await until(() => textOf(el.shadowRoot).includes('Check your inbox for a sign-in link.'));
+    // The success view: the design's heading and body, and a resend that asks again.
+    await until(() => el.shadowRoot!.querySelector('h2')?.textContent === 'Check your inbox');
+    expect(textOf(el.shadowRoot)).toContain('We sent a sign-in link to again@example.com.');
+    expect(textOf(el.shadowRoot)).toContain('Did not get it?');
     expect(await loginLinks('again@example.com')).toHaveLength(1);
+    buttonNamed(el.shadowRoot!, 'Send it again')!.click();
+    await until(() => textOf(el.shadowRoot).includes('Sent again.'));
+    expect(await loginLinks('again@example.com')).toHaveLength(2);
     // Back to the sign-up form.
     buttonNamed(el.shadowRoot!, 'Back to sign-up')!.click();
     await until(() => el.shadowRoot!.querySelector('[name="firstName"]'));
@@ -107,7 +114,8 @@ describe('page opened from a sign-in link (grsfLogin)', () => {
     await boot(rt);
     expect(location.href).toBe(PAGE);
     expect(await rt.store.get(STORE_KEYS.participantToken)).toBeUndefined();
-    await until(() => textOf(windowRoot()).includes('This sign-in link is invalid, expired or already used.'));
+    // The design's login.invalidLink.
+    await until(() => textOf(windowRoot()).includes('This sign-in link is invalid or has expired.'));
     expect(windowRoot()!.querySelector('[name="email"]')).not.toBeNull();
   });
 });

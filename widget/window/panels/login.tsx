@@ -18,18 +18,31 @@ export function pageWithoutLogin(): string {
   return u.href;
 }
 
+/** The design's `login` copy, when the window has loaded. */
+function loginCopy(): Record<string, unknown> | undefined {
+  const s = state.value;
+  return s.status === 'ready' ? (s.win.design?.login as Record<string, unknown> | undefined) : undefined;
+}
+
 /**
- * Asks for a sign-in link to `email` returning to this page, and answers the text to show: the
- * server says `sent` whether or not the email is known, so the text is the same for both.
+ * Asks for a sign-in link to `email` returning to this page: null when asked, else the text of what
+ * went wrong. The server says `sent` whether or not the email is known, so success reads the same
+ * for both.
  */
-export async function sendLoginLink(email: string): Promise<string> {
+async function askForLink(email: string): Promise<string | null> {
   try {
     await ctx.api.call('post', 'participant/login-link', { email: email.trim(), returnUrl: pageWithoutLogin() });
-    return t('login.sent');
+    return null;
   } catch (err) {
-    const d = state.value.status === 'ready' ? state.value.win.design : undefined;
-    return err instanceof ApiError && err.status === 429 ? copy(d?.login?.cooldown, 'login.cooldown') : errorText(err);
+    const lc = loginCopy();
+    if (err instanceof ApiError && err.status === 429) return copy(lc?.cooldown, 'login.cooldown');
+    return err instanceof ApiError && err.status < 500 ? errorText(err) : copy(lc?.serverError, 'state.error');
   }
+}
+
+/** "Email me a sign-in link" after an existing email: the design's success text (`{{email}}` filled), or why it failed. */
+export async function sendLoginLink(email: string): Promise<string> {
+  return (await askForLink(email)) ?? copy(loginCopy()?.successBody, 'login.sent', { email: email.trim() });
 }
 
 /**
@@ -50,24 +63,56 @@ export async function redeemLoginFromUrl(): Promise<boolean> {
     loginNotice.value = '';
     return true;
   } catch {
+    // The design's text once the window payload is in (the redeem runs before it loads).
     loginNotice.value = t('login.failed');
+    const stop = state.subscribe((st) => {
+      if (st.status !== 'ready') return;
+      loginNotice.value = copy(loginCopy()?.invalidLink, 'login.failed');
+      queueMicrotask(() => stop());
+    });
     return false;
   }
 }
 
-/** The sign-in form: an email, then "Check your inbox". Texts from the design's `login` copy where it has them. */
+/** The sign-in form: an email, then "Check your inbox" with a resend. Texts from the design's `login` copy where it has them. */
 export function Login({ email, back }: { email?: string; back: () => void }) {
   const [msg, setMsg] = useState('');
   const [busy, setBusy] = useState(false);
-  const s = state.value;
-  const lc = s.status === 'ready' ? s.win.design?.login : undefined;
-  const onSubmit = async (e: Event) => {
-    e.preventDefault();
-    const value = String(new FormData(e.currentTarget as HTMLFormElement).get('email') ?? '');
+  /** The address a link went to: the form gives way to the success view. */
+  const [sentTo, setSentTo] = useState('');
+  const lc = loginCopy();
+  const ask = async (to: string, again: boolean) => {
     setBusy(true);
-    setMsg(await sendLoginLink(value));
+    const problem = await askForLink(to);
     setBusy(false);
+    if (problem) return setMsg(problem);
+    setSentTo(to.trim());
+    setMsg(again ? copy(lc?.resent, 'login.resent') : '');
   };
+  const onSubmit = (e: Event) => {
+    e.preventDefault();
+    void ask(String(new FormData(e.currentTarget as HTMLFormElement).get('email') ?? ''), false);
+  };
+  const backButton = (
+    <button type="button" onClick={back}>
+      {t('login.back')}
+    </button>
+  );
+  if (sentTo) {
+    return (
+      <Section title={copy(lc?.successHeading, 'login.successHeading')}>
+        <p class="m">{copy(lc?.successBody, 'login.sent', { email: sentTo })}</p>
+        <p class="m">
+          {copy(lc?.resendPrompt, 'login.resendPrompt')}{' '}
+          <button type="button" disabled={busy} onClick={() => void ask(sentTo, true)}>
+            {copy(lc?.resend, 'login.resend')}
+          </button>
+        </p>
+        {backButton}
+        {msg && <Note text={msg} />}
+      </Section>
+    );
+  }
   return (
     <Section title={copy(lc?.heading, 'login.heading')}>
       <p class="m">{copy(lc?.description, 'login.description')}</p>
@@ -77,9 +122,7 @@ export function Login({ email, back }: { email?: string; back: () => void }) {
           {copy(lc?.buttonText, 'login.button')}
         </button>
       </form>
-      <button type="button" onClick={back}>
-        {t('login.back')}
-      </button>
+      {backButton}
       {msg && <Note text={msg} />}
     </Section>
   );
