@@ -14,7 +14,7 @@ import type { z } from 'zod';
 import type { ParticipantRewardList, TriggerReferralResponse } from '../../shared/schemas/reward.ts';
 import type { ReferralList, SendInvitesResponse } from '../../shared/schemas/referral.ts';
 import type { Participant } from '../../shared/schemas/participant.ts';
-import { toMobileParticipant, type MobileParticipant } from '../../shared/schemas/mobile.ts';
+import { TRAFFIC_RANGES, toMobileParticipant, type MobileParticipant } from '../../shared/schemas/mobile.ts';
 import type {
   mobileWindow,
   mobileTrafficReport,
@@ -360,7 +360,7 @@ export class MobileParticipants {
     const design = completedDocument('design', program, program.documents.design) as {
       leaderboard: { isEnabled: boolean };
       share: { channels: Record<string, { isVisible: boolean }> };
-      trafficInsights: { isPublicDisplayed: boolean };
+      trafficInsights: { isPublicDisplayed: boolean; defaultDateRange: TrafficRange };
     };
     const installation = completedDocument('installation', program, program.documents.installation) as { shareUrl?: string | null };
     const now = this.deps.clock.now();
@@ -371,7 +371,7 @@ export class MobileParticipants {
       participantId ? this.get(view, participantId) : null,
       this.campaign(view),
       design.leaderboard.isEnabled ? this.leaderboard(view, { limit: 10 } as z.output<typeof mobileLeaderboardQuery>, participantId) : null,
-      participantId && paid && design.trafficInsights.isPublicDisplayed ? this.traffic(program.id, participantId, now) : null,
+      participantId && paid && design.trafficInsights.isPublicDisplayed ? this.traffic(program.id, participantId, now, design.trafficInsights.defaultDateRange) : null,
       affiliateData ? this.deps.payouts.summary(program, participantId) : null,
     ]);
     return {
@@ -395,29 +395,53 @@ export class MobileParticipants {
     };
   }
 
-  /** The last 30 days of the participant's link visits, aggregated in SQL from the VISIT activity rows. */
-  async traffic(programId: string, participantId: string, now: number): Promise<z.infer<typeof mobileTrafficReport>> {
-    const DAYS = 30;
-    const since = Math.floor(now / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS;
+  /**
+   * The participant's link visits over a date range (7, 30 or 90 UTC days with today, or since they
+   * joined), aggregated in SQL from the VISIT activity rows: totals, visits per day (per month for
+   * ALL_TIME) and the top 10 sources.
+   */
+  async traffic(programId: string, participantId: string, now: number, range: TrafficRange): Promise<z.infer<typeof mobileTrafficReport>> {
     const knex = this.deps.db.knex;
+    const today = Math.floor(now / DAY_MS);
+    let firstDay = today - (RANGE_DAYS[range] - 1);
+    if (range === 'ALL_TIME') {
+      const joined = await knex('participants').where({ id: participantId }).first('created_at');
+      firstDay = Math.min(today, Math.floor(Number(joined?.created_at ?? now) / DAY_MS));
+    }
+    const since = firstDay * DAY_MS;
     const base = () => knex('activity_logs').where({ participant_id: participantId, program_id: programId, type: 'VISIT' }).where('created_at', '>=', since);
     const [totals, days, sources] = await Promise.all([
       base().select(knex.raw('COUNT(*) AS visits'), knex.raw(`SUM(CASE WHEN action = 'visit.unique' THEN 1 ELSE 0 END) AS uniques`)).first(),
       base().select(knex.raw(`created_at / ${DAY_MS} AS day`), knex.raw('COUNT(*) AS visits')).groupByRaw(`created_at / ${DAY_MS}`),
       base().select('data', knex.raw('COUNT(*) AS visits')).groupBy('data').orderBy('visits', 'desc').limit(10),
     ]);
-    const byDay = new Map<number, number>(days.map((d: { day: number | string; visits: number | string }) => [Number(d.day), Number(d.visits)]));
-    const visitsOverTime = Array.from({ length: DAYS }, (_, i) => {
-      const day = since / DAY_MS + i;
-      return { date: new Date(day * DAY_MS).toISOString().slice(0, 10), visits: byDay.get(day) ?? 0 };
-    });
+    const monthly = range === 'ALL_TIME';
+    const label = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, monthly ? 7 : 10);
+    const buckets = new Map<string, number>();
+    for (let day = firstDay; day <= today; day++) buckets.set(label(day), 0);
+    for (const d of days as Array<{ day: number | string; visits: number | string }>) {
+      const key = label(Math.floor(Number(d.day)));
+      if (buckets.has(key)) buckets.set(key, buckets.get(key)! + Number(d.visits));
+    }
     return {
-      days: DAYS,
+      range,
+      interval: monthly ? 'MONTH' : 'DAY',
+      days: today - firstDay + 1,
       visits: Number(totals?.visits ?? 0),
       uniqueVisitors: Number(totals?.uniques ?? 0),
-      visitsOverTime,
+      visitsOverTime: [...buckets].map(([date, visits]) => ({ date, visits })),
       sources: sources.map((r: { data: string | null; visits: number | string }) => ({ source: parseJson<{ source?: string }>(r.data, {}).source ?? null, visits: Number(r.visits) })),
     };
+  }
+
+  /** MT1: the signed-in participant's traffic report for a range, where the window would show one (403 otherwise). */
+  async trafficReport(view: MobileProgram, participantId: string, range: TrafficRange | undefined): Promise<z.infer<typeof mobileTrafficReport>> {
+    const design = completedDocument('design', view.program, view.program.documents.design) as { trafficInsights: { isPublicDisplayed: boolean; defaultDateRange: TrafficRange } };
+    const now = this.deps.clock.now();
+    if (!design.trafficInsights.isPublicDisplayed || !effectivePlan(this.deps.config.billing, view.team, now).limits.paid) {
+      throw new NotAuthorizedError('This program does not show participants their traffic (design.trafficInsights.isPublicDisplayed on a paid plan).');
+    }
+    return this.traffic(view.program.id, participantId, now, range ?? design.trafficInsights.defaultDateRange);
   }
 
   /** A new signed download link for a published FILE resource of this program (404 otherwise). */
@@ -428,6 +452,10 @@ export class MobileParticipants {
 }
 
 const DAY_MS = 86_400_000;
+
+type TrafficRange = (typeof TRAFFIC_RANGES)[number];
+/** UTC days of each fixed range, today included (ALL_TIME starts on the day the participant joined). */
+const RANGE_DAYS: Record<TrafficRange, number> = { LAST_7_DAYS: 7, LAST_30_DAYS: 30, LAST_90_DAYS: 90, ALL_TIME: 0 };
 
 /** The public site key pages need while options.fraud.recaptcha is on (enabling it requires one). */
 function recaptchaSiteKey(program: MobileProgram['program']): string | null {

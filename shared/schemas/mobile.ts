@@ -488,12 +488,20 @@ export const mobileVanityLinks = z
 export const mobilePayoutProvider = z.object({ provider: z.string(), canConfirm: z.boolean() }).meta({ id: 'MobilePayoutProvider' });
 
 /** The traffic report (mobile rule 11): the signed-in participant's link visits over the last 30 days. */
+/** Date ranges of the traffic report (design trafficInsights.dateRangeLabels). */
+export const TRAFFIC_RANGES = ['LAST_7_DAYS', 'LAST_30_DAYS', 'LAST_90_DAYS', 'ALL_TIME'] as const;
+
+/** `GET /mobile/v2/participant/traffic` query. */
+export const mobileTrafficQuery = z.object({ range: z.enum(TRAFFIC_RANGES).optional().meta({ description: 'Default: design.trafficInsights.defaultDateRange.' }) }).meta({ id: 'MobileTrafficQuery' });
+
 export const mobileTrafficReport = z
   .object({
-    days: z.number().int(),
+    range: z.enum(TRAFFIC_RANGES).meta({ description: 'The date range reported (the window uses design.trafficInsights.defaultDateRange).' }),
+    interval: z.enum(['DAY', 'MONTH']).meta({ description: 'visitsOverTime buckets: UTC days for the 7/30/90-day ranges, UTC months for ALL_TIME.' }),
+    days: z.number().int().meta({ description: 'UTC days covered, today included (ALL_TIME: since the participant joined).' }),
     visits: z.number().int(),
     uniqueVisitors: z.number().int(),
-    visitsOverTime: z.array(z.object({ date: z.string().meta({ description: 'UTC day, YYYY-MM-DD.' }), visits: z.number().int() })),
+    visitsOverTime: z.array(z.object({ date: z.string().meta({ description: 'UTC day YYYY-MM-DD, or month YYYY-MM for ALL_TIME.' }), visits: z.number().int() })),
     sources: z.array(z.object({ source: z.string().nullable(), visits: z.number().int() })).meta({ description: 'utm_source, else the referring host; null when neither was known. Top 10.' }),
   })
   .meta({ id: 'MobileTrafficReport' });

@@ -716,10 +716,51 @@ describe('GET /mobile/v2/window', () => {
     expect(res.body.participant).toMatchObject({ id: own.participant.id, firstName: 'Own' });
     expect(res.body.leaderboard).toMatchObject({ leaderboardType: 'ALL_TIME', rows: [expect.objectContaining({ name: 'Own', email: 'o***@example.com' })] });
     const t = res.body.traffic;
-    expect(t).toMatchObject({ days: 30, visits: 3, uniqueVisitors: 2 });
+    expect(t).toMatchObject({ range: 'LAST_30_DAYS', interval: 'DAY', days: 30, visits: 3, uniqueVisitors: 2 });
     expect(t.visitsOverTime).toHaveLength(30);
     expect(t.visitsOverTime.at(-1)).toEqual({ date: new Date(app.clock.now()).toISOString().slice(0, 10), visits: 3 });
     expect(t.sources).toEqual(expect.arrayContaining([{ source: 'google', visits: 2 }, { source: null, visits: 1 }]));
+  });
+
+  it('reports the design’s default date range in the window, and any range through MT1 (months for ALL_TIME)', async () => {
+    const p = await mobileProgram(app);
+    const d = await app.request('PATCH', `/v2/campaign/${p.pid}/design`, { key: p.key, body: { trafficInsights: { isPublicDisplayed: true, defaultDateRange: 'LAST_7_DAYS' } } });
+    expect(d.status, d.text).toBe(200);
+    app.deps.mobilePrograms.forget(p.pid);
+    const own = await tokenFor(p, 'ranges@example.com');
+    const joined = app.clock.now();
+    await visit(p.pid, own.participant.id, 'visit.unique', 'google');
+    await visit(p.pid, own.participant.id, 'visit.repeat', 'google');
+    app.clock.advance(40 * DAY);
+    await visit(p.pid, own.participant.id, 'visit.unique', 'newsletter');
+    const s = await session(app, p);
+    // A fresh token: the first one's 30 days are over.
+    const auth = { participantToken: (await tokenFor(p, 'ranges@example.com')).participantToken };
+
+    const win = (await mobile(app, 'GET', '/window', s, auth)).body.traffic;
+    expect(win).toMatchObject({ range: 'LAST_7_DAYS', interval: 'DAY', days: 7, visits: 1, uniqueVisitors: 1, sources: [{ source: 'newsletter', visits: 1 }] });
+    expect(win.visitsOverTime).toHaveLength(7);
+    const report = async (range?: string) => {
+      const res = await mobile(app, 'GET', `/participant/traffic${range ? `?range=${range}` : ''}`, s, auth);
+      expect(res.status, res.text).toBe(200);
+      return res.body;
+    };
+    expect(await report()).toEqual(win);
+    expect(await report('LAST_30_DAYS')).toMatchObject({ range: 'LAST_30_DAYS', days: 30, visits: 1 });
+    const ninety = await report('LAST_90_DAYS');
+    expect(ninety).toMatchObject({ days: 90, visits: 3, uniqueVisitors: 2 });
+    expect(ninety.visitsOverTime.find((b: { date: string }) => b.date === new Date(joined).toISOString().slice(0, 10))).toEqual({ date: new Date(joined).toISOString().slice(0, 10), visits: 2 });
+    const all = await report('ALL_TIME');
+    const months = [new Date(joined).toISOString().slice(0, 7), new Date(app.clock.now()).toISOString().slice(0, 7)];
+    expect(all).toMatchObject({ range: 'ALL_TIME', interval: 'MONTH', days: 41, visits: 3 });
+    expect(all.visitsOverTime.map((b: { date: string }) => b.date)).toEqual([...new Set(months)].length === 1 ? [months[0]] : expect.arrayContaining(months));
+    expect(all.visitsOverTime.reduce((n: number, b: { visits: number }) => n + b.visits, 0)).toBe(3);
+
+    expect((await mobile(app, 'GET', '/participant/traffic?range=LAST_YEAR', s, auth)).status).toBe(400);
+    expect((await mobile(app, 'GET', '/participant/traffic', s)).status).toBe(403);
+    await app.request('PATCH', `/v2/campaign/${p.pid}/design`, { key: p.key, body: { trafficInsights: { isPublicDisplayed: false } } });
+    app.deps.mobilePrograms.forget(p.pid);
+    expect((await mobile(app, 'GET', '/participant/traffic', s, auth)).status).toBe(403);
   });
 
   it('leaves the traffic report out when the design’s Traffic section is off', async () => {

@@ -459,12 +459,37 @@ describe('lazy panels', () => {
     expect(shadowText(traffic)).toContain(ti.messages.unavailable);
   });
 
+  it('shows the traffic of the design’s default date range and reloads another range picked by its label', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    const set = await rest(p, 'PATCH', '/design', { trafficInsights: { isPublicDisplayed: true, defaultDateRange: 'LAST_7_DAYS', dateRangeLabels: { LAST_90_DAYS: 'Past quarter' } } });
+    expect(set.status, set.text).toBe(200);
+    const { ann, rt } = await signedIn(p, 'traffic@example.com');
+    const record = (action: string) => app.deps.activity.record(app.deps.db.knex, { programId: p.pid, participantId: ann.participant.id, type: 'VISIT', action, text: 'Visit', data: { source: 'blog' } });
+    app.clock.advance(-20 * 86_400_000);
+    await record('visit.unique');
+    app.clock.advance(20 * 86_400_000);
+    await record('visit.unique');
+    const el = element('traffic');
+    await boot(rt);
+    const select = await until(() => el.shadowRoot?.querySelector('select'));
+    expect(select.closest('label')!.textContent).toContain('Date range');
+    expect(select.value).toBe('LAST_7_DAYS');
+    expect([...select.options].map((o) => o.textContent)).toEqual(['Last 7 days', 'Last 30 days', 'Past quarter', 'All time']);
+    const tiles = () => [...el.shadowRoot!.querySelectorAll('.tile')].map((t) => textOf(t).trim());
+    await until(() => tiles().length > 0);
+    expect(tiles()).toContain('1 Visits');
+    select.value = 'LAST_90_DAYS';
+    select.dispatchEvent(new Event('change', { bubbles: true }));
+    await until(() => tiles().includes('2 Visits'));
+    expect(el.shadowRoot!.querySelectorAll('polyline')).toHaveLength(1);
+  });
+
   it('draws visits over time as an SVG polyline with one point per day', async () => {
     const { render } = await import('preact');
     const { Chart } = await import('../../widget/window/panels/traffic.tsx');
     const visitsOverTime = Array.from({ length: 30 }, (_, i) => ({ date: `2026-01-${String(i + 1).padStart(2, '0')}`, visits: i % 5 }));
     const box = document.createElement('div');
-    render(<Chart report={{ days: 30, visits: 60, uniqueVisitors: 10, visitsOverTime, sources: [] }} />, box);
+    render(<Chart report={{ range: 'LAST_30_DAYS', interval: 'DAY', days: 30, visits: 60, uniqueVisitors: 10, visitsOverTime, sources: [] }} />, box);
     const svg = box.querySelector('svg')!;
     expect(svg.getAttribute('role')).toBe('img');
     expect(svg.getAttribute('aria-label')).toContain('30 days');

@@ -33,6 +33,8 @@ import {
   mobileVanityLinks,
   mobileVanityLinksSet,
   mobileWindow,
+  mobileTrafficQuery,
+  mobileTrafficReport,
   participantAutoAuth,
   toMobileParticipant,
   visitCreate,
@@ -278,6 +280,20 @@ export const getWindow = mobileOperation({
   handler: ({ view, participantId, deps }) => svc(deps).window(view, participantId),
 });
 
+/** MT1 `GET /mobile/v2/participant/traffic`. */
+export const getOwnTraffic = mobileOperation({
+  id: 'MT1',
+  name: 'participant.traffic',
+  method: 'GET',
+  path: '/participant/traffic',
+  auth: 'participant',
+  summary:
+    'The signed-in participant’s traffic report for a date range (LAST_7_DAYS, LAST_30_DAYS, LAST_90_DAYS, ALL_TIME; default design.trafficInsights.defaultDateRange), as the window’s traffic. 403 where the window shows none (design off or unpaid plan).',
+  query: mobileTrafficQuery,
+  response: mobileTrafficReport,
+  handler: ({ query, view, participantId, deps }) => svc(deps).trafficReport(view, participantId!, query.range),
+});
+
 /** MC1 `GET /mobile/v2/campaign`. */
 export const getCampaign = mobileOperation({
   id: 'MC1',
@@ -428,6 +444,7 @@ export const mobileOperations: MobileOperation[] = [
   setOwnVanityLinks,
   // Program data
   getWindow,
+  getOwnTraffic,
   getCampaign,
   getLeaderboard,
   listResources,

@@ -2,8 +2,9 @@
 import '../../i18n/panels.ts';
 import { t } from '../../i18n/index.ts';
 import type { WindowPayload } from '../api.ts';
-import { state } from '../state.ts';
-import { Section, Tiles, copy } from '../ui.tsx';
+import { useState } from 'preact/hooks';
+import { ctx, state } from '../state.ts';
+import { Async, Section, Tiles, copy } from '../ui.tsx';
 
 type Report = NonNullable<WindowPayload['traffic']>;
 
@@ -22,41 +23,62 @@ export function Chart({ report }: { report: Report }) {
   );
 }
 
-/** Totals, the chart and the top sources. */
+const RANGES = ['LAST_7_DAYS', 'LAST_30_DAYS', 'LAST_90_DAYS', 'ALL_TIME'] as const;
+
+/** Totals, the chart and the top sources, for the design's default date range or the one picked. */
 export default function Traffic() {
+  const [range, setRange] = useState<string | null>(null);
   const s = state.value;
   if (s.status !== 'ready') return null;
-  const r = s.win.traffic;
+  const first = s.win.traffic;
   const d = s.win.design?.trafficInsights;
+  if (!first) {
+    return (
+      <Section title={copy(d?.title, 'traffic.title')}>
+        <p class="m">{copy(d?.messages?.unavailable, 'state.unavailable')}</p>
+      </Section>
+    );
+  }
+  const shown = range ?? first.range;
   return (
     <Section title={copy(d?.title, 'traffic.title')}>
-      {!r ? (
-        <p class="m">{copy(d?.messages?.unavailable, 'state.unavailable')}</p>
-      ) : (
-        <>
-          <Tiles
-            items={[
-              ...(d?.metrics?.visits?.isVisible === false ? [] : [[copy(d?.metrics?.visits?.label, 'traffic.visits'), r.visits] as [string, number]]),
-              ...(d?.metrics?.uniqueVisitors?.isVisible === false ? [] : [[copy(d?.metrics?.uniqueVisitors?.label, 'traffic.unique'), r.uniqueVisitors] as [string, number]]),
-            ]}
-          />
-          <h3>{copy(d?.visitsOverTimeTitle, 'traffic.chart', { days: r.days })}</h3>
-          <Chart report={r} />
-          <h3>{copy(d?.breakdownsTitle, 'traffic.sources')}</h3>
-          {r.sources.length ? (
-            <ul>
-              {r.sources.map((x, i) => (
-                <li key={i}>
-                  <span>{x.source ?? copy(d?.notSetLabel, 'traffic.notSet')}</span>
-                  <span>{x.visits}</span>
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <p class="m">{copy(d?.emptyState, 'traffic.empty')}</p>
-          )}
-        </>
-      )}
+      <label>
+        {t('traffic.range')}
+        <select value={shown} onChange={(e) => setRange((e.currentTarget as HTMLSelectElement).value)}>
+          {RANGES.map((r) => (
+            <option key={r} value={r}>
+              {copy(d?.dateRangeLabels?.[r], `traffic.${r}`)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <Async key={shown} load={() => (shown === first.range ? Promise.resolve(first) : ctx.api.call<Report>('get', 'participant/traffic', undefined, { range: shown }))}>
+        {(r) => (
+          <>
+            <Tiles
+              items={[
+                ...(d?.metrics?.visits?.isVisible === false ? [] : [[copy(d?.metrics?.visits?.label, 'traffic.visits'), r.visits] as [string, number]]),
+                ...(d?.metrics?.uniqueVisitors?.isVisible === false ? [] : [[copy(d?.metrics?.uniqueVisitors?.label, 'traffic.unique'), r.uniqueVisitors] as [string, number]]),
+              ]}
+            />
+            <h3>{copy(d?.visitsOverTimeTitle, 'traffic.chart', { days: r.days })}</h3>
+            <Chart report={r} />
+            <h3>{copy(d?.breakdownsTitle, 'traffic.sources')}</h3>
+            {r.sources.length ? (
+              <ul>
+                {r.sources.map((x, i) => (
+                  <li key={i}>
+                    <span>{x.source ?? copy(d?.notSetLabel, 'traffic.notSet')}</span>
+                    <span>{x.visits}</span>
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p class="m">{copy(d?.emptyState, 'traffic.empty')}</p>
+            )}
+          </>
+        )}
+      </Async>
     </Section>
   );
 }
