@@ -4,6 +4,7 @@ import { moneyProgram, refund, sale, TEN_PERCENT } from './money-fixture.ts';
 import { formatMoney } from '../../server/domain/exchange-rates.ts';
 import { SWEEP_EVERY_MS } from '../../server/domain/team-notifications.ts';
 import type { OutboxMessage } from '../../server/domain/mail.ts';
+import { mobile, session, type MobileProgramFixture } from '../helpers/mobile.ts';
 
 // Team notification emails (rest-v2 §2.20 options.notificationEmails): the 10-minute sweep on the
 // real job runner, read back from the real outbox.
@@ -155,6 +156,35 @@ describe('team notification sweep', () => {
     expect(mails).toHaveLength(1);
     expect(mails[0]!.subject).toBe('[Digest Money] 1 new commission');
     expect(mails[0]!.text).toContain(`- ${p.affiliate.email}: $12.35 (sale)`);
+  });
+
+  it('lists new affiliate applications waiting for review, with how many wait in all', async () => {
+    const p = await program('AFFILIATE', 'Digest Apply', { events: { AFFILIATE_APPLICATIONS_PENDING_REVIEW: true } });
+    const opts = await app.request('PATCH', `/v2/campaign/${p.pid}/options`, { key: p.key, body: { affiliateApplicationMode: 'MANUAL_REVIEW' } });
+    expect(opts.status, opts.text).toBe(200);
+    const inst = await app.request('PATCH', `/v2/campaign/${p.pid}/installation`, { key: p.key, body: { mobile: { isEnabled: true } } });
+    expect(inst.status, inst.text).toBe(200);
+    const s = await session(app, { pid: p.pid, publicKey: inst.body.mobile.publicKey } as MobileProgramFixture);
+    const apply = async (email: string, firstName?: string) => {
+      const res = await mobile(app, 'POST', '/affiliate-applications', s, { body: { email, ...(firstName ? { firstName } : {}) } });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.status).toBe('PENDING');
+    };
+    await apply('early@example.com');
+    await sweep(); // first sight: the early application is before the cursor
+    await apply('maria@example.com', 'Maria');
+    await apply('li@example.com');
+    await sweep();
+    const mails = (await teamMails('Digest Apply')).filter((m) => m.kind === 'team.affiliate_applications_pending_review');
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.to).toBe(p.email);
+    expect(mails[0]!.subject).toBe('[Digest Apply] 2 new affiliate applications to review');
+    expect(mails[0]!.text).toContain('maria@example.com');
+    expect(mails[0]!.text).toContain('li@example.com');
+    expect(mails[0]!.text).not.toContain('early@example.com');
+    expect(mails[0]!.text).toContain('3 applications in all wait for review');
+    await sweep();
+    expect((await teamMails('Digest Apply')).filter((m) => m.kind === 'team.affiliate_applications_pending_review')).toHaveLength(1);
   });
 
   it('sends the weekly report once, on the Monday after the week, with the week’s numbers', async () => {
