@@ -28,6 +28,8 @@ export interface CommissionRow {
   currency_iso: string;
   amount: number | string;
   original_amount: number | string;
+  /** When a refund last changed `amount` (migration 022). */
+  adjusted_at?: number | string | null;
   sale_amount: number | string | null;
   campaign_currency_iso: string;
   amount_in_campaign_currency: number | string;

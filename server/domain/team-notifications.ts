@@ -277,14 +277,14 @@ export class TeamNotifications {
         return { event, subject: `[${name}] ${what}`, intro: `Affiliates earned ${what} in ${name}:`, ...got };
       }
       case 'COMMISSION_ADJUSTED': {
-        // A refund (or its cancellation) moves `amount` away from `original_amount` and touches `updated_at`.
+        // A refund (or its cancellation) that changes `amount` sets `adjusted_at` (migration 022); other updates do not.
         const q = k('commissions as c')
           .join('participants as p', 'p.id', 'c.referrer_id')
           .where('c.program_id', program.id)
-          .modify(inWindow('c.updated_at'))
+          .modify(inWindow('c.adjusted_at'))
           .whereRaw('c.amount <> c.original_amount')
-          .select('c.id', 'c.updated_at', 'c.amount', 'c.original_amount', 'c.currency_iso', 'p.email', 'p.first_name', 'p.last_name');
-        const got = await listed(q, 'c.updated_at', (r) => `${who(r)}: ${formatMoney(Number(r.original_amount), r.currency_iso)} is now ${formatMoney(Number(r.amount), r.currency_iso)}`);
+          .select('c.id', 'c.adjusted_at', 'c.amount', 'c.original_amount', 'c.currency_iso', 'p.email', 'p.first_name', 'p.last_name');
+        const got = await listed(q, 'c.adjusted_at', (r) => `${who(r)}: ${formatMoney(Number(r.original_amount), r.currency_iso)} is now ${formatMoney(Number(r.amount), r.currency_iso)}`);
         if (!got) return null;
         const what = plural(got.count, 'commission');
         return { event, subject: `[${name}] ${what} adjusted`, intro: `Refunds changed ${what} in ${name}:`, ...got };

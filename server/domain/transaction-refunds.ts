@@ -196,6 +196,8 @@ export class Refunds {
         out.adjusted++;
       }
       if (Object.keys(patch).length === 0) continue;
+      // The team digest's COMMISSION_ADJUSTED window (updated_at also moves on approvals and payouts).
+      if ('amount' in patch) Object.assign(patch, { adjusted_at: now });
       const next = { ...c, ...patch, updated_at: now } as CommissionRow;
       await trx('commissions').where({ id: c.id }).update({ ...patch, updated_at: now });
       totalDelta += (counts(next.status) ? Number(next.amount_in_campaign_currency) : 0) - (counts(c.status) ? Number(c.amount_in_campaign_currency) : 0);

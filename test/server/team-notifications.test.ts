@@ -230,6 +230,10 @@ describe('team notification sweep', () => {
     expect(adjusted).toHaveLength(1);
     expect(adjusted[0]!.subject).toBe('[Digest Refund] 1 commission adjusted');
     expect(adjusted[0]!.text).toContain(`- ${p.affiliate.email}: $10.00 is now $5.00`);
+    // A later change that leaves the amount alone (an approval, a payout) is not another adjustment.
+    await app.deps.db.knex('commissions').where({ program_id: p.pid }).update({ updated_at: app.clock.now() + 1000 });
+    await sweep();
+    expect(await of('team.commission_adjusted')).toHaveLength(1);
 
     app.clock.current = Date.UTC(2026, 1, 1, 0, 5, 0);
     await sweep();
