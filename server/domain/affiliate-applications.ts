@@ -5,7 +5,7 @@ import type { Program } from './programs.ts';
 import type { Participants } from './participants/service.ts';
 import type { TeamBilling } from './plans.ts';
 import { checkAnswers, enrollmentOptions, riskOf } from './affiliate-forms.ts';
-import { emailKey, fieldError, type ParticipantRow, type Q } from './participants/model.ts';
+import { emailKey, fieldError, type ParticipantRow, type Q, type RequestEvidence } from './participants/model.ts';
 import { newId } from '../crypto.ts';
 import { ConflictError, InvalidStateError, NotFoundError, ValidationError, WrongProgramTypeError, translateDbError } from '../errors.ts';
 import type { AffiliateApplication, ApplicationQuestion, ApplicationReview, ApplicationSubmit } from '../../shared/schemas/affiliate.ts';
@@ -52,12 +52,13 @@ export async function enrollAffiliate(
   person: { email: string; firstName?: string | null; lastName?: string | null },
   source: 'APPLICATION' | 'INVITE' | 'OPEN_ENROLLMENT',
   now: number,
+  request?: RequestEvidence,
 ): Promise<{ participantId: string; isNew: boolean }> {
   const created = await participants.create(
     program,
     billing,
     { email: person.email, ...(person.firstName ? { firstName: person.firstName } : {}), ...(person.lastName ? { lastName: person.lastName } : {}), isAffiliate: true } as never,
-    { source, trx },
+    { source, trx, ...(request ? { request } : {}) },
   );
   if (created.isNew) return { participantId: created.id, isNew: true };
   const row: ParticipantRow = await trx('participants').where({ id: created.id }).forUpdate().first();
@@ -153,14 +154,14 @@ export class AffiliateApplications {
    * the others for review. An existing affiliate, a pending application (409) and a denied applicant
    * inside the reapplication policy (406) are refused.
    */
-  async submit(program: Program, billing: TeamBilling, input: ApplicationSubmit, evidence: { recaptchaUnverified?: boolean } = {}): Promise<{ status: 'PENDING' | 'APPROVED'; applicationId: string | null; participantId: string | null; isNew: boolean; reviewEstimateBusinessDays: number | null }> {
+  async submit(program: Program, billing: TeamBilling, input: ApplicationSubmit, evidence?: RequestEvidence): Promise<{ status: 'PENDING' | 'APPROVED'; applicationId: string | null; participantId: string | null; isNew: boolean; reviewEstimateBusinessDays: number | null }> {
     assertAffiliateProgram(program, 'Affiliate applications');
     const o = enrollmentOptions(program);
     const answers = checkAnswers(o.questions, input.answers);
     if (o.termsUrl && input.acceptTerms !== true) throw fieldError('acceptTerms', 'The program terms must be accepted.', 'REQUIRED');
     const key = emailKey(input.email);
     try {
-      return await this.#submit(program, billing, input, o, answers, key, evidence.recaptchaUnverified === true);
+      return await this.#submit(program, billing, input, o, answers, key, evidence);
     } catch (err) {
       // A concurrent submission from the same address won the pending-application index.
       if (translateDbError(err) instanceof ConflictError) throw new ConflictError('An application from this email address is already waiting for review.');
@@ -168,7 +169,7 @@ export class AffiliateApplications {
     }
   }
 
-  async #submit(program: Program, billing: TeamBilling, input: ApplicationSubmit, o: EnrollmentOptions, answers: AffiliateApplication['answers'], key: string, unverified: boolean) {
+  async #submit(program: Program, billing: TeamBilling, input: ApplicationSubmit, o: EnrollmentOptions, answers: AffiliateApplication['answers'], key: string, evidence: RequestEvidence | undefined) {
     return this.db.knex.transaction(async (trx) => {
       const now = this.clock.now();
       const existing: ParticipantRow | undefined = await trx('participants').where({ program_id: program.id, email_key: key }).first();
@@ -181,12 +182,13 @@ export class AffiliateApplications {
       }
       const person = { email: input.email, firstName: input.firstName || null, lastName: input.lastName || null };
       if (o.mode === 'OPEN_ENROLLMENT') {
-        const enrolled = await enrollAffiliate(trx, this.participants, program, billing, person, 'OPEN_ENROLLMENT', now);
+        // A public sign-up like MP2: the fraud checks see the country and an unchecked reCAPTCHA.
+        const enrolled = await enrollAffiliate(trx, this.participants, program, billing, person, 'OPEN_ENROLLMENT', now, evidence);
         return { status: 'APPROVED' as const, applicationId: null, participantId: enrolled.participantId, isNew: enrolled.isNew, reviewEstimateBusinessDays: null };
       }
       // A reCAPTCHA that could not be checked holds the applicant for review (never enrolled automatically).
       const first = riskOf(o, input.email, existing);
-      const risk = unverified && first === 'LOW' ? 'MEDIUM' : first;
+      const risk = evidence?.recaptchaUnverified && first === 'LOW' ? 'MEDIUM' : first;
       const row: ApplicationRow = {
         id: newId(),
         program_id: program.id,
@@ -209,16 +211,16 @@ export class AffiliateApplications {
       await trx('affiliate_applications').insert({ ...row, updated_at: now });
       // AUTO_APPROVE: anything not LOW is held for manual review (rest-v2 §2.32 riskLevel).
       if (o.mode === 'AUTO_APPROVE' && risk === 'LOW') {
-        const enrolled = await this.#approve(trx, program, billing, row, now, null);
+        const enrolled = await this.#approve(trx, program, billing, row, now, null, evidence);
         return { status: 'APPROVED' as const, applicationId: row.id, participantId: enrolled.participantId, isNew: enrolled.isNew, reviewEstimateBusinessDays: null };
       }
       return { status: 'PENDING' as const, applicationId: row.id, participantId: null, isNew: false, reviewEstimateBusinessDays: o.reviewEstimate };
     });
   }
 
-  async #approve(trx: Knex.Transaction, program: Program, billing: TeamBilling, row: ApplicationRow, now: number, reviewedAt: number | null) {
+  async #approve(trx: Knex.Transaction, program: Program, billing: TeamBilling, row: ApplicationRow, now: number, reviewedAt: number | null, request?: RequestEvidence) {
     if (!row.email) throw new InvalidStateError('The applicant’s data was removed; this application can no longer be approved.');
-    const enrolled = await enrollAffiliate(trx, this.participants, program, billing, { email: row.email, firstName: row.first_name, lastName: row.last_name }, 'APPLICATION', now);
+    const enrolled = await enrollAffiliate(trx, this.participants, program, billing, { email: row.email, firstName: row.first_name, lastName: row.last_name }, 'APPLICATION', now, request);
     await trx('affiliate_applications').where({ id: row.id }).update({ status: 'APPROVED', participant_id: enrolled.participantId, decided_at: now, reviewed_at: reviewedAt, updated_at: now });
     return enrolled;
   }

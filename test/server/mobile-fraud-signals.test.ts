@@ -139,6 +139,21 @@ describe('reCAPTCHA on participant-API sign-ups', () => {
     expect(row.body).toMatchObject({ status: 'PENDING', riskLevel: 'MEDIUM' });
   });
 
+  it('screens open enrollment through applications like any sign-up: country lists and an unchecked reCAPTCHA', async () => {
+    const p = await mobileProgram(app, { type: 'AFFILIATE', options: { ...RECAPTCHA, affiliateApplicationMode: 'OPEN_ENROLLMENT', fraud: { ...RECAPTCHA.fraud, blockedCountries: ['RU'] } } });
+    const s = await session(app, p, { origin: ORIGIN });
+    const apply = (email: string, token: string, country: string) =>
+      mobile(app, 'POST', '/affiliate-applications', s, { headers: { 'cf-ipcountry': country }, body: { email, recaptchaToken: token } });
+    const ru = await apply('ivan@example.com', 'human', 'RU');
+    expect(ru.status, ru.text).toBe(422);
+    expect(ru.body.message).toContain('BLOCKED_COUNTRY');
+    const held = await apply('maybe@example.com', 'down', 'DE');
+    expect(held.status, held.text).toBe(200);
+    expect(held.body).toMatchObject({ status: 'APPROVED' });
+    const row = await app.request('GET', `/v2/campaign/${p.pid}/participant/maybe@example.com`, { key: p.key });
+    expect(row.body).toMatchObject({ isAffiliate: true, fraudRiskLevel: 'MEDIUM', fraudReasonCode: 'RECAPTCHA_UNVERIFIED' });
+  });
+
   it('leaves REST sign-ups (the owner’s server) alone', async () => {
     const p = await mobileProgram(app, { options: RECAPTCHA });
     seen.length = 0;

@@ -65,7 +65,7 @@ export const submitApplication = mobileOperation({
   handler: async ({ body, view, ip, app, country, deps }) => {
     gate(view, deps);
     const evidence = await signupEvidence(deps, view, body.recaptchaToken, { ip, app, country });
-    const result = await deps.affiliateApplications.submit(view.program, view.team, body, { recaptchaUnverified: evidence.recaptchaUnverified });
+    const result = await deps.affiliateApplications.submit(view.program, view.team, body, evidence);
     // A token only for a participant this call created: an existing address must sign in (mobile rule 5).
     const token = result.isNew && result.participantId ? await deps.participantTokens.mint(view.program.id, result.participantId) : null;
     return {
