@@ -1,7 +1,7 @@
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session, shareKey } from '../helpers/mobile.ts';
+import { startVerifier, type Verifier } from '../helpers/recaptcha.ts';
 
 // Issue #4 "Fraud" on the participant API: options.fraud.recaptcha checked for sign-ups from pages
 // (against a siteverify endpoint on loopback, RECAPTCHA_VERIFY_URL), and the country lists applied
@@ -16,29 +16,21 @@ const ANSWERS: Record<string, { status?: number; body: unknown }> = {
   down: { status: 503, body: { error: 'unavailable' } },
 };
 
-let verifier: http.Server;
-const seen: URLSearchParams[] = [];
+let verifier: Verifier;
+let seen: URLSearchParams[];
 let app: TestApp;
 
 beforeAll(async () => {
-  verifier = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      const form = new URLSearchParams(raw);
-      seen.push(form);
-      const answer = ANSWERS[form.get('response') ?? ''] ?? { body: { success: false, 'error-codes': ['invalid-input-response'] } };
-      const body = form.get('secret') === 'the-secret' ? answer.body : { success: false, 'error-codes': ['invalid-input-secret'] };
-      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    });
+  verifier = await startVerifier((form) => {
+    const answer = ANSWERS[form.get('response') ?? ''] ?? { body: { success: false, 'error-codes': ['invalid-input-response'] } };
+    return form.get('secret') === 'the-secret' ? answer : { body: { success: false, 'error-codes': ['invalid-input-secret'] } };
   });
-  await new Promise<void>((r) => verifier.listen(0, '127.0.0.1', () => r()));
-  const port = (verifier.address() as { port: number }).port;
-  app = await startApp({ ...RAISED_LIMITS, RECAPTCHA_VERIFY_URL: `http://127.0.0.1:${port}/recaptcha/api/siteverify`, GEO_COUNTRY_HEADER: 'CF-IPCountry' });
+  seen = verifier.seen;
+  app = await startApp({ ...RAISED_LIMITS, RECAPTCHA_VERIFY_URL: verifier.url, GEO_COUNTRY_HEADER: 'CF-IPCountry' });
 });
 afterAll(async () => {
   await app.close();
-  await new Promise((r) => verifier.close(r));
+  await verifier.close();
 });
 
 const ORIGIN = 'https://shop.example';

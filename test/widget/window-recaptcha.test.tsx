@@ -1,36 +1,31 @@
 // @vitest-environment happy-dom
-import http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { RAISED_LIMITS, addParticipant, mobileProgram, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
 import { boot } from '../../widget/window/index.tsx';
 import { PAGE, asServer, makeRuntime } from './window-runtime.ts';
+import { startVerifier, type Verifier } from '../helpers/recaptcha.ts';
 
 // options.fraud.recaptcha in the widget: with the program's site key in the window payload, every
 // sign-up call carries its own reCAPTCHA token (action `signup`) from the page's grecaptcha, which
 // the server checks with the verification service (here on loopback).
 
-let verifier: http.Server;
+let verifier: Verifier;
 const verified: string[] = [];
 let app: TestApp;
 beforeAll(async () => {
-  verifier = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      const token = new URLSearchParams(raw).get('response') ?? '';
-      // Single use, as at Google: a token seen before fails.
-      const fresh = token.startsWith('tok-') && !verified.includes(token);
-      verified.push(token);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fresh ? { success: true, score: 0.9, action: 'signup' } : { success: false, 'error-codes': ['timeout-or-duplicate'] }));
-    });
+  verifier = await startVerifier((form) => {
+    const token = form.get('response') ?? '';
+    // Single use, as at Google: a token seen before fails.
+    const fresh = token.startsWith('tok-') && !verified.includes(token);
+    verified.push(token);
+    return { body: fresh ? { success: true, score: 0.9, action: 'signup' } : { success: false, 'error-codes': ['timeout-or-duplicate'] } };
   });
-  await new Promise<void>((r) => verifier.listen(0, '127.0.0.1', () => r()));
-  app = await startApp({ ...RAISED_LIMITS, RECAPTCHA_VERIFY_URL: `http://127.0.0.1:${(verifier.address() as { port: number }).port}/siteverify` });
+  app = await startApp({ ...RAISED_LIMITS, RECAPTCHA_VERIFY_URL: verifier.url });
 });
 afterAll(async () => {
   await app.close();
-  await new Promise((r) => verifier.close(r));
+  await verifier.close();
 });
 
 const executed: Array<{ key: string; action: string }> = [];
