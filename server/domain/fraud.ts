@@ -149,6 +149,11 @@ export function canonicalIp(ip: string | null | undefined): string | null {
   return v;
 }
 
+/** The forms an address may be stored in: as sent, and canonical (stored values are whatever the caller sent). */
+function storedForms(ip: string): string[] {
+  return [...new Set([ip, canonicalIp(ip)!])];
+}
+
 /** True when `ip` is the address or inside the CIDR range `entry` (IPv4 entries also match IPv4-mapped IPv6). */
 export function ipInEntry(ip: string, entry: string): boolean {
   const [addr, bits] = entry.split('/');
@@ -509,13 +514,12 @@ export class Fraud {
   /** Why the candidate's IP has used up its sign-up budget (options.fraud.maxSignupsPerIp*), or null. */
   /** True when a participant of the program who signed up from the candidate's IP address is flagged HIGH. */
   private async highRiskFrom(q: Q, programId: string, candidate: ScreeningCandidate): Promise<boolean> {
-    const ips = [...new Set([candidate.ipAddress!, canonicalIp(candidate.ipAddress)!])];
-    const hit = await q('participants').where({ program_id: programId, fraud_risk_level: 'HIGH' }).whereIn('ip_address', ips).whereNot('id', candidate.id).first('id');
+    const hit = await q('participants').where({ program_id: programId, fraud_risk_level: 'HIGH' }).whereIn('ip_address', storedForms(candidate.ipAddress!)).whereNot('id', candidate.id).first('id');
     return !!hit;
   }
 
   private async recentSignupsFrom(q: Q, programId: string, candidate: ScreeningCandidate, max2: number, max10: number): Promise<string | null> {
-    const ips = [...new Set([candidate.ipAddress!, canonicalIp(candidate.ipAddress)!])];
+    const ips = storedForms(candidate.ipAddress!);
     const now = this.clock.now();
     const count = async (ms: number) =>
       Number(
