@@ -1,7 +1,7 @@
-// options.fraud.recaptcha on the page (a lazy chunk, loaded only while the program has it on): a reCAPTCHA v3 token (action `signup`) for each sign-up call.
-// Google's script loads only when the program turns reCAPTCHA on and someone signs up; a page that
-// already loaded reCAPTCHA with this site key is reused. Without a token the server refuses the
-// sign-up with 422, which the sign-up form shows like any other refusal.
+// options.fraud.recaptcha on the page, a lazy chunk: a reCAPTCHA v3 token (action `signup`) for
+// each sign-up call. This chunk and Google's script load only while the program has reCAPTCHA on
+// and someone signs up; a page that already loaded reCAPTCHA is reused. Without a token the server
+// refuses the sign-up with 422, which the sign-up form shows like any other refusal.
 
 interface Grecaptcha {
   ready(cb: () => void): void;
