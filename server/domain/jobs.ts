@@ -42,6 +42,23 @@ export class Jobs {
     this.#handlers.set(type, handler);
   }
 
+  /**
+   * A job that runs once per `everyMs` bucket: `run`, then the next bucket's run is queued. Returns
+   * the function that makes sure the run of the bucket containing `at` is queued (several processes
+   * never double it up: the bucket is in the unique key `<keyPrefix>:<bucket>`).
+   */
+  registerPeriodic(type: string, everyMs: number, keyPrefix: string, run: () => Promise<unknown>): (at?: number) => Promise<void> {
+    const schedule = async (at = this.clock.now()): Promise<void> => {
+      const bucket = Math.floor(at / everyMs);
+      await this.enqueue(this.db.knex, type, {}, { runAt: bucket * everyMs, uniqueKey: `${keyPrefix}:${bucket}` });
+    };
+    this.register(type, async () => {
+      await run();
+      await schedule(this.clock.now() + everyMs);
+    });
+    return schedule;
+  }
+
   /** Adds a job; with `uniqueKey` a second enqueue of the same key is a no-op. */
   async enqueue(q: Knex | Knex.Transaction, type: string, payload: unknown, opts: EnqueueOptions = {}): Promise<void> {
     await insertRow(this.db, q, 'jobs', this.#row(type, payload, opts), opts.uniqueKey ? 'unique_key' : undefined);

@@ -22,17 +22,11 @@ export class Maintenance {
     private readonly clock: Clock,
     private readonly jobs: Jobs,
   ) {
-    jobs.register('maintenance.prune', async () => {
-      await this.prune();
-      await this.schedule(this.clock.now() + HOUR);
-    });
+    this.schedule = jobs.registerPeriodic('maintenance.prune', HOUR, 'prune', () => this.prune());
   }
 
   /** Makes sure the run for the hour containing `at` is queued. */
-  async schedule(at = this.clock.now()): Promise<void> {
-    const bucket = Math.floor(at / HOUR);
-    await this.jobs.enqueue(this.db.knex, 'maintenance.prune', {}, { runAt: bucket * HOUR, uniqueKey: `prune:${bucket}` });
-  }
+  readonly schedule: (at?: number) => Promise<void>;
 
   /** Deletes what has expired; returns how many rows each table lost. */
   async prune(): Promise<Record<string, number>> {

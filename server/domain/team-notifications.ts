@@ -98,17 +98,11 @@ export class TeamNotifications {
     private readonly mailer: Mailer,
     private readonly analytics: Analytics,
   ) {
-    jobs.register('team-notifications.sweep', async () => {
-      await this.sweep();
-      await this.schedule(this.clock.now() + SWEEP_EVERY_MS);
-    });
+    this.schedule = jobs.registerPeriodic('team-notifications.sweep', SWEEP_EVERY_MS, 'team-notify', () => this.sweep());
   }
 
   /** Makes sure the sweep of the 10-minute bucket containing `at` is queued (several processes never double it up). */
-  async schedule(at = this.clock.now()): Promise<void> {
-    const bucket = Math.floor(at / SWEEP_EVERY_MS);
-    await this.jobs.enqueue(this.db.knex, 'team-notifications.sweep', {}, { runAt: bucket * SWEEP_EVERY_MS, uniqueKey: `team-notify:${bucket}` });
-  }
+  readonly schedule: (at?: number) => Promise<void>;
 
   /** Sweeps every live program of every enabled team; returns how many emails were queued. */
   async sweep(): Promise<number> {
