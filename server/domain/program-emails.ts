@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect.ts';
-import { trxRows } from '../db/rows.ts';
+import { selectRows, trxRows } from '../db/rows.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Mailer } from './mail.ts';
@@ -370,7 +370,9 @@ ${design.logoUrl ? `<p><img src="${escapeHtml(design.logoUrl)}" alt="${escapeHtm
 
   /** The merge tags every email to a participant can use. */
   async participantVars(q: Q, program: Program, p: ParticipantRow): Promise<EmailVars> {
-    const referrer = p.referred_by ? await q('participants').where({ id: p.referred_by }).first('first_name', 'email') : null;
+    const referrer = p.referred_by
+      ? (await selectRows<Pick<ParticipantRow, 'first_name' | 'email'>>(this.db, q, 'SELECT "first_name", "email" FROM "participants" WHERE "id" = ? LIMIT 1', [p.referred_by]))[0]
+      : null;
     return {
       firstName: p.first_name,
       lastName: p.last_name,

@@ -1,0 +1,100 @@
+// The trigger-referral path (bench row h) without HTTP, for finding where its time goes:
+//   node --import tsx bench/trigger-profile.ts
+// Env: N triggers (default 3,000), CONC concurrent callers (default 50), SEED participants seeded
+// (default N / 0.9 + 10), STMT=1 to time every SQLite statement (µs per trigger by SQL text),
+// PROF=<dir> to write a V8 CPU profile of the measured triggers only (read it with bench/cpuprofile.mjs).
+// Prints CPU per trigger and triggers/s.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import inspector from 'node:inspector/promises';
+import Database from 'better-sqlite3';
+import { loadConfig } from '../server/config.ts';
+import { createDeps } from '../server/deps.ts';
+import { seedParticipants } from '../scripts/seed.ts';
+
+const N = Number(process.env.N ?? 3000);
+const CONC = Number(process.env.CONC ?? 50);
+const SEED = Number(process.env.SEED ?? Math.ceil(N / 0.9) + 10);
+const STMT = process.env.STMT === '1';
+const PROF = process.env.PROF;
+
+const stmtUs = new Map<string, { us: number; n: number }>();
+if (STMT) {
+  const probe = new Database(':memory:');
+  const proto = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, (...a: unknown[]) => unknown>;
+  probe.close();
+  for (const m of ['run', 'get', 'all', 'iterate']) {
+    const orig = proto[m]!;
+    proto[m] = function (this: { source: string }, ...args: unknown[]) {
+      const t0 = process.hrtime.bigint();
+      try {
+        return orig.apply(this, args);
+      } finally {
+        const us = Number(process.hrtime.bigint() - t0) / 1000;
+        const key = this.source.replace(/\s+/g, ' ').slice(0, 140);
+        const e = stmtUs.get(key) ?? { us: 0, n: 0 };
+        e.us += us;
+        e.n++;
+        stmtUs.set(key, e);
+      }
+    };
+  }
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'refloop-trigger-'));
+const deps = await createDeps(loadConfig({ DATABASE_URL: path.join(dir, 'refloop.db'), DATA_DIR: dir, LOG_LEVEL: 'silent', JOBS: 'false', WEBHOOK_ALLOW_PRIVATE: 'true' }));
+try {
+  await deps.accounts.create({ email: 'bench-trigger@acme-widgets.com', company: 'Bench Co' }, '127.0.0.1');
+  const { team_id: teamId } = await deps.db.knex('memberships').first('team_id');
+  await deps.db.knex('teams').where({ id: teamId }).update({ verification_status: 'VERIFIED' });
+  const billing = { plan: 'UNLIMITED', hasPaymentMethod: true, trialEndsAt: null };
+  const created = await deps.programs.create(teamId, billing, { type: 'REFERRAL', rewards: [{ type: 'DOUBLE_SIDED', title: 'Give $10, get $10' }] } as never);
+  let program = await deps.programs.forRequest(teamId, created.id, billing);
+  await deps.webhooks.create(program, { payloadUrl: 'https://127.0.0.1:9/hook', events: ['PARTICIPANT_REACHED_A_GOAL'] } as never);
+  program = await deps.programs.forRequest(teamId, created.id, billing);
+  await seedParticipants(deps.db, { programId: program.id, count: SEED, now: Date.now(), referredShare: 0.95, pendingShare: 1, seed: 2 });
+  const ids: string[] = await deps.db.knex('participants').where({ program_id: program.id, referral_status: 'CREDIT_PENDING' }).orderByRaw('random()').limit(N).pluck('id');
+  const warm = ids.splice(0, Math.min(200, Math.floor(ids.length / 10)));
+  for (const id of warm) await deps.referralTriggers.trigger(program, id, undefined);
+  stmtUs.clear();
+  const session = PROF ? new inspector.Session() : null;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await session.post('Profiler.start');
+  }
+  let next = 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONC }, async () => {
+      while (next < ids.length) {
+        const r = await deps.referralTriggers.trigger(program, ids[next++]!, undefined);
+        if (!r.success) throw new Error(`trigger failed: ${JSON.stringify(r)}`);
+      }
+    }),
+  );
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  if (session) {
+    const { profile } = await session.post('Profiler.stop');
+    fs.mkdirSync(PROF!, { recursive: true });
+    const file = path.join(PROF!, `trigger-${Date.now()}.cpuprofile`);
+    fs.writeFileSync(file, JSON.stringify(profile));
+    console.log(`profile: ${file}`);
+    session.disconnect();
+  }
+  const n = ids.length;
+  console.log(`${n} triggers in ${ms.toFixed(0)} ms → ${((n * 1000) / ms).toFixed(0)}/s; CPU ${((cpu.user + cpu.system) / n).toFixed(0)} µs per trigger (user ${(cpu.user / n).toFixed(0)}, system ${(cpu.system / n).toFixed(0)})`);
+  if (STMT) {
+    const rows = [...stmtUs].sort((a, b) => b[1].us - a[1].us);
+    const total = rows.reduce((s, [, v]) => s + v.us, 0);
+    console.log(`SQLite statements: ${(total / n).toFixed(0)} µs per trigger`);
+    for (const [sql, v] of rows.slice(0, 30)) console.log(`${(v.us / n).toFixed(1).padStart(7)} µs  ${(v.n / n).toFixed(2).padStart(5)}×  ${sql}`);
+  }
+} finally {
+  await deps.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
