@@ -51,7 +51,9 @@ try {
   const billing = { plan: 'UNLIMITED', hasPaymentMethod: true, trialEndsAt: null };
   const created = await deps.programs.create(teamId, billing, { type: 'REFERRAL', rewards: [{ type: 'DOUBLE_SIDED', title: 'Give $10, get $10' }] } as never);
   let program = await deps.programs.forRequest(teamId, created.id, billing);
-  await deps.webhooks.create(program, { payloadUrl: 'https://127.0.0.1:9/hook', events: ['PARTICIPANT_REACHED_A_GOAL'] } as never);
+  // Experiments: NOHOOK=1 leaves the webhook out, NOEMAIL=1 switches off the two templates a trigger sends.
+  if (process.env.NOHOOK !== '1') await deps.webhooks.create(program, { payloadUrl: 'https://127.0.0.1:9/hook', events: ['PARTICIPANT_REACHED_A_GOAL'] } as never);
+  if (process.env.NOEMAIL === '1') await deps.programConfig.update(program, 'emails', { referralLinkUsed: { isEnabled: false }, goalAchieved: { isEnabled: false } } as never);
   program = await deps.programs.forRequest(teamId, created.id, billing);
   await seedParticipants(deps.db, { programId: program.id, count: SEED, now: Date.now(), referredShare: 0.95, pendingShare: 1, seed: 2 });
   const ids: string[] = await deps.db.knex('participants').where({ program_id: program.id, referral_status: 'CREDIT_PENDING' }).orderByRaw('random()').limit(N).pluck('id');
@@ -88,6 +90,18 @@ try {
   }
   const n = ids.length;
   console.log(`${n} triggers in ${ms.toFixed(0)} ms → ${((n * 1000) / ms).toFixed(0)}/s; CPU ${((cpu.user + cpu.system) / n).toFixed(0)} µs per trigger (user ${(cpu.user / n).toFixed(0)}, system ${(cpu.system / n).toFixed(0)})`);
+  if ((globalThis as any).__T) console.log(Object.entries((globalThis as any).__T).map(([k, v]) => `${k} ${((v as number) * 1000 / n).toFixed(0)} µs`).join(', '));
+  const size = async (sql: string) => Math.round(Number((await deps.db.knex.raw(sql))[0]?.n ?? 0));
+  console.log(
+    `stored per trigger: webhook payload ${await size('SELECT avg(length(payload)) AS n FROM webhook_events')} B × 2, ` +
+      `email ${await size('SELECT avg(length(html) + length(text)) AS n FROM mail_outbox')} B × ${(Number((await deps.db.knex('mail_outbox').count({ n: '*' }))[0]!.n) / (n + warm.length)).toFixed(1)}`,
+  );
+  if (process.env.SHAPE === '1') {
+    const { payload } = await deps.db.knex('webhook_events').orderBy('created_at', 'desc').first('payload');
+    const d = JSON.parse(payload).data;
+    const len = (v: unknown) => JSON.stringify(v).length;
+    console.log(`payload: campaign ${len(d.campaign)} B, participant ${len(d.participant)} B (rewards ${d.participant.rewards.length}: ${len(d.participant.rewards)} B), reward ${len(d.reward)} B`);
+  }
   if (STMT) {
     const rows = [...stmtUs].sort((a, b) => b[1].us - a[1].us);
     const total = rows.reduce((s, [, v]) => s + v.us, 0);
