@@ -26,7 +26,7 @@ import { Activity } from './domain/activity.ts';
 import { registerParticipantActivity } from './domain/activity-hooks.ts';
 import { Fraud, registerFraudHooks } from './domain/fraud.ts';
 import { Analytics } from './domain/analytics.ts';
-import { ProgramEmails } from './domain/program-emails.ts';
+import { ProgramEmails, displayName } from './domain/program-emails.ts';
 import { Invites } from './domain/invites.ts';
 import { ParticipantTokens } from './domain/participant-tokens.ts';
 import { MobilePrograms } from './domain/mobile-programs.ts';
@@ -158,7 +158,12 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     for (const { reward, config: rewardConfig } of issued) {
       if (rewardConfig.type === 'LEADERBOARD') continue;
       const recipient = people.get(reward.participant_id) ?? (await trx('participants').where({ id: reward.participant_id }).first());
-      if (recipient) await programEmails.sendProgramEmail(trx, program, recipient, 'goalAchieved', { rewardDescription: rewardConfig.description ?? rewardConfig.title ?? '' });
+      if (!recipient) continue;
+      const referrer = recipient.referred_by ? people.get(recipient.referred_by) : undefined;
+      await programEmails.sendProgramEmail(trx, program, recipient, 'goalAchieved', {
+        rewardDescription: rewardConfig.description ?? rewardConfig.title ?? '',
+        ...(referrer ? { referrerFirstName: displayName(referrer) } : {}),
+      });
     }
   });
   const invites = new Invites(db, clock, jobs, activity, participants, programEmails, limits);

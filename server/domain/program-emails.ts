@@ -247,7 +247,8 @@ export class ProgramEmails {
     }
     const unsubscribeUrl = this.unsubscribeUrl(program.id, participant.id);
     const all: EmailVars = {
-      ...(await this.participantVars(trx, program, participant)),
+      // A caller that names the referrer already (the engines hold both rows) saves the read.
+      ...(await this.participantVars(trx, program, participant, vars.referrerFirstName !== undefined)),
       ...(await rewardMetadataVars(trx, program.id, [parts.subject, parts.preheader, parts.body])),
       unsubscribeUrl,
       ...vars,
@@ -369,8 +370,8 @@ ${design.logoUrl ? `<p><img src="${escapeHtml(design.logoUrl)}" alt="${escapeHtm
   }
 
   /** The merge tags every email to a participant can use. */
-  async participantVars(q: Q, program: Program, p: ParticipantRow): Promise<EmailVars> {
-    const referrer = p.referred_by
+  async participantVars(q: Q, program: Program, p: ParticipantRow, referrerKnown = false): Promise<EmailVars> {
+    const referrer = p.referred_by && !referrerKnown
       ? (await selectRows<Pick<ParticipantRow, 'first_name' | 'email'>>(this.db, q, 'SELECT "first_name", "email" FROM "participants" WHERE "id" = ? LIMIT 1', [p.referred_by]))[0]
       : null;
     return {
