@@ -11,8 +11,32 @@ export interface Impression {
   programId: string;
   referrerId: string;
   visitorKey: string;
-  /** utm_source, else the referring page's host: the traffic report's sources. */
+  /** What the traffic report breaks visits down by (stored as the VISIT row's `data`). */
+  traits: VisitTraits;
+}
+
+/**
+ * One visit's traffic traits: `source` (utm_source, else the referring host: the report's sources
+ * and its `trigger` breakdown), `campaign` (utm_campaign), `referrer` (referring host), `destination`
+ * (landing path), `country` (ISO code from GEO_COUNTRY_HEADER) and `device`.
+ */
+export interface VisitTraits {
   source: string | null;
+  campaign: string | null;
+  referrer: string | null;
+  destination: string | null;
+  country: string | null;
+  device: string | null;
+}
+
+/** The VISIT row's `data`: the traits that are known, or null when none is. */
+export function traitsData(t: VisitTraits): string | null {
+  let out: Record<string, string> | null = null;
+  for (const k in t) {
+    const v = t[k as keyof VisitTraits];
+    if (v) (out ??= {})[k] = v;
+  }
+  return out && JSON.stringify(out);
 }
 
 const CHUNK = 500;
@@ -161,7 +185,7 @@ export class Impressions {
               'VISIT',
               unique ? ACTIONS.visitUnique : ACTIONS.visitRepeat,
               unique ? 'Referral link visited by a new visitor' : 'Referral link visited',
-              i.source ? JSON.stringify({ source: i.source }) : null,
+              traitsData(i.traits),
               now,
             ]);
           }

@@ -1,3 +1,4 @@
+import type { VisitTraits } from './impressions.ts';
 import { isIP } from 'node:net';
 import type { Deps } from '../deps.ts';
 import type { MobileProgram } from './mobile-programs.ts';
@@ -14,7 +15,7 @@ import type { z } from 'zod';
 import type { ParticipantRewardList, TriggerReferralResponse } from '../../shared/schemas/reward.ts';
 import type { ReferralList, SendInvitesResponse } from '../../shared/schemas/referral.ts';
 import type { Participant } from '../../shared/schemas/participant.ts';
-import { TRAFFIC_RANGES, toMobileParticipant, type MobileParticipant } from '../../shared/schemas/mobile.ts';
+import { TRAFFIC_BREAKDOWNS, TRAFFIC_RANGES, toMobileParticipant, type MobileParticipant } from '../../shared/schemas/mobile.ts';
 import type {
   mobileWindow,
   mobileTrafficReport,
@@ -410,11 +411,19 @@ export class MobileParticipants {
     }
     const since = firstDay * DAY_MS;
     const base = () => knex('activity_logs').where({ participant_id: participantId, program_id: programId, type: 'VISIT' }).where('created_at', '>=', since);
-    const [totals, days, sources] = await Promise.all([
+    // One GROUP BY per breakdown over the trait stored in the VISIT row's `data` (impressions.ts `traitsData`).
+    const sqlite = this.deps.db.dialect === 'sqlite';
+    const top = async (trait: string): Promise<Array<{ value: string | null; visits: number }>> => {
+      const field = sqlite ? `json_extract(data, '$.${trait}')` : `(data::json ->> '${trait}')`;
+      const rows = await base().select(knex.raw(`${field} AS value`), knex.raw('COUNT(*) AS visits')).groupByRaw(field).orderBy([{ column: 'visits', order: 'desc' }, { column: 'value', order: 'asc', nulls: 'last' }]).limit(10);
+      return rows.map((r: { value: string | null; visits: number | string }) => ({ value: r.value == null ? null : String(r.value), visits: Number(r.visits) }));
+    };
+    const [totals, days, ...tops] = await Promise.all([
       base().select(knex.raw('COUNT(*) AS visits'), knex.raw(`SUM(CASE WHEN action = 'visit.unique' THEN 1 ELSE 0 END) AS uniques`)).first(),
       base().select(knex.raw(`created_at / ${DAY_MS} AS day`), knex.raw('COUNT(*) AS visits')).groupByRaw(`created_at / ${DAY_MS}`),
-      base().select('data', knex.raw('COUNT(*) AS visits')).groupBy('data').orderBy('visits', 'desc').limit(10),
+      ...TRAFFIC_BREAKDOWNS.map((b) => top(BREAKDOWN_TRAIT[b])),
     ]);
+    const breakdowns = Object.fromEntries(TRAFFIC_BREAKDOWNS.map((b, i) => [b, tops[i]!])) as Record<(typeof TRAFFIC_BREAKDOWNS)[number], Array<{ value: string | null; visits: number }>>;
     const monthly = range === 'ALL_TIME';
     const label = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, monthly ? 7 : 10);
     const buckets = new Map<string, number>();
@@ -430,7 +439,8 @@ export class MobileParticipants {
       visits: Number(totals?.visits ?? 0),
       uniqueVisitors: Number(totals?.uniques ?? 0),
       visitsOverTime: [...buckets].map(([date, visits]) => ({ date, visits })),
-      sources: sources.map((r: { data: string | null; visits: number | string }) => ({ source: parseJson<{ source?: string }>(r.data, {}).source ?? null, visits: Number(r.visits) })),
+      sources: breakdowns.trigger.map((r) => ({ source: r.value, visits: r.visits })),
+      breakdowns,
     };
   }
 
@@ -454,6 +464,15 @@ export class MobileParticipants {
 const DAY_MS = 86_400_000;
 
 type TrafficRange = (typeof TRAFFIC_RANGES)[number];
+/** The stored visit trait (impressions.ts `VisitTraits`) behind each breakdown of the design. */
+const BREAKDOWN_TRAIT: Record<(typeof TRAFFIC_BREAKDOWNS)[number], keyof VisitTraits> = {
+  utm: 'campaign',
+  referrer: 'referrer',
+  destination: 'destination',
+  geo: 'country',
+  technology: 'device',
+  trigger: 'source',
+};
 /** UTC days of each fixed range, today included (ALL_TIME starts on the day the participant joined). */
 const RANGE_DAYS: Record<TrafficRange, number> = { LAST_7_DAYS: 7, LAST_30_DAYS: 30, LAST_90_DAYS: 90, ALL_TIME: 0 };
 

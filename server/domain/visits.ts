@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/connect.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
-import type { Impressions } from './impressions.ts';
+import type { Impressions, VisitTraits } from './impressions.ts';
 import type { MobileProgram } from './mobile-programs.ts';
 import type { Receipts } from './visit-receipts.ts';
 import { UnavailableError } from '../errors.ts';
@@ -25,6 +25,9 @@ export interface VisitInput {
   provider?: string | null;
   /** The firstVisit receipt the client holds from an earlier answer, if any. */
   firstVisit?: string | null;
+  /** The visitor's country (GEO_COUNTRY_HEADER) and device class, for the traffic report. */
+  country?: string | null;
+  device?: string | null;
 }
 
 /** The answer to a visit: stored (with receipts when a referrer was recognised), or still being written. */
@@ -65,7 +68,7 @@ interface Stored {
 
 interface Waiter {
   row: VisitRow;
-  source: string | null;
+  traits: VisitTraits | null;
   cookieWindowMs: number;
   /** Answered already: PROCESSING after `waitMs`, or with the write's outcome. */
   settled: boolean;
@@ -91,11 +94,33 @@ function insertVisits(n: number): string {
   return (insertSql[n] ??= `INSERT INTO visits (${COLUMNS.join(', ')}) VALUES ${Array.from({ length: n }, () => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')} ON CONFLICT (program_id, visit_id) DO NOTHING RETURNING program_id, visit_id`);
 }
 
-/** Where a visit came from, for the traffic report: utm_source, else the referring page's host. */
-function sourceOf(a: VisitAttribution | null): string | null {
-  if (a?.utm?.utm_source) return a.utm.utm_source.slice(0, 100);
-  const m = a?.referrer ? /^[a-z][a-z0-9+.-]*:\/\/([^/]+)/i.exec(a.referrer) : null;
-  return m ? m[1]!.toLowerCase().slice(0, 100) : null;
+/**
+ * The device class of a visit for the traffic report: `app` for a native app's session, else
+ * `tablet`, `mobile` or `desktop` from the User-Agent (null when it sent none). Coarse on purpose:
+ * a class is all the report shows, and no user-agent database is worth its weight for that.
+ */
+export function deviceOf(userAgent: string, app: boolean): string | null {
+  if (app) return 'app';
+  if (!userAgent) return null;
+  if (/iPad|Tablet|PlayBook|Silk|Kindle|Android(?!.*Mobile)/i.test(userAgent)) return 'tablet';
+  if (/Mobi|iPhone|iPod|Android|Windows Phone|Opera Mini/i.test(userAgent)) return 'mobile';
+  return 'desktop';
+}
+
+const HOST = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]+)/i;
+
+/** A referred visit's traffic traits (server/domain/impressions.ts `VisitTraits`); strings are capped at 100 characters. */
+function traitsOf(a: VisitAttribution | null, input: VisitInput): VisitTraits {
+  const host = a?.referrer ? (HOST.exec(a.referrer)?.[1]?.toLowerCase().slice(0, 100) ?? null) : null;
+  const landing = a?.destination ? /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(\/[^?#]*)?/i.exec(a.destination) : null;
+  return {
+    source: a?.utm?.utm_source?.slice(0, 100) || host,
+    campaign: a?.utm?.utm_campaign?.slice(0, 100) || null,
+    referrer: host,
+    destination: landing ? (landing[1] || '/').slice(0, 100) : null,
+    country: input.country ?? null,
+    device: input.device ?? null,
+  };
 }
 
 /**
@@ -203,7 +228,7 @@ export class Visits {
       destination: a?.destination ?? null,
       referrer_url: a?.referrer ?? null,
     };
-    return { row, source: referrerId ? sourceOf(a) : null, cookieWindowMs: view.cookieWindowMs, settled: false, resolve, reject };
+    return { row, traits: referrerId ? traitsOf(a, input) : null, cookieWindowMs: view.cookieWindowMs, settled: false, resolve, reject };
   }
 
   /** The answer to a stored visit: receipts when it has a referrer. */
@@ -312,8 +337,8 @@ export class Visits {
     }
     for (const [k, ws] of byKey) {
       const stored = answers.get(k)!;
-      const { row, source } = ws[0]!;
-      if (stored.inserted && stored.referrerId) this.impressions.add({ programId: row.program_id, referrerId: stored.referrerId, visitorKey: row.visitor_key, source });
+      const { row, traits } = ws[0]!;
+      if (stored.inserted && stored.referrerId && traits) this.impressions.add({ programId: row.program_id, referrerId: stored.referrerId, visitorKey: row.visitor_key, traits });
       for (const w of ws) {
         if (w.settled) continue;
         w.settled = true;

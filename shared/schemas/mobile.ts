@@ -491,6 +491,10 @@ export const mobilePayoutProvider = z.object({ provider: z.string(), canConfirm:
 /** Date ranges of the traffic report (design trafficInsights.dateRangeLabels). */
 export const TRAFFIC_RANGES = ['LAST_7_DAYS', 'LAST_30_DAYS', 'LAST_90_DAYS', 'ALL_TIME'] as const;
 
+/** The traffic report's breakdowns, in design.trafficInsights.breakdowns order. */
+export const TRAFFIC_BREAKDOWNS = ['utm', 'referrer', 'destination', 'geo', 'technology', 'trigger'] as const;
+const trafficBreakdown = z.array(z.object({ value: z.string().nullable(), visits: z.number().int() }));
+
 /** `GET /mobile/v2/participant/traffic` query. */
 export const mobileTrafficQuery = z.object({ range: z.enum(TRAFFIC_RANGES).optional().meta({ description: 'Default: design.trafficInsights.defaultDateRange.' }) }).meta({ id: 'MobileTrafficQuery' });
 
@@ -502,7 +506,13 @@ export const mobileTrafficReport = z
     visits: z.number().int(),
     uniqueVisitors: z.number().int(),
     visitsOverTime: z.array(z.object({ date: z.string().meta({ description: 'UTC day YYYY-MM-DD, or month YYYY-MM for ALL_TIME.' }), visits: z.number().int() })),
-    sources: z.array(z.object({ source: z.string().nullable(), visits: z.number().int() })).meta({ description: 'utm_source, else the referring host; null when neither was known. Top 10.' }),
+    sources: z.array(z.object({ source: z.string().nullable(), visits: z.number().int() })).meta({ description: 'utm_source, else the referring host; null when neither was known. Top 10 (the same list as breakdowns.trigger).' }),
+    breakdowns: z
+      .object(Object.fromEntries(TRAFFIC_BREAKDOWNS.map((k) => [k, trafficBreakdown])) as Record<(typeof TRAFFIC_BREAKDOWNS)[number], typeof trafficBreakdown>)
+      .meta({
+        description:
+          'Top 10 values of each design.trafficInsights.breakdowns entry: utm = utm_campaign; referrer = the referring host; destination = the landing path; geo = the ISO country code from GEO_COUNTRY_HEADER; technology = mobile, tablet, desktop or app (a native app); trigger = utm_source, else the referring host. `value` is null where the visit did not tell (and for visits recorded before the breakdown existed).',
+      }),
   })
   .meta({ id: 'MobileTrafficReport' });
 

@@ -13,6 +13,8 @@ beforeAll(async () => {
   app = await startApp(RAISED_LIMITS);
 });
 afterAll(async () => {
+  // Pending happy-dom work first: the server's close would otherwise reset its open fetches mid-read.
+  await (window as any).happyDOM?.abort?.();
   await app.close();
 });
 beforeEach(() => {
@@ -484,12 +486,66 @@ describe('lazy panels', () => {
     expect(el.shadowRoot!.querySelectorAll('polyline')).toHaveLength(1);
   });
 
+  it('draws the breakdowns the design shows, with its labels and value names, the not-set label and the empty message', async () => {
+    // Breakdown rows come from the VISIT rows' traits (server/domain/impressions.ts); the server test
+    // test/server/mobile-traffic.test.ts records them from real visits.
+    const p = await asServer(app, () => mobileProgram(app));
+    const set = await rest(p, 'PATCH', '/design', {
+      trafficInsights: {
+        isPublicDisplayed: true,
+        notSetLabel: 'Unknown',
+        messages: { breakdownEmpty: 'No landing pages yet' },
+        breakdowns: {
+          utm: { label: 'Promotions', values: { spring: 'Spring sale' } },
+          technology: { values: { mobile: 'Smartphone' } },
+          referrer: { isVisible: false },
+        },
+      },
+    });
+    expect(set.status, set.text).toBe(200);
+    const { ann, rt } = await signedIn(p, 'breakdowns@example.com');
+    const record = (data: Record<string, string>) =>
+      app.deps.activity.record(app.deps.db.knex, { programId: p.pid, participantId: ann.participant.id, type: 'VISIT', action: 'visit.unique', text: 'Visit', data });
+    await record({ campaign: 'spring', country: 'DE', device: 'mobile', referrer: 'secret.example', source: 'newsletter' });
+    await record({ campaign: 'spring', country: 'DE', device: 'desktop', source: 'newsletter' });
+    await record({ device: 'app' });
+    const el = element('traffic');
+    await boot(rt);
+    await until(() => el.shadowRoot?.querySelectorAll('h4').length);
+    const headings = [...el.shadowRoot!.querySelectorAll('h4')].map((h) => textOf(h).trim());
+    // Design order, the hidden referrer breakdown left out, the design's label where it sets one.
+    expect(headings).toEqual(['Promotions', 'Landing pages', 'Countries', 'Devices', 'Sources']);
+    const items = (heading: string) => {
+      const h = [...el.shadowRoot!.querySelectorAll('h4')].find((x) => textOf(x).trim() === heading)!;
+      const next = h.nextElementSibling!;
+      return next.tagName === 'UL' ? [...next.querySelectorAll('li')].map((li) => [...li.querySelectorAll('span')].map((x) => textOf(x).trim())) : textOf(next).trim();
+    };
+    expect(items('Promotions')).toEqual([
+      ['Spring sale', '2'],
+      ['Unknown', '1'],
+    ]);
+    // No visit told its landing page: the design's empty message instead of one "not set" row.
+    expect(items('Landing pages')).toBe('No landing pages yet');
+    // Country codes are named by the browser (Intl.DisplayNames), so no table ships with the widget.
+    expect(items('Countries')[0]).toEqual([new Intl.DisplayNames([navigator.language || 'en'], { type: 'region' }).of('DE'), '2']);
+    expect(items('Devices')).toEqual([
+      ['App', '1'],
+      ['Computer', '1'],
+      ['Smartphone', '1'],
+    ]);
+    expect(items('Sources')).toEqual([
+      ['newsletter', '2'],
+      ['Unknown', '1'],
+    ]);
+    expect(el.shadowRoot!.textContent).not.toContain('secret.example');
+  });
+
   it('draws visits over time as an SVG polyline with one point per day', async () => {
     const { render } = await import('preact');
     const { Chart } = await import('../../widget/window/panels/traffic.tsx');
     const visitsOverTime = Array.from({ length: 30 }, (_, i) => ({ date: `2026-01-${String(i + 1).padStart(2, '0')}`, visits: i % 5 }));
     const box = document.createElement('div');
-    render(<Chart report={{ range: 'LAST_30_DAYS', interval: 'DAY', days: 30, visits: 60, uniqueVisitors: 10, visitsOverTime, sources: [] }} />, box);
+    render(<Chart report={{ range: 'LAST_30_DAYS', interval: 'DAY', days: 30, visits: 60, uniqueVisitors: 10, visitsOverTime, sources: [], breakdowns: { utm: [], referrer: [], destination: [], geo: [], technology: [], trigger: [] } }} />, box);
     const svg = box.querySelector('svg')!;
     expect(svg.getAttribute('role')).toBe('img');
     expect(svg.getAttribute('aria-label')).toContain('30 days');

@@ -27,6 +27,8 @@ export interface MobileInput<B, Q> {
   app: boolean;
   /** The visitor's country from the operator's trusted proxy header (GEO_COUNTRY_HEADER), else null. */
   country: string | null;
+  /** The User-Agent header ('' when absent): visits keep only its device class. */
+  userAgent: string;
   deps: Deps;
 }
 

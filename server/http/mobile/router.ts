@@ -227,6 +227,6 @@ export function mobileApi(deps: Deps, operations: MobileOperation[]): Koa.Middle
 
     ctx.status = 200;
     const country = countryHeader ? countryOf(ctx.get(countryHeader)) : null;
-    ctx.body = await op.handler({ body, query, params, view, session, participantId, ip: ctx.ip, app: session ? session.app : Boolean(publicKey), country, deps });
+    ctx.body = await op.handler({ body, query, params, view, session, participantId, ip: ctx.ip, app: session ? session.app : Boolean(publicKey), country, userAgent: ctx.get('user-agent'), deps });
   };
 }

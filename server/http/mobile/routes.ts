@@ -44,6 +44,7 @@ import { NotAuthorizedError } from '../../errors.ts';
 import { sha256 } from '../../crypto.ts';
 import { emailKey } from '../../domain/participants/model.ts';
 import { MobileParticipants } from '../../domain/mobile-participants.ts';
+import { deviceOf } from '../../domain/visits.ts';
 import { affiliateEnrollmentOperations } from './affiliate-enrollment.ts';
 import type { Deps } from '../../deps.ts';
 import { triggerReferralResponse } from '../../../shared/schemas/reward.ts';
@@ -86,8 +87,16 @@ export const recordVisit = mobileOperation({
   body: visitCreate,
   fastBody: fastVisitBody,
   response: visitResponse,
-  handler: ({ body, view, session, deps }) =>
-    deps.visits.record(view, { visitId: body.visitId, instanceId: session!.instanceId, attribution: body.attribution, provider: body.provider ?? null, firstVisit: body.firstVisit ?? null }),
+  handler: ({ body, view, session, country, userAgent, app, deps }) =>
+    deps.visits.record(view, {
+      visitId: body.visitId,
+      instanceId: session!.instanceId,
+      attribution: body.attribution,
+      provider: body.provider ?? null,
+      firstVisit: body.firstVisit ?? null,
+      country,
+      device: deviceOf(userAgent, app),
+    }),
 });
 
 /** MA1 `POST /mobile/v2/participant-token`. */

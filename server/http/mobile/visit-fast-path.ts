@@ -6,7 +6,7 @@ import { hostAllowed, type MobileProgram } from '../../domain/mobile-programs.ts
 import type { MobileSession } from '../../domain/mobile-sessions.ts';
 import { errorResponse } from '../error-middleware.ts';
 import { parse } from '../rest.ts';
-import { EXPOSE_HEADERS, MOBILE_BASE, MOBILE_BODY_LIMIT, originHost, readJson, JSON_BODY_TYPE } from './router.ts';
+import { EXPOSE_HEADERS, MOBILE_BASE, MOBILE_BODY_LIMIT, countryOf, originHost, readJson, JSON_BODY_TYPE } from './router.ts';
 import { recordVisit } from './routes.ts';
 
 const PATH = `${MOBILE_BASE}/visits`;
@@ -50,7 +50,10 @@ async function handle(t: Taken): Promise<void> {
     Object.assign(t.headers, await deps.mobileLimits.call(t.ip, session.instanceId, view.program.id, 'visits'));
     const raw = await readJson(t.req, t.req.headers['content-type'] ?? '');
     const body = recordVisit.fastBody!(raw) ?? parse(recordVisit.body!, raw, 'body');
-    send(t, 200, await recordVisit.handler({ body, query: {}, params: {}, view, session, participantId: null, ip: t.ip, app: session.app, country: null /* visits do not read it */, deps }));
+    const h = t.req.headers;
+    const country = deps.config.mobile.countryHeader ? countryOf(String(h[deps.config.mobile.countryHeader] ?? '')) : null;
+    const userAgent = h['user-agent'] ?? '';
+    send(t, 200, await recordVisit.handler({ body, query: {}, params: {}, view, session, participantId: null, ip: t.ip, app: session.app, country, userAgent, deps }));
   } catch (err) {
     const failed = errorResponse(err, deps.log, deps.config.supportUrl, { requestId: t.requestId, method: 'POST', path: PATH });
     if (failed.headers) Object.assign(t.headers, failed.headers);

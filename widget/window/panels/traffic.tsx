@@ -24,8 +24,48 @@ export function Chart({ report }: { report: Report }) {
 }
 
 const RANGES = ['LAST_7_DAYS', 'LAST_30_DAYS', 'LAST_90_DAYS', 'ALL_TIME'] as const;
+/** design.trafficInsights.breakdowns, in its order. */
+const BREAKDOWNS = ['utm', 'referrer', 'destination', 'geo', 'technology', 'trigger'] as const;
+type BreakdownId = (typeof BREAKDOWNS)[number];
 
-/** Totals, the chart and the top sources, for the design's default date range or the one picked. */
+/** A country code as the participant's browser names it (no table shipped), else the code itself. */
+function region(code: string): string {
+  try {
+    return new Intl.DisplayNames([navigator.language || 'en'], { type: 'region' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+/**
+ * One breakdown: its top values with visits; the design's `values` map renames a value, a missing
+ * one is `notSetLabel`. A breakdown that knows no value for any visit shows `breakdownEmpty`.
+ */
+function Breakdown({ id, rows }: { id: BreakdownId; rows: Report['breakdowns'][BreakdownId] }) {
+  const s = state.value;
+  const d = s.status === 'ready' ? s.win.design?.trafficInsights : undefined;
+  const b = d?.breakdowns?.[id];
+  const name = (v: string | null) => (v === null ? copy(d?.notSetLabel, 'traffic.notSet') : b?.values?.[v] || (id === 'geo' ? region(v) : id === 'technology' ? t(`traffic.device.${v}` as 'traffic.device.app') : v));
+  return (
+    <>
+      <h4>{copy(b?.label, `traffic.b.${id}`)}</h4>
+      {rows.some((x) => x.value !== null) ? (
+        <ul>
+          {rows.map((x, i) => (
+            <li key={i}>
+              <span>{name(x.value)}</span>
+              <span>{x.visits}</span>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="m">{copy(d?.messages?.breakdownEmpty, 'traffic.breakdownEmpty')}</p>
+      )}
+    </>
+  );
+}
+
+/** Totals, the chart and the breakdowns the design shows, for the design's default date range or the one picked. */
 export default function Traffic() {
   const [range, setRange] = useState<string | null>(null);
   const s = state.value;
@@ -64,15 +104,8 @@ export default function Traffic() {
             <h3>{copy(d?.visitsOverTimeTitle, 'traffic.chart', { days: r.days })}</h3>
             <Chart report={r} />
             <h3>{copy(d?.breakdownsTitle, 'traffic.sources')}</h3>
-            {r.sources.length ? (
-              <ul>
-                {r.sources.map((x, i) => (
-                  <li key={i}>
-                    <span>{x.source ?? copy(d?.notSetLabel, 'traffic.notSet')}</span>
-                    <span>{x.visits}</span>
-                  </li>
-                ))}
-              </ul>
+            {r.visits ? (
+              BREAKDOWNS.filter((b) => d?.breakdowns?.[b]?.isVisible !== false).map((b) => <Breakdown key={b} id={b} rows={r.breakdowns?.[b] ?? []} />)
             ) : (
               <p class="m">{copy(d?.emptyState, 'traffic.empty')}</p>
             )}
