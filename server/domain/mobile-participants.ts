@@ -1,7 +1,7 @@
-import type { VisitTraits } from './impressions.ts';
 import { isIP } from 'node:net';
 import type { Deps } from '../deps.ts';
 import type { MobileProgram } from './mobile-programs.ts';
+import type { VisitTraits } from './impressions.ts';
 import { completedDocument } from './program-config.ts';
 import { findParticipant, findReferrer } from './participants/referrals.ts';
 import { emailKey, parseJson, programLanguages, shareBase, withShareKey, type RequestEvidence } from './participants/model.ts';

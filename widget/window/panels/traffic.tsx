@@ -24,7 +24,7 @@ export function Chart({ report }: { report: Report }) {
 }
 
 const RANGES = ['LAST_7_DAYS', 'LAST_30_DAYS', 'LAST_90_DAYS', 'ALL_TIME'] as const;
-/** design.trafficInsights.breakdowns, in its order. */
+/** design.trafficInsights.breakdowns, in its order (shared/schemas/mobile.ts TRAFFIC_BREAKDOWNS; not imported: that module brings zod). */
 const BREAKDOWNS = ['utm', 'referrer', 'destination', 'geo', 'technology', 'trigger'] as const;
 type BreakdownId = (typeof BREAKDOWNS)[number];
 
