@@ -1,26 +1,16 @@
 // @vitest-environment happy-dom
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobileProgram, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { describe, expect, it } from 'vitest';
+import { type TestApp } from '../helpers/app.ts';
+import { addParticipant, mobileProgram, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
 import { boot } from '../../widget/window/index.tsx';
 import { STORE_KEYS } from '../../widget/runtime.ts';
-import { PAGE, asServer, makeRuntime, queued, tokenFor } from './window-runtime.ts';
+import { windowSuite, asServer, makeRuntime, queued, tokenFor } from './window-runtime.ts';
 
 // Issue #7: the window bundle's boot and the window.growsurf methods, against a real server.
 
 let app: TestApp;
-beforeAll(async () => {
-  app = await startApp(RAISED_LIMITS);
-});
-afterAll(async () => {
-  await app.close();
-});
-beforeEach(() => {
-  (window as any).happyDOM.setURL(PAGE);
-  document.body.innerHTML = '';
-  delete (window as any).grsfConfig;
-});
+windowSuite((a) => (app = a), { reset: () => delete (window as any).grsfConfig });
 
 const DAY = 86_400_000;
 const gs = () => (window as any).growsurf;

@@ -1,16 +1,16 @@
 // @vitest-environment happy-dom
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobileProgram } from '../helpers/mobile.ts';
+import { describe, expect, it } from 'vitest';
+import { type TestApp } from '../helpers/app.ts';
+import { addParticipant, mobileProgram } from '../helpers/mobile.ts';
 import { SHARE_CHANNELS } from '../../shared/schemas/program-config.ts';
 import { TAX_STATUSES } from '../../shared/schemas/affiliate.ts';
 import { en as enCore } from '../../widget/i18n/en.ts';
 import { enPanels } from '../../widget/i18n/en-panels.ts';
 import { catalogue, setLanguage, t } from '../../widget/i18n/index.ts';
 import { boot } from '../../widget/window/index.tsx';
-import { PAGE, asServer, makeRuntime, textOf, tokenFor, until } from './window-runtime.ts';
+import { windowSuite, asServer, makeRuntime, textOf, tokenFor, until } from './window-runtime.ts';
 
 // Issue #7: every user-visible string comes from the one message catalogue.
 
@@ -85,16 +85,7 @@ describe('the message catalogue', () => {
 
 describe('rendered panels', () => {
   let app: TestApp;
-  beforeAll(async () => {
-    app = await startApp(RAISED_LIMITS);
-  });
-  afterAll(async () => {
-    await app.close();
-  });
-  beforeEach(() => {
-    (window as any).happyDOM.setURL(PAGE);
-    document.body.innerHTML = '';
-  });
+  windowSuite((a) => (app = a));
 
   const KEY_SHAPE = new RegExp(`\\b(${[...new Set(Object.keys(en).map((k) => k.split('.')[0]))].join('|')})\\.[A-Za-z_]+\\b`);
 

@@ -1,28 +1,17 @@
 // @vitest-environment happy-dom
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobileProgram, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { describe, expect, it } from 'vitest';
+import { type TestApp } from '../helpers/app.ts';
+import { addParticipant, mobileProgram, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
 import { boot } from '../../widget/window/index.tsx';
 import { plain } from '../../widget/window/ui.tsx';
-import { PAGE, asServer, makeRuntime, textOf, tokenFor, until } from './window-runtime.ts';
+import { windowSuite, asServer, makeRuntime, textOf, tokenFor, until } from './window-runtime.ts';
 
 // Issue #7: the window draws the program's design document (rest-v2 §2.18, as MW1 sends it): design
 // texts replace the catalogue when set, merge tags are filled as text, markup never reaches the DOM,
 // and an empty design text falls back to the catalogue.
 
 let app: TestApp;
-beforeAll(async () => {
-  app = await startApp(RAISED_LIMITS);
-});
-afterAll(async () => {
-  await app.close();
-});
-beforeEach(() => {
-  (window as any).happyDOM.setURL(PAGE);
-  (window as any).growsurf?.close?.();
-  document.body.innerHTML = '';
-  delete (window as any).__pwned;
-});
+windowSuite((a) => (app = a), { closeWindow: true, reset: () => delete (window as any).__pwned });
 
 const gs = () => (window as any).growsurf;
 const rest = async (p: MobileProgramFixture, method: string, path: string, body?: unknown) => {

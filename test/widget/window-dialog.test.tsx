@@ -1,25 +1,15 @@
 // @vitest-environment happy-dom
 import axe from 'axe-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, mobileProgram } from '../helpers/mobile.ts';
+import { describe, expect, it } from 'vitest';
+import { type TestApp } from '../helpers/app.ts';
+import { mobileProgram } from '../helpers/mobile.ts';
 import { boot } from '../../widget/window/index.tsx';
-import { PAGE, asServer, makeRuntime, textOf, tokenFor, until } from './window-runtime.ts';
+import { windowSuite, asServer, makeRuntime, textOf, tokenFor, until } from './window-runtime.ts';
 
 // Issue #7: the participant window is a modal dialog in a shadow root, keyboard-complete.
 
 let app: TestApp;
-beforeAll(async () => {
-  app = await startApp(RAISED_LIMITS);
-});
-afterAll(async () => {
-  await app.close();
-});
-beforeEach(() => {
-  (window as any).happyDOM.setURL(PAGE);
-  (window as any).growsurf?.close?.();
-  document.body.innerHTML = '';
-});
+windowSuite((a) => (app = a), { closeWindow: true });
 
 const gs = () => (window as any).growsurf;
 /** The program's design document as REST shows it (GET /v2/campaign/{id}/design): what the window must draw. */

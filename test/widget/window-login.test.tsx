@@ -1,26 +1,16 @@
 // @vitest-environment happy-dom
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobileProgram, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { describe, expect, it } from 'vitest';
+import { type TestApp } from '../helpers/app.ts';
+import { addParticipant, mobileProgram, type MobileProgramFixture } from '../helpers/mobile.ts';
 import { boot } from '../../widget/window/index.tsx';
 import { STORE_KEYS } from '../../widget/runtime.ts';
-import { PAGE, asServer, makeRuntime, textOf, until } from './window-runtime.ts';
+import { windowSuite, PAGE, asServer, makeRuntime, textOf, until } from './window-runtime.ts';
 
 // One-time email sign-in in the window (web-sdk.md §5): a returning participant asks for a link
 // (MA2), and a page opened from that link (grsfLogin) signs them in (MA3), against a real server.
 
 let app: TestApp;
-beforeAll(async () => {
-  app = await startApp(RAISED_LIMITS);
-});
-afterAll(async () => {
-  await app.close();
-});
-beforeEach(() => {
-  (window as any).happyDOM.setURL(PAGE);
-  (window as any).growsurf?.close?.();
-  document.body.innerHTML = '';
-});
+windowSuite((a) => (app = a), { closeWindow: true });
 
 async function program(): Promise<MobileProgramFixture> {
   return asServer(app, async () => {

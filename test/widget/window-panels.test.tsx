@@ -1,26 +1,15 @@
 // @vitest-environment happy-dom
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobileProgram, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { type TestApp } from '../helpers/app.ts';
+import { addParticipant, mobileProgram, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
 import { boot } from '../../widget/window/index.tsx';
 import { moneyProgram, sale } from '../server/money-fixture.ts';
-import { PAGE, asServer, makeRuntime, textOf, tokenFor, until } from './window-runtime.ts';
+import { windowSuite, asServer, makeRuntime, textOf, tokenFor, until } from './window-runtime.ts';
 
 // Issue #7: each panel, rendered as an embeddable element, draws real data from a real server.
 
 let app: TestApp;
-beforeAll(async () => {
-  app = await startApp(RAISED_LIMITS);
-});
-afterAll(async () => {
-  // Pending happy-dom work first: the server's close would otherwise reset its open fetches mid-read.
-  await (window as any).happyDOM?.abort?.();
-  await app.close();
-});
-beforeEach(() => {
-  (window as any).happyDOM.setURL(PAGE);
-  document.body.innerHTML = '';
-});
+windowSuite((a) => (app = a));
 
 const gs = () => (window as any).growsurf;
 const rest = (p: MobileProgramFixture, method: string, path: string, body?: unknown) => asServer(app, () => app.request(method, `/v2/campaign/${p.pid}${path}`, { key: p.key, body }));

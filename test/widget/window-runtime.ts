@@ -4,10 +4,36 @@ import 'fake-indexeddb/auto';
 import crypto from 'node:crypto';
 import { createStore, del, get, set } from 'idb-keyval';
 import { STORE_KEYS, type PendingAttribution, type QueuedCall, type StoredReceipts, type WidgetRuntime } from '../../widget/runtime.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { RAISED_LIMITS } from '../helpers/mobile.ts';
+import { startApp, type TestApp } from '../helpers/app.ts';
 
 /** The page the widget runs on in these tests. */
 export const PAGE = 'http://shop.test/';
+
+/**
+ * The hooks every window suite shares: a real server for the suite (`use` receives it), and before
+ * each test the shop page with an empty body, the open window closed when `closeWindow`, then the
+ * suite's own `reset`. At the end happy-dom's pending work is aborted before the server closes,
+ * so the server never resets a fetch mid-read.
+ */
+export function windowSuite(use: (app: TestApp) => void, opts: { closeWindow?: boolean; reset?: () => void } = {}): void {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await startApp(RAISED_LIMITS);
+    use(app);
+  });
+  afterAll(async () => {
+    await (window as any).happyDOM?.abort?.();
+    await app?.close();
+  });
+  beforeEach(() => {
+    (window as any).happyDOM.setURL(PAGE);
+    if (opts.closeWindow) (window as any).growsurf?.close?.();
+    document.body.innerHTML = '';
+    opts.reset?.();
+  });
+}
 
 /**
  * Runs REST set-up calls (test/helpers use the global fetch, which is happy-dom's here) from the
