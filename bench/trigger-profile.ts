@@ -97,10 +97,16 @@ try {
       `email ${await size('SELECT avg(length(html) + length(text)) AS n FROM mail_outbox')} B × ${(Number((await deps.db.knex('mail_outbox').count({ n: '*' }))[0]!.n) / (n + warm.length)).toFixed(1)}`,
   );
   if (process.env.SHAPE === '1') {
-    const { payload } = await deps.db.knex('webhook_events').orderBy('created_at', 'desc').first('payload');
-    const d = JSON.parse(payload).data;
-    const len = (v: unknown) => JSON.stringify(v).length;
-    console.log(`payload: campaign ${len(d.campaign)} B, participant ${len(d.participant)} B (rewards ${d.participant.rewards.length}: ${len(d.participant.rewards)} B), reward ${len(d.reward)} B`);
+    // Mean bytes of each part of the last 200 payloads (`data.x`, and `participant.x` one level down), largest first.
+    const rows: Array<{ payload: string }> = await deps.db.knex('webhook_events').orderBy('created_at', 'desc').limit(200).select('payload');
+    const bytes = new Map<string, number>();
+    const add = (k: string, v: unknown) => bytes.set(k, (bytes.get(k) ?? 0) + JSON.stringify(v ?? null).length / rows.length);
+    for (const { payload } of rows) {
+      const d = JSON.parse(payload).data as Record<string, unknown>;
+      for (const [k, v] of Object.entries(d)) add(k, v);
+      for (const [k, v] of Object.entries((d.participant ?? {}) as Record<string, unknown>)) add(`participant.${k}`, v);
+    }
+    console.log(`payload parts: ${[...bytes].sort((x, y) => y[1] - x[1]).slice(0, 12).map(([k, v]) => `${k} ${v.toFixed(0)} B`).join(', ')}`);
   }
   if (STMT) {
     const rows = [...stmtUs].sort((a, b) => b[1].us - a[1].us);

@@ -160,10 +160,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
       const recipient = people.get(reward.participant_id) ?? (await trx('participants').where({ id: reward.participant_id }).first());
       if (!recipient) continue;
       const referrer = recipient.referred_by ? people.get(recipient.referred_by) : undefined;
-      await programEmails.sendProgramEmail(trx, program, recipient, 'goalAchieved', {
-        rewardDescription: rewardConfig.description ?? rewardConfig.title ?? '',
-        ...(referrer ? { referrerFirstName: displayName(referrer) } : {}),
-      });
+      await programEmails.sendRewardEarned(trx, program, recipient, rewardConfig, !!reward.is_referrer, referrer);
     }
   });
   const invites = new Invites(db, clock, jobs, activity, participants, programEmails, limits);

@@ -493,7 +493,7 @@ export class Fraud {
       text,
       data: { riskLevel: d.riskLevel, previousRiskLevel: d.previous?.level ?? null, reasonCode: d.reasonCode, reasons: d.reasons, matches: d.matches, source: d.source },
     });
-    const [participant] = await this.participants.serialize(trx, program, [row]);
+    const [participant] = await this.participants.forEvents(trx, program, [row]);
     const campaign = await this.programs.toCampaign(program, trx);
     await this.webhooks.emit(trx, program.id, 'PARTICIPANT_FRAUD_STATUS_UPDATED', { campaign, participant });
   }

@@ -176,6 +176,22 @@ export class ScoreLedger {
     if (to > 0) this.#moves.push([board, to, 1]);
   }
 
+  /**
+   * Participants this transaction moved above `score` on `board` that `flush` has not written yet:
+   * what a rank read inside the transaction adds to the stored counts (webhook payloads are built
+   * before the flush).
+   */
+  pendingAbove(board: string, score: number): number {
+    let n = 0;
+    for (const [b, s, delta] of this.#moves) if (s > score && b === board) n += delta;
+    return n;
+  }
+
+  /** Program counter changes `flush` has not written yet (added to a webhook payload's `campaign`). */
+  pendingCounts(): { participants: number; referrals: number; winners: number } {
+    return { ...this.#program };
+  }
+
   /** Changes the program's participant and (credited) referral counters. */
   count(participants: number, referrals: number): void {
     this.#program.participants += participants;

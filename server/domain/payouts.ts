@@ -236,7 +236,7 @@ export class Payouts {
       }
       if (status === 'ISSUED' && (await this.webhooks.listens(trx, program.id, 'NEW_PAYOUT_ISSUED'))) {
         const p = (await trx('participants').where({ id: row.participant_id }).first()) as ParticipantRow;
-        const [participant] = await this.participants.serialize(trx, program, [p]);
+        const [participant] = await this.participants.forEvents(trx, program, [p]);
         await this.webhooks.emit(trx, program.id, 'NEW_PAYOUT_ISSUED', { campaign: await this.programs.toCampaign(program, trx), participant, payout: toPayout(next) });
       }
       return toPayout(next);

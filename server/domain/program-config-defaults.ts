@@ -414,7 +414,7 @@ function defaultEmails(type: ProgramType): CampaignEmails {
       '{{referredFirstName}} completed their referral.',
       p('Hi {{firstName}},', '{{referredFirstName}} joined through your link, so the referral counts for you. You now have {{referralCount}} referrals.') + linkButton,
     );
-    emails.goalAchieved = t('You earned a reward!', 'Congratulations, a reward is yours.', p('Hi {{firstName}},', 'Congratulations! You earned {{rewardDescription}}. Thanks for referring your friends.'));
+    emails.goalAchieved = t('You earned a reward!', 'Congratulations, a reward is yours.', p('Hi {{firstName}},', 'Congratulations! You earned {{rewardDescription}}. Thank you for taking part in our referral program.'));
     emails.campaignEndedWinners = t('The program has ended: you won!', 'Thanks for taking part.', p('Hi {{firstName}},', 'Our referral program has ended, and you are one of the winners. We will be in touch about your reward.'));
     emails.campaignEndedNonWinners = t('The program has ended', 'Thanks for taking part.', p('Hi {{firstName}},', 'Our referral program has ended. Thank you for taking part and for spreading the word!'));
   }

@@ -10,6 +10,7 @@ import { rewardMetadataVars } from './reward-references.ts';
 import type { Participants } from './participants/service.ts';
 import { programLanguages, shareBase, withShareKey, type ParticipantRow, type Q } from './participants/model.ts';
 import { toProgram, type Program } from './programs.ts';
+import type { ConfigRow } from './reward-issuing.ts';
 import { completeDocument } from './program-config.ts';
 import { TeamNotVerifiedError, ValidationError } from '../errors.ts';
 import type { CampaignEmails, EmailTemplate } from '../../shared/schemas/program-config.ts';
@@ -59,6 +60,8 @@ export interface SendOptions {
   replyTo?: string | null;
   /** Extra `data` for the activity row. */
   data?: Record<string, unknown>;
+  /** Changes the template's body before it is rendered (a line the template did not place itself). */
+  amendBody?: (body: string) => string;
 }
 
 const SKIP_TEXT: Record<SkipReason, string> = {
@@ -84,6 +87,24 @@ const UNSUBSCRIBE_LABEL: Record<string, string> = {
   ko: '수신 거부',
   'zh-CN': '退订',
   id: 'Berhenti berlangganan',
+};
+
+/** The label of the coupon code line the `goalAchieved` layout adds when the template shows no `{{couponCode}}`. */
+const COUPON_LABEL: Record<string, string> = {
+  en: 'Your code',
+  es: 'Tu código',
+  fr: 'Votre code',
+  de: 'Ihr Code',
+  it: 'Il tuo codice',
+  'pt-BR': 'Seu código',
+  nl: 'Je code',
+  pl: 'Twój kod',
+  sv: 'Din kod',
+  tr: 'Kodunuz',
+  ja: 'あなたのコード',
+  ko: '코드',
+  'zh-CN': '您的代码',
+  id: 'Kode Anda',
 };
 
 /** Escapes text for HTML element content and attribute values. */
@@ -225,7 +246,33 @@ export class ProgramEmails {
     const template = emails[templateKey] as (EmailTemplate & { useCompanyReplyTo?: boolean }) | undefined;
     if (!template) return { sent: false, reason: 'TEMPLATE_NOT_AVAILABLE' };
     if (!template.isEnabled && !opts.ignoreEnabled) return { sent: false, reason: 'TEMPLATE_DISABLED' };
-    return this.sendComposed(trx, program, participant, template, vars, { ...opts, emailType: templateKey });
+    const parts = opts.amendBody ? { ...template, body: opts.amendBody(template.body) } : template;
+    return this.sendComposed(trx, program, participant, parts, vars, { ...opts, emailType: templateKey });
+  }
+
+  /**
+   * The `goalAchieved` email of one newly issued reward. `{{rewardDescription}}` and
+   * `{{couponCode}}` are the recipient's side of the reward: the referred friend of a double-sided
+   * reward gets `referralDescription` and `referralCouponCode`, everyone else `description` (else the
+   * title) and `couponCode`. A coupon code always reaches its recipient: when the template does not
+   * place `{{couponCode}}` itself, a line with the code (labelled in the participant's language)
+   * follows the body.
+   */
+  async sendRewardEarned(
+    trx: Knex.Transaction,
+    program: Program,
+    recipient: ParticipantRow,
+    config: Pick<ConfigRow, 'type' | 'title' | 'description' | 'referral_description' | 'coupon_code' | 'referral_coupon_code'>,
+    isReferrer: boolean,
+    referrer?: ParticipantRow,
+  ): Promise<SendOutcome> {
+    const friendSide = config.type === 'DOUBLE_SIDED' && !isReferrer;
+    const description = (friendSide ? config.referral_description : null) ?? config.description ?? config.title ?? '';
+    const couponCode = (friendSide ? config.referral_coupon_code : config.coupon_code) ?? null;
+    const label = COUPON_LABEL[this.languageOf(program, recipient)] ?? COUPON_LABEL.en!;
+    const amendBody = (body: string) => (couponCode && !/\{\{\s*couponCode\s*(\||\}\})/.test(body) ? `${body}\n<p>${escapeHtml(label)}: <strong>{{couponCode}}</strong></p>` : body);
+    const vars: EmailVars = { rewardDescription: description, couponCode, ...(referrer ? { referrerFirstName: displayName(referrer) } : {}) };
+    return this.sendProgramEmail(trx, program, recipient, 'goalAchieved', vars, { amendBody });
   }
 
   /**

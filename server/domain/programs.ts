@@ -8,6 +8,11 @@ import { assertProgramCapacity, assertRestAccess, type TeamBilling } from './pla
 import { defaultDocuments, type ProgramDocuments } from './program-config.ts';
 import type { Campaign, CampaignCreate, CampaignUpdate } from '../../shared/schemas/campaign.ts';
 import { deepFreeze } from '../../shared/freeze.ts';
+import { selectRows } from '../db/rows.ts';
+import type { ScoreLedger } from './leaderboard.ts';
+
+/** The counters `toCampaign` reads again inside a transaction. */
+const COUNTS_SQL = 'SELECT referral_count, participant_count, impression_count, invite_count, winner_count FROM programs WHERE id = ?';
 
 /** A program as stored, with its documents parsed. */
 export interface Program {
@@ -44,6 +49,17 @@ const MOVES: Record<string, string[]> = { DRAFT: ['IN_PROGRESS', 'COMPLETE'], IN
 /** Programs whose parsed documents one process keeps. */
 const PARSED_CACHE_SIZE = 1000;
 
+/** A programs row's counters (the columns COUNTS_SQL reads). */
+function countsOf(row: Record<string, unknown>): Program['counts'] {
+  return {
+    referral: Number(row.referral_count),
+    participant: Number(row.participant_count),
+    impression: Number(row.impression_count),
+    invite: Number(row.invite_count),
+    winner: Number(row.winner_count),
+  };
+}
+
 /** Maps a programs row (`documents`: already parsed ones to use instead of the row's texts). */
 export function toProgram(row: any, documents?: ProgramDocuments): Program {
   return {
@@ -57,13 +73,7 @@ export function toProgram(row: any, documents?: ProgramDocuments): Program {
     companyName: row.company_name,
     companyLogoImageUrl: row.company_logo_image_url,
     documents: documents ?? { design: JSON.parse(row.design), emails: JSON.parse(row.emails), options: JSON.parse(row.options), installation: JSON.parse(row.installation) },
-    counts: {
-      referral: Number(row.referral_count),
-      participant: Number(row.participant_count),
-      impression: Number(row.impression_count),
-      invite: Number(row.invite_count),
-      winner: Number(row.winner_count),
-    },
+    counts: countsOf(row),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
@@ -110,9 +120,22 @@ export class Programs {
     return documents;
   }
 
-  /** The wire shape of one program. */
-  async toCampaign(program: Program, q: Knex | Knex.Transaction = this.db.knex): Promise<Campaign> {
-    const [c] = await this.toCampaigns([program], q);
+  /**
+   * The wire shape of one program. Inside a transaction (webhook payloads) the counters are read again, with the unflushed changes
+   * of `ledger`, so the program is shown as the change leaves it, not as the request first read it.
+   */
+  async toCampaign(program: Program, q: Knex | Knex.Transaction = this.db.knex, ledger?: ScoreLedger): Promise<Campaign> {
+    let current = program;
+    if ((q as Knex.Transaction).isTransaction === true) {
+      const [row] = await selectRows<Record<string, unknown>>(this.db, q, COUNTS_SQL, [program.id]);
+      const pending = ledger?.pendingCounts() ?? { participants: 0, referrals: 0, winners: 0 };
+      if (row) {
+        const stored = countsOf(row);
+        const counts = { ...stored, referral: stored.referral + pending.referrals, participant: stored.participant + pending.participants, winner: stored.winner + pending.winners };
+        current = { ...program, counts };
+      }
+    }
+    const [c] = await this.toCampaigns([current], q);
     return c!;
   }
 

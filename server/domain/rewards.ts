@@ -125,6 +125,8 @@ export class Rewards {
         data: { rewardId: reward.id, rewardConfigId: reward.reward_config_id },
       });
       await ledger.flush(trx);
+      // The second PARTICIPANT_REACHED_A_GOAL of a reward that awaited approval, now `approved: true`.
+      if (!reward.approved) await this.issuer.announce(trx, program, [{ ...reward, ...changes } as RewardRow], new Map());
     });
     return { success: true };
   }

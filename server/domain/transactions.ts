@@ -285,7 +285,7 @@ export class Transactions {
     const template = event === 'NEW_COMMISSION_ADDED' ? 'commissionGenerated' : 'commissionAdjusted';
     for (const c of rows) await this.emails.sendProgramEmail(trx, program, row, template, { commissionAmount: formatMoney(Number(c.amount), c.currency_iso) });
     if (!(await this.webhooks.listens(trx, program.id, event))) return;
-    const [participant] = await this.participants.serialize(trx, program, [row]);
+    const [participant] = await this.participants.forEvents(trx, program, [row]);
     const campaign = await this.programs.toCampaign(program, trx);
     for (const c of rows) await this.webhooks.emit(trx, program.id, event, { campaign, participant, commission: toCommission(c) });
   }

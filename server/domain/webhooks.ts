@@ -13,6 +13,7 @@ import { InvalidStateError, NotFoundError, ValidationError } from '../errors.ts'
 import type { Jobs } from './jobs.ts';
 import { toProgram, type Program, type Programs } from './programs.ts';
 import { checkTarget, pinnedLookup, TargetRefusedError, type Target } from './ssrf.ts';
+import type { EventParticipant } from './participants/serialize.ts';
 import type {
   Webhook,
   WebhookCreate,
@@ -202,6 +203,15 @@ export class Webhooks {
     if (trx.executionPromise) trx.executionPromise.then(() => this.jobs.kick(), () => undefined);
     else this.jobs.kick();
     return events.map((e) => e.id);
+  }
+
+  /**
+   * NEW_PARTICIPANT_ADDED in GrowSurf's shape: the participant's fields at the top of `data`, with
+   * the program as `data.campaign` (docs/webhooks.md). Built only when a webhook listens.
+   */
+  async participantAdded(trx: Knex | Knex.Transaction, program: Program, participant: EventParticipant): Promise<string | null> {
+    if (!(await this.listens(trx, program.id, 'NEW_PARTICIPANT_ADDED'))) return null;
+    return this.emit(trx, program.id, 'NEW_PARTICIPANT_ADDED', { ...participant, campaign: await this.programs.toCampaign(program, trx) });
   }
 
   /** True when an enabled webhook of the program listens to `event` (read once per transaction, like `emit`). */
@@ -573,7 +583,6 @@ export class Webhooks {
       monthlyReferralCount: 1,
       rank: 1,
       monthlyRank: 1,
-      rewards: [],
       createdAt: now,
       referralSource: 'DIRECT',
       fraudRiskLevel: 'LOW',
@@ -584,14 +593,31 @@ export class Webhooks {
       case 'CAMPAIGN_ENDED':
         return { campaign };
       case 'NEW_PARTICIPANT_ADDED':
-        return { campaign, participant };
+        return { ...participant, campaign };
       case 'PARTICIPANT_FRAUD_STATUS_UPDATED':
         return { campaign, participant: { ...participant, fraudRiskLevel: 'HIGH', fraudReasonCode: 'MANUAL_UPDATE' } };
       case 'PARTICIPANT_REACHED_A_GOAL':
         return {
           campaign,
           participant,
-          reward: { id: 'test_reward', rewardId: 'test_reward_config', status: 'PENDING', approved: false, approvedAt: null, fulfilledAt: null, isFulfilled: false, isAvailable: true, isReferrer: true, referrerId: participant.id, referredId: 'test_referred' },
+          reward: {
+            type: 'SINGLE_SIDED',
+            title: 'Test reward',
+            description: 'A test reward',
+            couponCode: 'TEST-COUPON',
+            id: 'test_reward',
+            rewardId: 'test_reward_config',
+            status: 'PENDING',
+            approved: false,
+            approvedAt: null,
+            fulfilledAt: null,
+            isFulfilled: false,
+            isAvailable: false,
+            isReferrer: true,
+            referrerId: participant.id,
+            referredId: 'test_referred',
+            createdAt: now,
+          },
         };
       case 'NEW_COMMISSION_ADDED':
       case 'COMMISSION_ADJUSTED':

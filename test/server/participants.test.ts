@@ -249,7 +249,7 @@ describe('POST /campaign/{id}/participant', () => {
     expect(campaign).toMatchObject({ participantCount: everyone.length, referralCount: everyone.reduce((n, p) => n + p.referralCount, 0) });
   });
 
-  it('emits NEW_PARTICIPANT_ADDED with the participant to subscribed webhooks', async () => {
+  it('emits NEW_PARTICIPANT_ADDED to subscribed webhooks in GrowSurf’s shape: the participant’s fields at the top of data, beside campaign', async () => {
     const { key, pid } = await setup();
     const now = app.clock.now();
     await app.deps.db
@@ -260,8 +260,10 @@ describe('POST /campaign/{id}/participant', () => {
     expect(events).toHaveLength(1);
     const envelope = JSON.parse(events[0].payload);
     expect(envelope.event).toBe('NEW_PARTICIPANT_ADDED');
-    const { isNew: _isNew, ...wire } = p;
-    expect(envelope.data.participant).toEqual(wire);
+    const { isNew: _isNew, rewards: _rewards, ...wire } = p;
+    const { campaign, ...fields } = envelope.data;
+    expect(fields).toEqual(wire);
+    expect(campaign).toEqual((await app.request('GET', `/v2/campaign/${pid}`, { key })).body);
     await add(key, pid, { email: 'hooked@example.com' });
     expect(await app.deps.db.knex('webhook_events').where({ program_id: pid })).toHaveLength(1);
   });

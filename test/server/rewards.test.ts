@@ -156,7 +156,7 @@ describe('Issuing rewards when credit is awarded', () => {
     const { referrer } = await referrals(key, pid, 2);
     expect((await rewardsOf(key, pid, referrer.id)).body.rewards).toEqual([]);
     expect(await goalEvents(pid)).toEqual([]);
-    await add(key, pid, { email: 'third@example.com', referredBy: referrer.id });
+    const third = await add(key, pid, { email: 'third@example.com', referredBy: referrer.id });
     const rewards = (await rewardsOf(key, pid, referrer.id)).body.rewards;
     expect(rewards).toHaveLength(1);
     expect(rewards[0]).toMatchObject({ rewardId: configs[0], isReferrer: true, referrerId: referrer.id });
@@ -164,7 +164,11 @@ describe('Issuing rewards when credit is awarded', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       event: 'PARTICIPANT_REACHED_A_GOAL',
-      data: { campaign: { id: pid }, participant: { id: referrer.id, referralCount: 3, isWinner: true }, reward: rewards[0] },
+      data: {
+        campaign: { id: pid },
+        participant: { id: referrer.id, referralCount: 3, isWinner: true, referee: { id: third.id, email: 'third@example.com', referralStatus: 'CREDIT_AWARDED' } },
+        reward: { ...rewards[0], type: 'MILESTONE', title: 'Three friends', conversionsRequired: 3 },
+      },
     });
     const deliveries = await app.deps.db.knex('webhook_deliveries').where({ program_id: pid, event_id: events[0].id });
     expect(deliveries).toHaveLength(1);
@@ -189,6 +193,46 @@ describe('Issuing rewards when credit is awarded', () => {
       [friends[0]!.id, false],
       [referrer.id, true],
     ].sort());
+  });
+
+  it('sends GrowSurf’s PARTICIPANT_REACHED_A_GOAL data: the recipient without a rewards list, who they referred or were referred by, and the configuration combined with the reward', async () => {
+    const config = { ...DOUBLE, couponCode: 'THANKS10', referralCouponCode: 'WELCOME10', referralDescription: '$10 off your first order', imageUrl: 'https://cdn.example.com/gift.png', metadata: { sku: 'CREDIT-10' } };
+    const { key, pid, configs } = await setup([config]);
+    await subscribe(key, pid);
+    const { referrer, friends } = await referrals(key, pid, 1);
+    const friend = friends[0]!;
+    const events = await goalEvents(pid);
+    const mine = events.find((e) => e.data.reward.isReferrer)!.data;
+    const theirs = events.find((e) => !e.data.reward.isReferrer)!.data;
+    const [myReward] = (await rewardsOf(key, pid, referrer.id)).body.rewards;
+    const [theirReward] = (await rewardsOf(key, pid, friend.id)).body.rewards;
+    // The reward: the CampaignReward's fields (its id as rewardId), then the ParticipantReward's, and when it was issued.
+    const { id: _configId, ...configFields } = (await campaign(key, pid)).rewards[0];
+    expect(mine.reward).toEqual({ ...configFields, ...myReward, createdAt: app.clock.now() });
+    expect(mine.reward).toMatchObject({ rewardId: configs[0], couponCode: 'THANKS10', referralCouponCode: 'WELCOME10', imageUrl: 'https://cdn.example.com/gift.png', metadata: { sku: 'CREDIT-10' }, type: 'DOUBLE_SIDED' });
+    expect(theirs.reward).toEqual({ ...configFields, ...theirReward, createdAt: app.clock.now() });
+    // The participant: the REST Participant without `rewards`, with the referee on the referrer's side.
+    const { rewards: _r1, ...referrerWire } = await participant(key, pid, referrer.id);
+    const { rewards: _r2, referrer: friendsReferrer, ...friendWire } = await participant(key, pid, friend.id);
+    expect(mine.participant).not.toHaveProperty('rewards');
+    expect(mine.participant).toEqual({ ...referrerWire, referee: expect.objectContaining({ id: friend.id, email: friend.email, referralStatus: 'CREDIT_AWARDED' }) });
+    expect(theirs.participant).toEqual({ ...friendWire, referrer: friendsReferrer });
+    expect(theirs.participant.referrer).toMatchObject({ id: referrer.id, referralCount: 1, rank: 1 });
+    // The referee summary has the Referrer shape (§2.9).
+    expect(Object.keys(mine.participant.referee).sort()).toEqual(Object.keys(friendsReferrer).filter((k) => k !== 'referralStatus').concat('referralStatus').sort());
+    // The program as the trigger left it: counters include this referral and both new winners.
+    expect(mine.campaign).toEqual(await campaign(key, pid));
+    expect(mine.campaign).toMatchObject({ id: pid, referralCount: 1, participantCount: 2, winnerCount: 2 });
+  });
+
+  it('names the referred friend as referee for a single-sided reward too', async () => {
+    const { key, pid } = await setup([{ type: 'SINGLE_SIDED', title: 'Thanks', couponCode: 'ONLY-YOU' }]);
+    await subscribe(key, pid);
+    const { referrer, friends } = await referrals(key, pid, 1);
+    const events = await goalEvents(pid);
+    expect(events).toHaveLength(1);
+    expect(events[0].data.participant).toMatchObject({ id: referrer.id, referee: { id: friends[0]!.id, referralCount: 0 } });
+    expect(events[0].data.reward).toMatchObject({ couponCode: 'ONLY-YOU', isReferrer: true, referredId: friends[0]!.id });
   });
 
   it('keeps a limited reward within its limit per month and issues again in the next month', async () => {
@@ -374,6 +418,31 @@ describe('POST /campaign/{id}/reward/{rewardId}/approve', () => {
     expect(log).toHaveLength(1);
   });
 
+  it('sends PARTICIPANT_REACHED_A_GOAL again, approved, when a reward that awaited approval is approved (once)', async () => {
+    const { key, pid, referrer, rewardId } = await pendingReward();
+    await subscribe(key, pid);
+    // pendingReward issued before the subscription: approve a second one issued after it.
+    const friend = await add(key, pid, { email: 'late-friend@example.com', referredBy: referrer.id });
+    const held = (await rewardsOf(key, pid, referrer.id)).body.rewards.find((r: { id: string; referredId: string }) => r.referredId === friend.id);
+    let events = await goalEvents(pid);
+    expect(events.map((e) => [e.data.reward.id, e.data.reward.approved])).toEqual([[held.id, false]]);
+    app.clock.advance(5000);
+    expect((await approve(key, pid, held.id)).status).toBe(200);
+    events = await goalEvents(pid);
+    expect(events.map((e) => [e.data.reward.id, e.data.reward.approved])).toEqual([
+      [held.id, false],
+      [held.id, true],
+    ]);
+    expect(events[1].data.reward).toMatchObject({ approvedAt: app.clock.now(), isAvailable: true, title: 'Thanks' });
+    expect(events[1].data.participant).toMatchObject({ id: referrer.id, isWinner: true, referee: { id: friend.id } });
+    // Approving again, fulfilling, or approving the first reward (issued unheard) adds no second "approved" event for held.
+    await approve(key, pid, held.id);
+    expect((await app.request('POST', `/v2/campaign/${pid}/reward/${held.id}/fulfill`, { key })).status).toBe(200);
+    expect((await goalEvents(pid)).filter((e) => e.data.reward.id === held.id)).toHaveLength(2);
+    await approve(key, pid, rewardId);
+    expect((await goalEvents(pid)).filter((e) => e.data.reward.id === rewardId).map((e) => e.data.reward.approved)).toEqual([true]);
+  });
+
   it('changes nothing when the reward is already approved', async () => {
     const { key, pid, referrer, rewardId } = await pendingReward();
     await approve(key, pid, rewardId);
@@ -529,5 +598,36 @@ describe('goalAchieved email (issue #4: program emails)', () => {
     expect((await app.deps.mailer.list({ to: other.referrer.email })).filter((m) => m.kind.includes('goalAchieved'))).toHaveLength(0);
     const skipped = await app.deps.db.knex('activity_logs').where({ participant_id: other.referrer.id, action: 'email.skipped' });
     expect(skipped.some((r: { text: string }) => r.text.includes('goalAchieved'))).toBe(true);
+  });
+
+  it('gives each side its own description and coupon code, adding a code line when the template places no {{couponCode}}', async () => {
+    const config = { ...DOUBLE, couponCode: 'THANKS10', referralCouponCode: 'WELCOME<10>', referralDescription: '$10 off your first order' };
+    const s = await setup([config]);
+    await app.deps.teams.approveVerification(s.teamId);
+    const { referrer, friends } = await referrals(s.key, s.pid, 1, 'CREDIT_AWARDED', 'coupon');
+    const [toReferrer] = (await app.deps.mailer.list({ to: referrer.email })).filter((m) => m.kind.includes('goalAchieved'));
+    const [toFriend] = (await app.deps.mailer.list({ to: friends[0]!.email })).filter((m) => m.kind.includes('goalAchieved'));
+    expect(toReferrer!.text).toContain('You earned $10 credit.');
+    expect(toReferrer!.text).toContain('Your code: THANKS10');
+    expect(toReferrer!.html).toContain('<p>Your code: <strong>THANKS10</strong></p>');
+    expect(toReferrer!.text).not.toContain('WELCOME');
+    expect(toFriend!.text).toContain('You earned $10 off your first order.');
+    expect(toFriend!.html).toContain('<strong>WELCOME&lt;10&gt;</strong>');
+    expect(toFriend!.text).not.toContain('THANKS10');
+
+    // A template that places the code itself gets no extra line; a reward without a code gets none either.
+    const placed = await setup([config]);
+    await app.deps.teams.approveVerification(placed.teamId);
+    const body = '<p>Hi {{firstName}}, use {{couponCode|no code needed}} at checkout.</p>';
+    expect((await app.request('PATCH', `/v2/campaign/${placed.pid}/emails`, { key: placed.key, body: { goalAchieved: { body } } })).status).toBe(200);
+    const two = await referrals(placed.key, placed.pid, 1, 'CREDIT_AWARDED', 'placed');
+    const [mine] = (await app.deps.mailer.list({ to: two.referrer.email })).filter((m) => m.kind.includes('goalAchieved'));
+    expect(mine!.text).toContain('use THANKS10 at checkout.');
+    expect(mine!.text.match(/THANKS10/g)).toHaveLength(1);
+    const bare = await setup([DOUBLE]);
+    await app.deps.teams.approveVerification(bare.teamId);
+    const three = await referrals(bare.key, bare.pid, 1, 'CREDIT_AWARDED', 'bare');
+    const [plain] = (await app.deps.mailer.list({ to: three.referrer.email })).filter((m) => m.kind.includes('goalAchieved'));
+    expect(plain!.text).not.toContain('Your code');
   });
 });

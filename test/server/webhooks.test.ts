@@ -344,6 +344,18 @@ describe('POST /campaign/{id}/webhooks/{webhookId}/test', () => {
     ]);
   });
 
+  it('shapes the test payloads like real events: NEW_PARTICIPANT_ADDED at the top of data, a combined reward, no rewards lists', async () => {
+    const s = await setup();
+    const ep = receiver.endpoint();
+    await createHook(app, s.key, s.base, { payloadUrl: ep.url, events: ['NEW_PARTICIPANT_ADDED', 'PARTICIPANT_REACHED_A_GOAL'] });
+    const added = await app.request('POST', `${s.base}/primary/test`, { key: s.key, body: { event: 'NEW_PARTICIPANT_ADDED' } });
+    expect(added.body.payload.data).toMatchObject({ id: 'test_participant', email: 'test.participant@example.com', campaign: { id: s.program.id } });
+    expect(added.body.payload.data).not.toHaveProperty('participant');
+    const goal = await app.request('POST', `${s.base}/primary/test`, { key: s.key, body: { event: 'PARTICIPANT_REACHED_A_GOAL' } });
+    expect(goal.body.payload.data).toMatchObject({ participant: { id: 'test_participant' }, reward: { id: 'test_reward', rewardId: 'test_reward_config', couponCode: 'TEST-COUPON', approved: false } });
+    expect(goal.body.payload.data.participant).not.toHaveProperty('rewards');
+  });
+
   it('defaults to the webhook’s first event, omits the signature without a secret, and answers 400 with no events', async () => {
     const s = await setup();
     const ep = receiver.endpoint();

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Program } from '../programs.ts';
 import type { ScoredRow, ScoreLedger } from '../leaderboard.ts';
+import type { EventParticipant } from './serialize.ts';
 import { ValidationError } from '../../errors.ts';
 
 /** A participants row as stored (snake_case, JSON columns still text). */
@@ -115,7 +116,8 @@ export interface ScreeningDecision {
 
 /** Where webhook events go; `deps.webhooks` in the app. */
 export interface EventSink {
-  emit(trx: Q, programId: string, event: 'NEW_PARTICIPANT_ADDED', data: object): Promise<unknown>;
+  /** NEW_PARTICIPANT_ADDED, when a webhook listens. */
+  participantAdded(trx: Q, program: Program, participant: EventParticipant): Promise<unknown>;
 }
 
 /** Most recent referral ids kept on the referrer (rest-v2 §5 #19). */

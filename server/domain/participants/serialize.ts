@@ -1,6 +1,6 @@
 import type { Program } from '../programs.ts';
 import type { Db } from '../../db/connect.ts';
-import { monthBoard, monthKey, monthScore, rankKey, type Leaderboard } from '../leaderboard.ts';
+import { monthBoard, monthKey, monthScore, rankKey, type Leaderboard, type ScoreLedger } from '../leaderboard.ts';
 import { selectRows } from '../../db/rows.ts';
 import type { Participant, Referrer } from '../../../shared/schemas/participant.ts';
 import { parseJson, programLanguages, recentSince, shareBase, withShareKey, type ParticipantHooks, type ParticipantRow, type Q } from './model.ts';
@@ -12,7 +12,21 @@ export interface SerializeOptions {
   isNew?: boolean;
   /** On a leaderboard page, `rank` is the position on that board: one rank per row. */
   boardRanks?: number[];
+  /**
+   * `false` leaves the `rewards` list out (webhook payloads, docs/webhooks.md): PR1 pages through a
+   * participant's rewards, and an event names the one reward it is about.
+   */
+  rewards?: boolean;
+  /** Adds `referee`, the summary of the participant this one referred (row id → referee id; webhook rewards). */
+  referees?: Map<string, string>;
+  /** Current rows the caller already holds, used for referrer and referee summaries instead of reading them. */
+  known?: Map<string, ParticipantRow>;
+  /** Score moves of the running transaction not yet flushed: ranks count them (webhook payloads). */
+  ledger?: ScoreLedger;
 }
+
+/** `Participant` of a webhook payload: every field but the `rewards` list, and `referee` where it applies. */
+export type EventParticipant = Omit<Participant, 'rewards'> & { referee?: Referrer | null };
 
 /** What the serializer needs from the service. */
 export interface SerializeContext {
@@ -33,12 +47,15 @@ export async function serializeParticipants(q: Q, program: Program, rows: Partic
   const d = new Date(ctx.now);
   const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
   const boards = { all: 'ALL_TIME', month: monthBoard(cur), prev: monthBoard(cur - 1) };
+  // Referrer and referee summaries: a row serialized in the same batch or held by the caller is
+  // taken from there (those rows are current; a reward's two recipients are usually referrer and
+  // referred), the others are read.
   const referrers = new Map<string, ParticipantRow>();
-  // A referrer serialized in the same batch is taken from it (the rows are current; a reward's
-  // two recipients are usually referrer and referred), the others are read.
-  const given = new Map(rows.map((r) => [r.id, r]));
+  const given = new Map(opts.known);
+  for (const r of rows) given.set(r.id, r);
   const referrerIds: string[] = [];
-  for (const id of new Set(rows.map((r) => r.referred_by).filter((x): x is string => !!x))) {
+  const summarised = rows.map((r) => r.referred_by).concat(opts.referees ? [...opts.referees.values()] : []);
+  for (const id of new Set(summarised.filter((x): x is string => !!x))) {
     const r = given.get(id);
     if (r) referrers.set(id, r);
     else referrerIds.push(id);
@@ -53,8 +70,9 @@ export async function serializeParticipants(q: Q, program: Program, rows: Partic
     pairs.push([boards.all, Number(r.referral_count)], [boards.month, monthScore(r, cur)], [boards.prev, monthScore(r, cur - 1)]);
   }
   const higher = await ctx.leaderboard.higherCounts(q, program.id, pairs);
-  const rankOf = (board: string, score: number) => 1 + (higher.get(rankKey(board, score)) ?? 0);
-  const rewards = ctx.hooks.rewardsOf ? await ctx.hooks.rewardsOf(q, rows.map((r) => r.id)) : null;
+  const rankOf = (board: string, score: number) => 1 + (higher.get(rankKey(board, score)) ?? 0) + (opts.ledger?.pendingAbove(board, score) ?? 0);
+  const withRewards = opts.rewards !== false;
+  const rewards = withRewards && ctx.hooks.rewardsOf ? await ctx.hooks.rewardsOf(q, rows.map((r) => r.id)) : null;
   const fraudMatches = ctx.hooks.fraudMatchesOf ? await ctx.hooks.fraudMatchesOf(q, rows) : null;
   const requiredActions = await payoutRequiredActions(q, program, rows);
   const base = shareBase(program, ctx.publicUrl);
@@ -107,17 +125,20 @@ export async function serializeParticipants(q: Q, program: Program, rows: Partic
     if (opts.boardRanks) c.rank = opts.boardRanks[i]!;
     const ref = r.referred_by ? referrers.get(r.referred_by) : undefined;
     const shareUrl = shareUrlOf(r);
-    const p: Participant = {
+    const refereeId = opts.referees?.get(r.id);
+    const referee = refereeId ? referrers.get(refereeId) : undefined;
+    const p = {
       id: r.id,
       email: r.email,
       firstName: r.first_name,
       lastName: r.last_name,
       ...(shareUrl ? { shareUrl } : {}),
       ...c,
-      rewards: rewards?.get(r.id) ?? [],
+      ...(withRewards ? { rewards: rewards?.get(r.id) ?? [] } : {}),
       createdAt: Number(r.created_at),
       referralSource: r.referral_source,
       ...(r.referred_by && r.referral_status ? { referralStatus: r.referral_status, referredBy: r.referred_by, referrer: ref ? referrerOf(ref) : null } : {}),
+      ...(refereeId ? { referee: referee ? referrerOf(referee) : null } : {}),
       fraudRiskLevel: r.fraud_risk_level,
       ...(r.fraud_reason_code ? { fraudReasonCode: r.fraud_reason_code } : {}),
       allMatchingFraudsters: fraudMatches?.get(r.id) ?? [],
@@ -145,6 +166,7 @@ export async function serializeParticipants(q: Q, program: Program, rows: Partic
         : {}),
       language: (r.language ?? language) as Participant['language'],
     };
-    return p;
+    // An EventParticipant when opts.rewards is false (the caller asked for it and types it so).
+    return p as Participant;
   });
 }

@@ -41,7 +41,7 @@ import { findParticipant, findReferrer, removeScores, updateReferrer, type Credi
 
 /** The reserved metadata key (rest-v2 §2.8) that holds recorded GDPR consent. */
 export const GDPR_AGREEMENTS = 'gdprAgreements';
-import { serializeParticipants, type SerializeOptions } from './serialize.ts';
+import { serializeParticipants, type EventParticipant, type SerializeOptions } from './serialize.ts';
 import { freeShareKey, replaceVanityKeys, writeMetadata } from './keys.ts';
 
 /** Counters other engines add to, and the board each one ranks (invites rank nowhere). */
@@ -78,6 +78,11 @@ export class Participants {
   /** The wire shape of participants (rest-v2 §2.8); the only serializer. */
   serialize(q: Q, program: Program, rows: ParticipantRow[], opts: SerializeOptions = {}): Promise<Participant[]> {
     return serializeParticipants(q, program, rows, { db: this.db, leaderboard: this.leaderboard, hooks: this.hooks, publicUrl: this.config.publicUrl, now: this.clock.now() }, opts);
+  }
+
+  /** Participants as webhook payloads carry them: without the `rewards` list (docs/webhooks.md). */
+  async forEvents(q: Q, program: Program, rows: ParticipantRow[], opts: Pick<SerializeOptions, 'referees' | 'known' | 'ledger'> = {}): Promise<EventParticipant[]> {
+    return (await this.serialize(q, program, rows, { ...opts, rewards: false })) as EventParticipant[];
   }
 
   /**
@@ -209,8 +214,8 @@ export class Participants {
       // Exact under concurrency: the counter now includes every committed add and this one.
       await this.assertCapacity(trx, program.id, billing, now, 1);
       const [wire] = await this.serialize(trx, program, [created], { isNew: true });
-      const { isNew: _isNew, ...data } = wire!;
-      await this.events?.emit(trx, program.id, 'NEW_PARTICIPANT_ADDED', { participant: data });
+      const { isNew: _isNew, rewards: _rewards, ...data } = wire!;
+      await this.events?.participantAdded(trx, program, data);
       for (const after of screen.afterWrite) await after(trx, program, created);
       return wire!;
     };
