@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { RAISED_LIMITS, addParticipant, mobileProgram, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
 import { boot } from '../../widget/window/index.tsx';
-import { PAGE, asServer, makeRuntime } from './window-runtime.ts';
+import { PAGE, asServer, makeRuntime, settleDom } from './window-runtime.ts';
 import { startVerifier, type Verifier } from '../helpers/recaptcha.ts';
 
 // options.fraud.recaptcha in the widget: with the program's site key in the window payload, every
@@ -24,6 +24,7 @@ beforeAll(async () => {
   app = await startApp({ ...RAISED_LIMITS, RECAPTCHA_VERIFY_URL: verifier.url });
 });
 afterAll(async () => {
+  await settleDom();
   await app.close();
   await verifier.close();
 });

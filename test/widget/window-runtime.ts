@@ -12,6 +12,17 @@ import { startApp, type TestApp } from '../helpers/app.ts';
 export const PAGE = 'http://shop.test/';
 
 /**
+ * Ends a suite's page work: aborts happy-dom's pending timers and fetches, then waits out the
+ * 35 ms fallback timer Preact's hooks arm beside each animation frame (a Node timer, which the
+ * abort does not cancel). Fired after the environment's teardown, that timer calls a
+ * `cancelAnimationFrame` that no longer exists, and Vitest fails the run on the uncaught error.
+ */
+export async function settleDom(): Promise<void> {
+  await (window as any).happyDOM?.abort?.();
+  await new Promise((resolve) => setTimeout(resolve, 250));
+}
+
+/**
  * The hooks every window suite shares: a real server for the suite (`use` receives it), and before
  * each test the shop page with an empty body, the open window closed when `closeWindow`, then the
  * suite's own `reset`. At the end happy-dom's pending work is aborted before the server closes,
@@ -24,7 +35,7 @@ export function windowSuite(use: (app: TestApp) => void, opts: { closeWindow?: b
     use(app);
   });
   afterAll(async () => {
-    await (window as any).happyDOM?.abort?.();
+    await settleDom();
     await app?.close();
   });
   beforeEach(() => {
