@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobileProgram, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
+import { addParticipant, mobileProgram, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
 import { boot } from '../../widget/window/index.tsx';
-import { PAGE, asServer, makeRuntime, settleDom } from './window-runtime.ts';
+import { asServer, makeRuntime, windowSuite } from './window-runtime.ts';
 import { startVerifier, type Verifier } from '../helpers/recaptcha.ts';
 
 // options.fraud.recaptcha in the widget: with the program's site key in the window payload, every
@@ -12,7 +12,6 @@ import { startVerifier, type Verifier } from '../helpers/recaptcha.ts';
 
 let verifier: Verifier;
 const verified: string[] = [];
-let app: TestApp;
 beforeAll(async () => {
   verifier = await startVerifier((form) => {
     const token = form.get('response') ?? '';
@@ -21,27 +20,25 @@ beforeAll(async () => {
     verified.push(token);
     return { body: fresh ? { success: true, score: 0.9, action: 'signup' } : { success: false, 'error-codes': ['timeout-or-duplicate'] } };
   });
-  app = await startApp({ ...RAISED_LIMITS, RECAPTCHA_VERIFY_URL: verifier.url });
 });
-afterAll(async () => {
-  await settleDom();
-  await app.close();
-  await verifier.close();
-});
+// After hooks run in reverse: the verifier closes after windowSuite's server.
+afterAll(() => verifier.close());
 
 const executed: Array<{ key: string; action: string }> = [];
-beforeEach(() => {
-  (window as any).happyDOM.setURL(PAGE);
-  document.body.innerHTML = '';
-  verified.length = 0;
-  executed.length = 0;
-  (window as any).grecaptcha = {
-    ready: (cb: () => void) => cb(),
-    execute: async (key: string, opts: { action: string }) => {
-      executed.push({ key, action: opts.action });
-      return `tok-${Math.random().toString(36).slice(2)}`;
-    },
-  };
+let app: TestApp;
+windowSuite((a) => (app = a), {
+  env: () => ({ RECAPTCHA_VERIFY_URL: verifier.url }),
+  reset: () => {
+    verified.length = 0;
+    executed.length = 0;
+    (window as any).grecaptcha = {
+      ready: (cb: () => void) => cb(),
+      execute: async (key: string, opts: { action: string }) => {
+        executed.push({ key, action: opts.action });
+        return `tok-${Math.random().toString(36).slice(2)}`;
+      },
+    };
+  },
 });
 
 const gs = () => (window as any).growsurf;

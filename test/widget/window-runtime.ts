@@ -25,13 +25,14 @@ export async function settleDom(): Promise<void> {
 /**
  * The hooks every window suite shares: a real server for the suite (`use` receives it), and before
  * each test the shop page with an empty body, the open window closed when `closeWindow`, then the
- * suite's own `reset`. At the end happy-dom's pending work is aborted before the server closes,
- * so the server never resets a fetch mid-read.
+ * suite's own `reset`. `env` adds server settings, read when the server starts (after the suite's
+ * earlier `beforeAll` hooks). At the end happy-dom's pending work is settled before the server
+ * closes, so the server never resets a fetch mid-read.
  */
-export function windowSuite(use: (app: TestApp) => void, opts: { closeWindow?: boolean; reset?: () => void } = {}): void {
+export function windowSuite(use: (app: TestApp) => void, opts: { closeWindow?: boolean; reset?: () => void; env?: () => Record<string, string> } = {}): void {
   let app: TestApp | undefined;
   beforeAll(async () => {
-    app = await startApp(RAISED_LIMITS);
+    app = await startApp({ ...RAISED_LIMITS, ...opts.env?.() });
     use(app);
   });
   afterAll(async () => {
