@@ -60,6 +60,37 @@ try {
   const warm = ids.splice(0, Math.min(200, Math.floor(ids.length / 10)));
   for (const id of warm) await deps.referralTriggers.trigger(program, id, undefined);
   stmtUs.clear();
+  // TIME=1: inclusive wall time of the main steps (group commit runs callers one after another, so
+  // an awaited step's wall time is its CPU time plus SQLite's).
+  const timed = new Map<string, number>();
+  if (process.env.TIME === '1') {
+    const d = deps as unknown as Record<string, Record<string, unknown>>;
+    const wrap = (label: string, obj: Record<string, unknown>, name: string) => {
+      const orig = obj[name] as (...a: unknown[]) => unknown;
+      if (typeof orig !== 'function') throw new Error(`no method ${label}`);
+      obj[name] = function (this: unknown, ...args: unknown[]) {
+        const t0 = performance.now();
+        const out = orig.apply(this, args);
+        const done = () => timed.set(label, (timed.get(label) ?? 0) + performance.now() - t0);
+        if (out instanceof Promise) out.then(done, done);
+        else done();
+        return out;
+      };
+    };
+    const issuer = (d.rewards as unknown as { issuer: Record<string, unknown> }).issuer;
+    for (const [label, obj, name] of [
+      ['setReferralStatus', d.participants, 'setReferralStatus'],
+      ['issue', issuer, 'issue'],
+      ['announce', issuer, 'announce'],
+      ['forEvents', d.participants, 'forEvents'],
+      ['toCampaign', d.programs, 'toCampaign'],
+      ['emitMany', d.webhooks, 'emitMany'],
+      ['sendProgramEmail', d.programEmails, 'sendProgramEmail'],
+      ['compose', d.programEmails, 'compose'],
+      ['mailer.send', d.mailer, 'send'],
+      ['activity.record', d.activity, 'record'],
+    ] as const) wrap(label, obj as Record<string, unknown>, name);
+  }
   const session = PROF ? new inspector.Session() : null;
   if (session) {
     session.connect();
@@ -90,6 +121,7 @@ try {
   }
   const n = ids.length;
   console.log(`${n} triggers in ${ms.toFixed(0)} ms → ${((n * 1000) / ms).toFixed(0)}/s; CPU ${((cpu.user + cpu.system) / n).toFixed(0)} µs per trigger (user ${(cpu.user / n).toFixed(0)}, system ${(cpu.system / n).toFixed(0)})`);
+  if (timed.size) console.log([...timed].map(([k, v]) => `${k} ${((v * 1000) / n).toFixed(0)} µs`).join(', '));
   if ((globalThis as any).__T) console.log(Object.entries((globalThis as any).__T).map(([k, v]) => `${k} ${((v as number) * 1000 / n).toFixed(0)} µs`).join(', '));
   const size = async (sql: string) => Math.round(Number((await deps.db.knex.raw(sql))[0]?.n ?? 0));
   console.log(

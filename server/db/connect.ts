@@ -221,6 +221,39 @@ export function openDb(database: Config['database'], opts: OpenDbOptions = {}): 
   };
 }
 
+/** The shared transactions of the SQLite group commit (see `groupCommit` and `GroupCache`). */
+const groupTransactions = new WeakSet<object>();
+/** Forgets what every `GroupCache` holds for a group transaction whose caller's savepoint was rolled back. */
+const groupCacheResets: Array<(trx: object) => void> = [];
+
+/**
+ * Values that only the group commit's own statements change, kept for the life of one shared SQLite
+ * transaction (nothing else writes while it runs): its callers read a value once and the writer
+ * that changes it updates the cached copy in place (`peek`). A caller whose savepoint is rolled
+ * back may have changed cached values, so every entry of that transaction is then forgotten. Other
+ * transactions (PostgreSQL, plain knex transactions) get no cache: `of` answers null.
+ */
+export class GroupCache<V> {
+  readonly #entries = new WeakMap<object, Map<string, V>>();
+
+  constructor() {
+    groupCacheResets.push((trx) => this.#entries.delete(trx));
+  }
+
+  /** The entries of `trx` when it is a group-commit transaction, else null (read afresh). */
+  of(trx: object): Map<string, V> | null {
+    if (!groupTransactions.has(trx)) return null;
+    let entries = this.#entries.get(trx);
+    if (!entries) this.#entries.set(trx, (entries = new Map()));
+    return entries;
+  }
+
+  /** The entries `trx` holds already, for the writer that must keep them current. */
+  peek(trx: object): Map<string, V> | undefined {
+    return this.#entries.get(trx);
+  }
+}
+
 /** Most callers one shared transaction takes: bounds how long the first of them waits for COMMIT. */
 const GROUP_MAX = 64;
 
@@ -244,6 +277,7 @@ function groupCommit(knex: Knex): <T>(fn: (trx: Knex.Transaction) => Promise<T>)
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
     try {
       await knex.transaction(async (trx) => {
+        groupTransactions.add(trx);
         // Taken once the connection is ours: callers that queued while it was busy join this transaction.
         batch = queue.splice(0, GROUP_MAX);
         if (batch.length === 1) {
@@ -266,6 +300,7 @@ function groupCommit(knex: Knex): <T>(fn: (trx: Knex.Transaction) => Promise<T>)
             if (!conn.inTransaction) throw err;
             conn.prepare('ROLLBACK TO grouped_call').run();
             conn.prepare('RELEASE grouped_call').run();
+            for (const reset of groupCacheResets) reset(trx);
             outcomes.push({ ok: false, value: err });
             continue;
           }
@@ -304,18 +339,35 @@ const LIMIT_TAIL = /\blimit \?(\s*)$/i;
 /** Largest LIMIT written into SQL text: bigger ones stay bound (each distinct value is its own cached statement). */
 const INLINE_LIMIT_MAX = 1000;
 
+/** What `inlineLimit` learned about one SQL text: null when it does not end in `LIMIT ?`, else its inlined texts by limit. */
+type LimitTail = { head: string; tail: string; texts: Map<number, string> } | null;
+const limitTails = new Map<string, LimitTail>();
+/** Distinct SQL texts `inlineLimit` remembers (dynamic IN lists make new ones); forgotten all at once beyond it. */
+const LIMIT_TAILS_MAX = 5000;
+
 /**
  * Writes a bound LIMIT at the end of a statement into its text. This SQLite build has STAT4, and a
  * statement with a bound LIMIT is re-planned on every run (measured: a primary-key read with
  * `LIMIT ?` costs ≈ 50 µs, with `LIMIT 1` ≈ 17 µs), which made every `.first()` pay a compile.
- * Only small non-negative integers are inlined, so the set of SQL texts stays small.
+ * Only small non-negative integers are inlined, so the set of SQL texts stays small. Every
+ * statement passes through here, so the answer per SQL text (and limit) is remembered rather than
+ * matching the whole text again on each run.
  */
 export function inlineLimit(sql: string, params: unknown[]): [string, unknown[]] {
-  const m = LIMIT_TAIL.exec(sql);
-  if (!m || params.length === 0) return [sql, params];
+  if (params.length === 0) return [sql, params];
+  let known = limitTails.get(sql);
+  if (known === undefined) {
+    const m = LIMIT_TAIL.exec(sql);
+    known = m ? { head: sql.slice(0, m.index + 6), tail: m[1]!, texts: new Map() } : null;
+    if (limitTails.size >= LIMIT_TAILS_MAX) limitTails.clear();
+    limitTails.set(sql, known);
+  }
+  if (!known) return [sql, params];
   const n = params[params.length - 1];
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > INLINE_LIMIT_MAX) return [sql, params];
-  return [`${sql.slice(0, m.index)}${sql.slice(m.index, m.index + 6)}${n}${m[1]}`, params.slice(0, -1)];
+  let text = known.texts.get(n);
+  if (text === undefined) known.texts.set(n, (text = `${known.head}${n}${known.tail}`));
+  return [text, params.slice(0, -1)];
 }
 
 const PATCHED = Symbol('refloop.inlineLimit');

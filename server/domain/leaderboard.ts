@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { statementsOf, type Db } from '../db/connect.ts';
+import { GroupCache, statementsOf, type Db } from '../db/connect.ts';
 import type { LeaderboardType } from '../../shared/schemas/participant.ts';
 
 // Leaderboards and ranks without counting participants.
@@ -137,6 +137,14 @@ const PROGRAM_COUNTS_SQL = 'UPDATE "programs" SET "participant_count" = particip
 const PROGRAM_COUNTS_WINNERS_SQL =
   'UPDATE "programs" SET "participant_count" = participant_count + ?, "referral_count" = referral_count + ?, "winner_count" = winner_count + ? WHERE "id" = ?';
 
+/**
+ * Whole board histograms (score → participants) read inside a group-commit transaction, keyed
+ * `program|board`: the callers of one group (up to 64 referral triggers) rank on the same few
+ * boards, so each is read once per group and `ScoreLedger.flush` applies its moves to the copy.
+ */
+const groupBoards = new GroupCache<Map<number, number>>();
+const BOARD_SQL = 'SELECT score, n FROM leaderboard_scores WHERE program_id = ? AND board = ?';
+
 /** Most scores one `higherCounts` part sums above (its columns n0…n3). */
 const SCORES_PER_PART = 4;
 /**
@@ -245,6 +253,14 @@ export class ScoreLedger {
       const ups = ordered.filter(([, , delta]) => delta > 0);
       if (ups.length) await st.run(bucketsUpSql(ups.length), ups.flatMap(([board, score, delta]) => [this.programId, board, score, delta]));
     }
+    const cached = groupBoards.peek(trx);
+    if (cached) {
+      for (const [board, score, delta] of ordered) {
+        const histogram = cached.get(`${this.programId}|${board}`);
+        // As the statements did: a decrease only changes an existing bucket, an increase creates one.
+        if (histogram && (delta > 0 || histogram.has(score))) histogram.set(score, (histogram.get(score) ?? 0) + delta);
+      }
+    }
     if (participants || referrals || winners) {
       await st.run(winners ? PROGRAM_COUNTS_WINNERS_SQL : PROGRAM_COUNTS_SQL, winners ? [participants, referrals, winners, this.programId] : [participants, referrals, this.programId]);
     }
@@ -284,6 +300,8 @@ export class Leaderboard {
    * score once, summed here. Meant for the referral boards, whose distinct scores are few.
    */
   async higherCounts(q: Knex | Knex.Transaction, programId: string, pairs: Array<[board: string, score: number]>): Promise<Map<string, number>> {
+    const cache = (q as Knex.Transaction).isTransaction === true ? groupBoards.of(q) : null;
+    if (cache) return this.#higherFromCache(q as Knex.Transaction, cache, programId, pairs);
     const byBoard = new Map<string, Set<number>>();
     for (const [b, s] of pairs) {
       let set = byBoard.get(b);
@@ -330,6 +348,24 @@ export class Leaderboard {
         while (k < list.length && list[k]![0] > score) running += list[k++]![1];
         out.set(rankKey(board, score), running);
       }
+    }
+    return out;
+  }
+
+  /** `higherCounts` from the group transaction's board copies (each board read once per group). */
+  async #higherFromCache(trx: Knex.Transaction, cache: Map<string, Map<number, number>>, programId: string, pairs: Array<[board: string, score: number]>): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const [board, score] of pairs) {
+      const key = rankKey(board, score);
+      if (out.has(key)) continue;
+      let histogram = cache.get(`${programId}|${board}`);
+      if (!histogram) {
+        const rows = await this.all<{ score: number; n: number }>(trx, BOARD_SQL, [programId, board]);
+        cache.set(`${programId}|${board}`, (histogram = new Map(rows.map((r) => [Number(r.score), Number(r.n)]))));
+      }
+      let higher = 0;
+      for (const [s, n] of histogram) if (s > score) higher += n;
+      out.set(key, higher);
     }
     return out;
   }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
 import { inlineLimit } from '../../server/db/connect.ts';
+import { ScoreLedger, rankKey } from '../../server/domain/leaderboard.ts';
 
 // Issue #4 (trigger-referral throughput): concurrent triggers share one SQLite transaction, each in
 // its own savepoint; bound LIMITs become literals; program documents are parsed once per text.
@@ -41,6 +42,49 @@ describe('Db.grouped', () => {
       }),
     ).rejects.toThrow('lone fails');
     expect(await app.deps.db.knex('grouped_probe').where({ id: 'lone' }).first()).toBeUndefined();
+  });
+});
+
+describe('ranks inside one group transaction', () => {
+  it('follow the scores its callers move, and forget a rolled-back caller’s moves', async () => {
+    const acct = await verifiedAccount(app);
+    const pid = (await app.request('POST', '/v2/campaigns', { key: acct.key, body: { type: 'REFERRAL' } })).body.id as string;
+    await app.deps.db.knex('leaderboard_scores').insert([
+      { program_id: pid, board: 'ALL_TIME', score: 5, n: 2 },
+      { program_id: pid, board: 'ALL_TIME', score: 3, n: 1 },
+    ]);
+    const board = app.deps.participants.leaderboard;
+    const above = async (q: Parameters<typeof board.higherCounts>[0], score: number) => (await board.higherCounts(q, pid, [['ALL_TIME', score]])).get(rankKey('ALL_TIME', score));
+    const move = async (trx: Parameters<typeof board.higherCounts>[0], from: number, to: number) => {
+      const ledger = new ScoreLedger(pid);
+      ledger.move('ALL_TIME', from, to);
+      await ledger.flush(trx as never);
+    };
+    // Queued together, so on SQLite the four share one transaction (and its copy of the board).
+    const outcomes = await Promise.allSettled([
+      app.deps.db.grouped(async (trx) => {
+        const before = await above(trx, 3);
+        await move(trx, 0, 10);
+        return [before, await above(trx, 3), await above(trx, 5)];
+      }),
+      app.deps.db.grouped(async (trx) => {
+        await above(trx, 0);
+        await move(trx, 0, 7);
+        await move(trx, 5, 6);
+        throw new Error('rolled back after moving scores');
+      }),
+      app.deps.db.grouped(async (trx) => [await above(trx, 3), await above(trx, 6)]),
+      app.deps.db.grouped(async (trx) => {
+        await move(trx, 3, 4);
+        return [await above(trx, 3), await above(trx, 4)];
+      }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((outcomes[0] as PromiseFulfilledResult<number[]>).value).toEqual([2, 3, 1]);
+    expect((outcomes[2] as PromiseFulfilledResult<number[]>).value).toEqual([3, 1]);
+    expect((outcomes[3] as PromiseFulfilledResult<number[]>).value).toEqual([4, 3]);
+    expect(await above(app.deps.db.knex, 0)).toBe(4);
+    expect(await above(app.deps.db.knex, 4)).toBe(3);
   });
 });
 
@@ -101,6 +145,14 @@ describe('inlineLimit', () => {
   it('writes a small bound LIMIT at the end into the SQL text', () => {
     expect(inlineLimit('select * from t where id = ? limit ?', ['x', 1])).toEqual(['select * from t where id = ? limit 1', ['x']]);
     expect(inlineLimit('SELECT 1 FROM t ORDER BY a LIMIT ? ', [50])).toEqual(['SELECT 1 FROM t ORDER BY a LIMIT 50 ', []]);
+  });
+  it('answers the same text again with each call’s own limit (the answer per text is remembered)', () => {
+    const sql = 'select * from remembered where id = ? limit ?';
+    expect(inlineLimit(sql, ['a', 1])).toEqual(['select * from remembered where id = ? limit 1', ['a']]);
+    expect(inlineLimit(sql, ['b', 7])).toEqual(['select * from remembered where id = ? limit 7', ['b']]);
+    expect(inlineLimit(sql, ['c', 1])).toEqual(['select * from remembered where id = ? limit 1', ['c']]);
+    expect(inlineLimit(sql, ['d', 5000])).toEqual([sql, ['d', 5000]]);
+    expect(inlineLimit('select * from remembered', [])).toEqual(['select * from remembered', []]);
   });
   it('leaves other statements and values bound', () => {
     expect(inlineLimit('select * from t limit ? offset ?', [10, 20])).toEqual(['select * from t limit ? offset ?', [10, 20]]);
