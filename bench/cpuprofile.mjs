@@ -3,6 +3,8 @@
 //   node bench/cpuprofile.mjs <file.cpuprofile> [top=40] [inclusive-name-regexp] [lines-of-source]
 // The last argument prints self time by source line for sources containing it (from V8's position
 // ticks: modules loaded through tsx report every function at line 1).
+// FROM_S / TO_S (seconds since the profile began) keep only the samples in that window, e.g. the
+// steady load of a bench row without the server's start-up; `TIMELINE=1` prints busy % per 0.5 s.
 import fs from 'node:fs';
 
 const [file, topArg, inclusiveArg, linesArg] = process.argv.slice(2);
@@ -18,10 +20,19 @@ for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n
 
 // Sample time per node from the deltas (µs), attributed to the sample's node.
 const selfUs = new Map();
+const from = Number(process.env.FROM_S ?? 0) * 1e6;
+const to = Number(process.env.TO_S ?? Infinity) * 1e6;
+const timeline = new Map();
+let at = 0;
 for (let i = 0; i < profile.samples.length; i++) {
+  at += profile.timeDeltas[i] ?? 0;
   const id = profile.samples[i];
-  selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
+  const us = profile.timeDeltas[i + 1] ?? 0;
+  if (nodes.get(id).callFrame.functionName !== '(idle)') timeline.set(Math.floor(at / 5e5), (timeline.get(Math.floor(at / 5e5)) ?? 0) + us);
+  if (at < from || at >= to) continue;
+  selfUs.set(id, (selfUs.get(id) ?? 0) + us);
 }
+if (process.env.TIMELINE) console.log([...timeline].map(([k, v]) => `${k / 2}s:${(v / 5e3).toFixed(0)}%`).join(' '));
 const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 const idle = [...selfUs].filter(([id]) => nodes.get(id).callFrame.functionName === '(idle)').reduce((a, [, v]) => a + v, 0);
 const busy = total - idle;

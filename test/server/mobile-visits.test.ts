@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, startApp, type TestApp } from '../helpers/app.ts';
 import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
@@ -205,6 +206,51 @@ describe('POST /mobile/v2/visits', () => {
     expect(big.body.code).toBe('REQUEST_BODY_TOO_LARGE_ERROR');
     const json = await app.request('POST', '/mobile/v2/visits', { headers: { 'x-session-token': s.token, 'content-type': 'application/json' }, raw: '{nope' });
     expect(json.body.code).toBe('INVALID_JSON_ERROR');
+  });
+
+  it('reads a body that arrives after its headers, in pieces, as it reads one sent with them', async () => {
+    const p = await mobileProgram(app);
+    const s = await session(app, p);
+    const { port } = new URL(app.url);
+    /** Sends the headers, then the body in two writes 30 ms apart; the parsed response. */
+    const slow = (head: string, parts: string[]) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', async () => {
+          socket.write(head);
+          for (const part of parts) {
+            await new Promise((r) => setTimeout(r, 30));
+            socket.write(part);
+          }
+        });
+        let text = '';
+        socket.on('data', (d) => {
+          text += d.toString('utf8');
+          const [headers, body] = text.split('\r\n\r\n');
+          const length = Number(/content-length: (\d+)/i.exec(headers!)?.[1]);
+          if (body !== undefined && Buffer.byteLength(body) >= length) {
+            socket.destroy();
+            resolve({ status: Number(headers!.split(' ')[1]), body: JSON.parse(body) });
+          }
+        });
+        socket.on('error', reject);
+      });
+    const id = vid();
+    const body = JSON.stringify({ visitId: id, attribution: null });
+    // Content-Length: the visit fast path; chunked: the router.
+    const sized = await slow(`POST /mobile/v2/visits HTTP/1.1\r\nHost: x\r\nX-Session-Token: ${s.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, [body.slice(0, 10), body.slice(10)]);
+    expect(sized).toEqual({ status: 200, body: { status: 'RECORDED', visitId: id, receipts: null } });
+    const chunk = (t: string) => `${t.length.toString(16)}\r\n${t}\r\n`;
+    const id2 = vid();
+    const body2 = JSON.stringify({ visitId: id2, attribution: null });
+    const chunked = await slow(`POST /mobile/v2/visits HTTP/1.1\r\nHost: x\r\nX-Session-Token: ${s.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`, [chunk(body2.slice(0, 10)), chunk(body2.slice(10)) + '0\r\n\r\n']);
+    expect(chunked).toEqual({ status: 200, body: { status: 'RECORDED', visitId: id2, receipts: null } });
+    // Over the cap while streaming: 400 with the body-size code, whichever part crosses it.
+    const big = 'x'.repeat(9000);
+    const over = await slow(`POST /mobile/v2/visits HTTP/1.1\r\nHost: x\r\nX-Session-Token: ${s.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`, [chunk(big), chunk(big) + '0\r\n\r\n']);
+    expect(over.status).toBe(400);
+    expect(over.body.code).toBe('REQUEST_BODY_TOO_LARGE_ERROR');
+    const broken = await slow(`POST /mobile/v2/visits HTTP/1.1\r\nHost: x\r\nX-Session-Token: ${s.token}\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n`, ['{no', 'pe']);
+    expect(broken.body.code).toBe('INVALID_JSON_ERROR');
   });
 
   it('answers 403 without a session or with a forged one, and 404 for an unknown operation', async () => {

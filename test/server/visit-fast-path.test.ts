@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { visitAnswerJson } from '../../server/http/mobile/visit-fast-path.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { RAISED_LIMITS, addParticipant, mobileProgram, session, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
 
@@ -93,6 +95,20 @@ describe('visit fast path', () => {
     // The same id again is answered from the stored row: the same receipts.
     const again = await post(s.token, JSON.stringify({ visitId, attribution: { referralCode: code } }));
     expect(again.body).toEqual(res.body);
+    // The router's answer to the same id is the same text, byte for byte.
+    const viaKoa = await post(s.token, JSON.stringify({ visitId, attribution: { referralCode: code } }), { via: 'koa' });
+    expect(viaKoa.koa).toBe(true);
+    expect(viaKoa.text).toBe(res.text);
+  });
+
+  it('writes every answer as JSON.stringify would', () => {
+    const receipt = fc.oneof(fc.string(), fc.stringMatching(/^[\w.-]{0,120}$/));
+    const answer = fc.oneof(
+      fc.record({ status: fc.constant('RECORDED' as const), visitId: fc.oneof(fc.string(), fc.uuid()), receipts: fc.option(fc.record({ firstVisit: receipt, lastVisit: receipt })) }),
+      fc.record({ status: fc.constant('PROCESSING' as const), visitId: fc.string() }),
+    );
+    fc.assert(fc.property(answer, (a) => visitAnswerJson(a) === JSON.stringify(a)));
+    expect(visitAnswerJson({ status: 'RECORDED', visitId: 'a"b', receipts: null })).toBe('{"status":"RECORDED","visitId":"a\\"b","receipts":null}');
   });
 
   it('words invalid JSON and invalid bodies exactly as the router does', async () => {

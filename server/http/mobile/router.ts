@@ -66,10 +66,31 @@ function match(routes: Route[], method: string, path: string): { op: MobileOpera
 /** Content types a participant-API body may be sent as (text/plain: a page's simple CORS request). */
 export const JSON_BODY_TYPE = /^(application\/json|text\/plain)\b/i;
 
-/** The JSON body, read with a cap: `{}` when empty. */
+const tooLarge = () => new ValidationError(`The request body is larger than ${MOBILE_BODY_LIMIT / 1024} KiB.`, undefined, ERROR_CODES.BODY_TOO_LARGE);
+
+/** A body's bytes as JSON: `{}` when empty. */
+function parseJson(bytes: Buffer | null): Promise<unknown> {
+  if (!bytes?.length) return Promise.resolve({});
+  try {
+    return Promise.resolve(JSON.parse(bytes.toString('utf8')));
+  } catch {
+    return Promise.reject(new ValidationError('The request body is not valid JSON.', undefined, ERROR_CODES.INVALID_JSON));
+  }
+}
+
+/**
+ * The JSON body, read with a cap: `{}` when empty. A small body usually arrives in the same packet
+ * as its headers, so by the time a handler asks for it the parser has buffered all of it
+ * (`req.complete`); it is then taken from the stream's buffer in one `read()`, without switching
+ * the stream to flowing mode and waiting for its `data` and `end` events.
+ */
 export function readJson(req: IncomingMessage, contentType: string): Promise<unknown> {
   if (contentType && !JSON_BODY_TYPE.test(contentType)) {
     return Promise.reject(new ValidationError('Unsupported Content-Type; send application/json.'));
+  }
+  if (req.complete && req.readableFlowing === null && !req.readableEncoding) {
+    if (req.readableLength > MOBILE_BODY_LIMIT) return Promise.reject(tooLarge());
+    return parseJson(req.readableLength ? (req.read() as Buffer) : null);
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -80,19 +101,13 @@ export function readJson(req: IncomingMessage, contentType: string): Promise<unk
       size += c.length;
       if (size > MOBILE_BODY_LIMIT) {
         failed = true;
-        reject(new ValidationError(`The request body is larger than ${MOBILE_BODY_LIMIT / 1024} KiB.`, undefined, ERROR_CODES.BODY_TOO_LARGE));
+        reject(tooLarge());
         return;
       }
       chunks.push(c);
     });
     req.on('end', () => {
-      if (failed) return;
-      if (!size) return resolve({});
-      try {
-        resolve(JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
-      } catch {
-        reject(new ValidationError('The request body is not valid JSON.', undefined, ERROR_CODES.INVALID_JSON));
-      }
+      if (!failed) resolve(parseJson(size ? (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)) : null));
     });
     req.on('error', reject);
   });
