@@ -358,10 +358,11 @@ export class Leaderboard {
     for (const [board, score] of pairs) {
       const key = rankKey(board, score);
       if (out.has(key)) continue;
-      let histogram = cache.get(`${programId}|${board}`);
+      const boardKey = `${programId}|${board}`;
+      let histogram = cache.get(boardKey);
       if (!histogram) {
         const rows = await this.all<{ score: number; n: number }>(trx, BOARD_SQL, [programId, board]);
-        cache.set(`${programId}|${board}`, (histogram = new Map(rows.map((r) => [Number(r.score), Number(r.n)]))));
+        cache.set(boardKey, (histogram = new Map(rows.map((r) => [Number(r.score), Number(r.n)]))));
       }
       let higher = 0;
       for (const [s, n] of histogram) if (s > score) higher += n;

@@ -54,15 +54,16 @@ describe('ranks inside one group transaction', () => {
       { program_id: pid, board: 'ALL_TIME', score: 3, n: 1 },
     ]);
     const board = app.deps.participants.leaderboard;
-    const above = async (q: Parameters<typeof board.higherCounts>[0], score: number) => (await board.higherCounts(q, pid, [['ALL_TIME', score]])).get(rankKey('ALL_TIME', score));
-    const move = async (trx: Parameters<typeof board.higherCounts>[0], from: number, to: number) => {
+    type Q = Parameters<typeof board.higherCounts>[0];
+    const above = async (q: Q, score: number) => (await board.higherCounts(q, pid, [['ALL_TIME', score]])).get(rankKey('ALL_TIME', score));
+    const move = async (trx: Q, from: number, to: number) => {
       const ledger = new ScoreLedger(pid);
       ledger.move('ALL_TIME', from, to);
       await ledger.flush(trx as never);
     };
     // Queued together, so on SQLite the four share one transaction (and its copy of the board). On
     // PostgreSQL each is a transaction of its own, which would run side by side: one after another there.
-    const callers: Array<(trx: Parameters<typeof board.higherCounts>[0]) => Promise<number[]>> = [
+    const callers: Array<(trx: Q) => Promise<number[]>> = [
       async (trx) => {
         const before = await above(trx, 3);
         await move(trx, 0, 10);
