@@ -50,7 +50,7 @@ export function visitAnswerJson(a: Awaited<ReturnType<typeof recordVisit.handler
   return JSON.stringify(a);
 }
 
-function send(t: Taken, status: number, body: unknown, json = JSON.stringify(body)): void {
+function send(t: Taken, status: number, json: string): void {
   t.headers['Content-Type'] = 'application/json; charset=utf-8';
   t.headers['Content-Length'] = Buffer.byteLength(json);
   t.res.writeHead(status, t.headers);
@@ -69,11 +69,11 @@ async function handle(t: Taken): Promise<void> {
     const country = deps.config.mobile.countryHeader ? countryOf(String(h[deps.config.mobile.countryHeader] ?? '')) : null;
     const userAgent = h['user-agent'] ?? '';
     const answer = await recordVisit.handler({ body, query: {}, params: {}, view, session, participantId: null, ip: t.ip, app: session.app, country, userAgent, deps });
-    send(t, 200, answer, visitAnswerJson(answer));
+    send(t, 200, visitAnswerJson(answer));
   } catch (err) {
     const failed = errorResponse(err, deps.log, deps.config.supportUrl, { requestId: t.requestId, method: 'POST', path: PATH });
     if (failed.headers) Object.assign(t.headers, failed.headers);
-    if (!t.res.headersSent) send(t, failed.body.status, failed.body);
+    if (!t.res.headersSent) send(t, failed.body.status, JSON.stringify(failed.body));
   }
 }
 
