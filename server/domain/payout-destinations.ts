@@ -13,6 +13,7 @@ import { maskEmail } from './program-emails.ts';
 import { newId, newSecret, sha256 } from '../crypto.ts';
 import { InvalidStateError, RateLimitedError, TeamNotVerifiedError, ValidationError, WrongProgramTypeError } from '../errors.ts';
 import { PAYOUT_PROVIDERS, PROVIDER_DISPLAY_NAMES, type PayoutProvider } from '../../shared/schemas/affiliate.ts';
+import type { PayoutRequiredAction } from '../../shared/schemas/participant.ts';
 
 /** How long a confirmation link works. */
 export const CONFIRMATION_TTL_MS = 24 * 3_600_000;
@@ -50,12 +51,14 @@ function isPayee(program: Program, p: Pick<ParticipantRow, 'is_affiliate'>): boo
 }
 
 /**
- * `payoutSettings.requiredActions` of several participants (rest-v2 §2.10): PAYOUT_DESTINATION while
- * no enabled provider has a confirmed destination, TAX_INFO while tax information is required and
- * not submitted. Two indexed reads for the whole batch, none when the program pays nobody.
+ * `payoutSettings.requiredActions` of several participants (rest-v2 §2.10, §4): PAYPAL_EMAIL while
+ * no enabled provider has a confirmed destination (the value the official Python client and MCP
+ * server accept for any provider, not the TS SDK's PAYOUT_DESTINATION), TAX_INFO while tax
+ * information is required and not submitted. Two indexed reads for the whole batch, none when the
+ * program pays nobody.
  */
-export async function payoutRequiredActions(q: Q, program: Program, rows: ParticipantRow[]): Promise<Map<string, Array<'PAYOUT_DESTINATION' | 'TAX_INFO'>>> {
-  const out = new Map<string, Array<'PAYOUT_DESTINATION' | 'TAX_INFO'>>();
+export async function payoutRequiredActions(q: Q, program: Program, rows: ParticipantRow[]): Promise<Map<string, PayoutRequiredAction[]>> {
+  const out = new Map<string, PayoutRequiredAction[]>();
   const providers = enabledProviders(program);
   const needTax = taxInfoRequired(program);
   const payees = rows.filter((r) => isPayee(program, r)).map((r) => r.id);
@@ -67,8 +70,8 @@ export async function payoutRequiredActions(q: Q, program: Program, rows: Partic
   const paid = new Set(destinations.filter((d: DestinationRow) => PAYABLE.includes(d.status) && providers.includes(d.provider)).map((d: DestinationRow) => d.participant_id));
   const taxed = new Set(taxes.map((t: { participant_id: string }) => t.participant_id));
   for (const id of payees) {
-    const actions: Array<'PAYOUT_DESTINATION' | 'TAX_INFO'> = [];
-    if (providers.length && !paid.has(id)) actions.push('PAYOUT_DESTINATION');
+    const actions: PayoutRequiredAction[] = [];
+    if (providers.length && !paid.has(id)) actions.push('PAYPAL_EMAIL');
     if (needTax && !taxed.has(id)) actions.push('TAX_INFO');
     out.set(id, actions);
   }

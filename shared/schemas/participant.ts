@@ -185,8 +185,24 @@ export interface ParticipantUpdate {
   fraudRiskLevel?: z.infer<typeof fraudRiskLevel>;
 }
 
+/**
+ * `payoutSettings.requiredActions` values (§2.10, §4): the ones the official Python client and MCP
+ * server accept. A missing payout destination of any provider is PAYPAL_EMAIL (the TS SDK's
+ * PAYOUT_DESTINATION is never sent).
+ */
+export const PAYOUT_REQUIRED_ACTIONS = ['PAYPAL_EMAIL', 'TAX_INFO'] as const;
+/** One `payoutSettings.requiredActions` value. */
+export type PayoutRequiredAction = (typeof PAYOUT_REQUIRED_ACTIONS)[number];
+
 /** `PayoutSettings` (§2.10). */
-export const payoutSettings = z.object({ requiredActions: z.array(z.string()) }).meta({ id: 'PayoutSettings' });
+export const payoutSettings = z
+  .object({
+    requiredActions: z.array(z.enum(PAYOUT_REQUIRED_ACTIONS)).meta({
+      description:
+        'What the participant must still do before a payout is released: PAYPAL_EMAIL while no enabled payout provider has a confirmed destination (whichever provider it is), TAX_INFO while options.payoutSettings.requireTaxInfo is on and no tax form was submitted. Empty when nothing is needed.',
+    }),
+  })
+  .meta({ id: 'PayoutSettings' });
 
 const counters = {
   referralCount: z.number().int(),

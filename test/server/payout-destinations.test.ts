@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
 import { mobile, mobileProgram, session, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { PAYOUT_REQUIRED_ACTIONS } from '../../shared/schemas/participant.ts';
 
 // Payout destinations (rest-v2 §2.34, §3.8 P14/P15, mobile rule 8), the confirmation page, the
 // participant API counterparts, the window's provider list and payoutSettings.requiredActions (issue #6).
@@ -60,7 +61,7 @@ describe('GET /campaign/{id}/participant/{participantIdOrEmail}/payout-destinati
       ],
     });
     const participant = await app.request('GET', `/v2/campaign/${p.pid}/participant/${ann.id}`, { key: p.key });
-    expect(participant.body.payoutSettings).toEqual({ requiredActions: ['PAYOUT_DESTINATION'] });
+    expect(participant.body.payoutSettings).toEqual({ requiredActions: ['PAYPAL_EMAIL'] });
   });
 
   it('needs participant:read (403) and a known participant (400)', async () => {
@@ -211,6 +212,32 @@ describe('POST …/payout-destination/request-confirmation and the confirmation 
     const readOnly = await limitedKey(p.teamId, ['participant:read']);
     expect((await request(p, 'w@example.com', { provider: 'PAYPAL' }, readOnly)).status).toBe(403);
     expect((await request(p, 'nobody@example.com', { provider: 'PAYPAL' })).status).toBe(400);
+  });
+});
+
+describe('payoutSettings.requiredActions (issue #19)', () => {
+  /** The exact enum the official Python client 1.2.1 and MCP server 0.10.0 validate against. */
+  const OFFICIAL = ['PAYPAL_EMAIL', 'TAX_INFO'];
+
+  it('issue #19: a missing payout destination of any provider is PAYPAL_EMAIL, and every value is one the official clients accept', async () => {
+    expect([...PAYOUT_REQUIRED_ACTIONS]).toEqual(OFFICIAL);
+    const p = await setup({ providers: ['WISECOM'], requireTaxInfo: true });
+    const ann = await member(p, 'wise-only@example.com');
+    const s = await session(app, p);
+    const one = await app.request('GET', `/v2/campaign/${p.pid}/participant/${ann.id}`, { key: p.key });
+    const list = await app.request('GET', `/v2/campaign/${p.pid}/participants`, { key: p.key });
+    const own = await mobile(app, 'GET', '/participant', s, { participantToken: ann.token });
+    for (const res of [one, list, own]) expect(res.status, res.text).toBe(200);
+    const listed = list.body.participants.find((x: { id: string }) => x.id === ann.id);
+    for (const body of [one.body, listed, own.body]) {
+      expect(body.payoutSettings).toEqual({ requiredActions: ['PAYPAL_EMAIL', 'TAX_INFO'] });
+      for (const action of body.payoutSettings.requiredActions) expect(OFFICIAL).toContain(action);
+    }
+  });
+
+  it('issue #19: the OpenAPI document types requiredActions as that enum', async () => {
+    const doc = (await app.request('GET', '/openapi/v2.json')).body;
+    expect(doc.components.schemas.PayoutSettings.properties.requiredActions.items.enum).toEqual(OFFICIAL);
   });
 });
 

@@ -6,6 +6,7 @@ import { type TestApp } from '../helpers/app.ts';
 import { addParticipant, mobileProgram } from '../helpers/mobile.ts';
 import { SHARE_CHANNELS } from '../../shared/schemas/program-config.ts';
 import { TAX_STATUSES } from '../../shared/schemas/affiliate.ts';
+import { PAYOUT_REQUIRED_ACTIONS } from '../../shared/schemas/participant.ts';
 import { en as enCore } from '../../widget/i18n/en.ts';
 import { enPanels } from '../../widget/i18n/en-panels.ts';
 import { catalogue, setLanguage, t } from '../../widget/i18n/index.ts';
@@ -27,7 +28,7 @@ const FAMILIES: Record<string, readonly string[]> = {
   'commissions.': ['PENDING', 'APPROVED', 'PAID', 'REVERSED', 'DELETED', 'empty'],
   'payouts.': ['UPCOMING', 'QUEUED', 'ISSUED', 'FAILED', 'REVERSED', 'empty'],
   'channel.': SHARE_CHANNELS,
-  'payoutSettings.': ['PAYOUT_DESTINATION', 'PAYPAL_EMAIL', 'TAX_INFO'],
+  'payoutSettings.': PAYOUT_REQUIRED_ACTIONS,
   'signup.': ['email', 'firstName', 'lastName'],
   'tax.': TAX_STATUSES,
   'leaderboard.': ['ALL_TIME', 'CURRENT_MONTH', 'PREV_MONTH'],

@@ -260,6 +260,8 @@ describe('payout settings (data-grsf-block-payout-settings)', () => {
     const providers = (await gs().getWindow()).payoutSettings.payoutDestinations.enabledProviders as Array<{ provider: string; canConfirm: boolean }>;
     expect(providers.map((x) => x.provider)).toEqual(['PAYPAL', 'VENMO']);
     await until(() => shadowText(el).includes('PAYPAL'));
+    // Issue #19: the server names a missing destination PAYPAL_EMAIL whatever the provider; the window says "a payout method".
+    expect(shadowText(el)).toContain('Needed before your next payout: a payout method');
     const buttons = [...el.shadowRoot!.querySelectorAll('button')];
     for (const x of providers) {
       const button = buttons.find((b) => b.textContent === `Set up ${x.provider}`);
