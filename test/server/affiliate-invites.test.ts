@@ -127,7 +127,7 @@ describe('accepting an invite', () => {
     const link = await acceptLink('accept@example.com');
     const page = await fetch(link);
     expect(page.status).toBe(200);
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
     expect(await page.text()).toContain('Join the Acme affiliate program');
     // GET alone (a mail scanner) changes nothing.
     expect((await app.deps.db.knex('affiliate_invites').where({ id: created.body.id }).first()).status).toBe('PENDING');

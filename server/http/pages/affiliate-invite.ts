@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import type { Deps } from '../../deps.ts';
 import { esc, page } from './html.ts';
 import { AppError } from '../../errors.ts';
+import { FOREIGN_FORM_MESSAGE, PAGE_REFERRER_POLICY, formSource } from './form-source.ts';
 
 const FORM_LIMIT = 16 * 1024;
 
@@ -27,7 +28,8 @@ async function readForm(ctx: Koa.Context): Promise<URLSearchParams | null> {
 
 /**
  * A participant-facing page reached through an emailed or signed link (`?token=`): no-store,
- * no referrer (the token must not leak to other sites), no framing, same-origin forms only. GET
+ * a referrer only to our own origin (the token must not leak to other sites), no framing, forms of
+ * our own pages only (the link's token decides where the browser does not say). GET
  * shows, POST acts (mail scanners open links). Bodies are never logged.
  */
 export function linkPage(
@@ -39,7 +41,7 @@ export function linkPage(
   return async (ctx, next) => {
     if (ctx.path !== path) return next();
     ctx.set('Cache-Control', 'no-store');
-    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Referrer-Policy', PAGE_REFERRER_POLICY);
     ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
     ctx.type = 'html';
     const answer = (a: PageAnswer) => {
@@ -53,10 +55,7 @@ export function linkPage(
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     try {
       if (ctx.method === 'GET') return answer(await handlers.get(token));
-      const origin = ctx.get('origin');
-      if (origin && origin !== publicOrigin && origin !== `${ctx.protocol}://${ctx.host}`) {
-        return answer({ status: 403, title: 'Not allowed', body: '<h1>Not allowed</h1><p class="error" role="alert">This form was sent from another site.</p>' });
-      }
+      if (formSource(ctx, publicOrigin) === 'foreign') return answer({ status: 403, title: 'Not allowed', body: `<h1>Not allowed</h1><p class="error" role="alert">${FOREIGN_FORM_MESSAGE}</p>` });
       const form = await readForm(ctx);
       if (!form) return answer({ status: 400, title: 'Form not accepted', body: '<h1>Form not accepted</h1><p class="error" role="alert">The form could not be read. Go back and try again.</p>' });
       return answer(await handlers.post(token, form));

@@ -8,6 +8,7 @@ import { SCOPE_DESCRIPTIONS } from '../../../shared/scopes.ts';
 import { openPending, type PendingAuthorization } from '../../mcp/oauth-provider.ts';
 import { SESSION_COOKIE } from './owner.ts';
 import { esc, page } from './html.ts';
+import { EXPIRED_FORM_MESSAGE, FOREIGN_FORM_MESSAGE, PAGE_REFERRER_POLICY, formSource, signInToken, signInTokenOk } from './form-source.ts';
 import { alertBox, messageView, signInView } from './owner-views.ts';
 
 /** Path of the consent page the authorization endpoint sends the owner's browser to. */
@@ -75,12 +76,12 @@ export function oauthConsentPage(deps: Deps): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.path !== CONSENT_PATH) return next();
     ctx.set('Cache-Control', 'no-store');
-    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Referrer-Policy', PAGE_REFERRER_POLICY);
     ctx.set('X-Frame-Options', 'DENY');
     const request = ctx.method === 'POST' ? '' : typeof ctx.query.request === 'string' ? ctx.query.request : '';
+    const source = ctx.method === 'POST' ? formSource(ctx, publicOrigin) : 'ours';
     if (ctx.method === 'POST') {
-      const origin = ctx.get('origin');
-      if (origin && origin !== publicOrigin && origin !== `${ctx.protocol}://${ctx.host}`) return html(ctx, 403, 'Not allowed', messageView('Not allowed', 'This form was sent from another site.', null));
+      if (source === 'foreign') return html(ctx, 403, 'Not allowed', messageView('Not allowed', FOREIGN_FORM_MESSAGE, null));
       try {
         await parser(ctx, async () => {});
       } catch {
@@ -98,21 +99,23 @@ export function oauthConsentPage(deps: Deps): Koa.Middleware {
     ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${target.protocol === 'https:' || target.protocol === 'http:' ? target.origin : target.protocol}; frame-ancestors 'none'; base-uri 'none'`);
 
     const session = await deps.owners.session(ctx.cookies.get(SESSION_COOKIE));
+    const formToken = () => signInToken(ctx, deps.config.secureCookies);
     if (ctx.method === 'POST' && field(ctx, 'action') === 'signin') {
       const email = field(ctx, 'email');
+      if (source === 'unsaid' && !signInTokenOk(ctx, field(ctx, 'form'))) return html(ctx, 403, 'Sign in', signInForm(sealed, formToken(), email, EXPIRED_FORM_MESSAGE));
       const [byEmail, byIp] = await Promise.all([consume(deps.limits.signInPerEmail, email.toLowerCase().slice(0, 254)), consume(deps.limits.signInPerIp, ctx.ip)]);
-      if (byEmail.over || byIp.over) return html(ctx, 429, 'Sign in', signInForm(sealed, email, 'Too many sign-in attempts. Wait a few minutes and try again.'));
+      if (byEmail.over || byIp.over) return html(ctx, 429, 'Sign in', signInForm(sealed, formToken(), email, 'Too many sign-in attempts. Wait a few minutes and try again.'));
       const result = await deps.owners.signIn(email, field(ctx, 'password'), ctx.cookies.get(SESSION_COOKIE));
-      if (!result) return html(ctx, 400, 'Sign in', signInForm(sealed, email, 'That email address and password do not match an account. Check both and try again.'));
+      if (!result) return html(ctx, 400, 'Sign in', signInForm(sealed, formToken(), email, 'That email address and password do not match an account. Check both and try again.'));
       ctx.append('Set-Cookie', cookie(result.token, SESSION_TTL_MS / 1000));
       ctx.redirect(`${CONSENT_PATH}?request=${encodeURIComponent(sealed)}`);
       ctx.status = 303;
       return;
     }
-    if (!session) return html(ctx, 200, 'Sign in', signInForm(sealed, '', null));
+    if (!session) return html(ctx, 200, 'Sign in', signInForm(sealed, formToken(), '', null));
     if (ctx.method !== 'POST') return render(ctx, session, p, sealed);
 
-    if (!safeEqual(field(ctx, 'csrf'), session.csrf)) return html(ctx, 403, 'Not allowed', messageView('Not allowed', 'This form has expired or did not come from this site. Reload the page and try again.', null));
+    if (!safeEqual(field(ctx, 'csrf'), session.csrf)) return html(ctx, 403, 'Not allowed', messageView('Not allowed', EXPIRED_FORM_MESSAGE, null));
     if (field(ctx, 'decision') === 'deny') {
       ctx.redirect(redirectWith(p.redirectUri, { error: 'access_denied', error_description: 'The owner denied the request.', state: p.state }));
       ctx.status = 303;
@@ -136,10 +139,6 @@ export function oauthConsentPage(deps: Deps): Koa.Middleware {
   };
 }
 
-function signInForm(request: string, email: string, error: string | null): string {
-  // The owner pages' sign-in form, posted here so the owner comes back to this request afterwards.
-  const form = signInView(email, error)
-    .replace('action="/signin"', `action="${CONSENT_PATH}"`)
-    .replace('<button type="submit">Sign in</button>', `<input type="hidden" name="action" value="signin"><input type="hidden" name="request" value="${esc(request)}"><button type="submit">Sign in</button>`);
-  return `<p>Sign in to connect an application to one of your teams.</p>${form}`;
+function signInForm(request: string, formToken: string, email: string, error: string | null): string {
+  return `<p>Sign in to connect an application to one of your teams.</p>${signInView(email, formToken, error, null, { action: CONSENT_PATH, request })}`;
 }

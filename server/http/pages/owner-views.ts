@@ -83,18 +83,72 @@ export function invalidLinkView(what: string, remedy: string): string {
 <p><a href="/signin">Go to sign-in</a></p>`;
 }
 
-/** `/signin`. */
-export function signInView(email: string, error?: string | null, notice?: string | null): string {
+/** The hidden double-submit token of the forms that have no session yet (form-source.ts). */
+function formTokenField(token: string): string {
+  return `<input type="hidden" name="form" value="${esc(token)}">`;
+}
+
+/**
+ * `/signin`, and the same form on the OAuth consent page (`consent`: posted there with the
+ * sealed authorization request, so the owner comes back to it afterwards).
+ */
+export function signInView(email: string, formToken: string, error?: string | null, notice?: string | null, consent?: { action: string; request: string }): string {
   return `<h1>Sign in</h1>
 ${noticeBox(notice)}${alertBox(error)}
-<form method="post" action="/signin">
+<form method="post" action="${consent ? esc(consent.action) : '/signin'}">
+${formTokenField(formToken)}${consent ? `<input type="hidden" name="action" value="signin"><input type="hidden" name="request" value="${esc(consent.request)}">` : ''}
 <label for="email">Email address</label>
 <input type="email" id="email" name="email" autocomplete="username" maxlength="254" required value="${esc(email)}">
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" maxlength="${PASSWORD_MAX}" required>
 <button type="submit">Sign in</button>
 </form>
-<p>No password yet? Use the “choose a password” link from your welcome email.</p>`;
+<p>No password yet? Use the “choose a password” link from your welcome email.</p>
+<p>New here? <a href="/signup">Create an account</a>.</p>`;
+}
+
+/** What the sign-up form had, so a refused submission keeps it. */
+export interface SignUpValues {
+  email: string;
+  firstName: string;
+  lastName: string;
+  company: string;
+}
+
+/** `/signup`: A0 `POST /accounts` as a form. */
+export function signUpView(formToken: string, error?: string | null, values?: SignUpValues): string {
+  const v = values ?? { email: '', firstName: '', lastName: '', company: '' };
+  return `<h1>Create an account</h1>
+<p>Start a 14-day trial. Use your work email address: free-mail and disposable addresses are not accepted.</p>
+${alertBox(error)}
+<form method="post" action="/signup">
+${formTokenField(formToken)}
+<label for="email">Work email address</label>
+<input type="email" id="email" name="email" autocomplete="email" maxlength="254" required value="${esc(v.email)}">
+<label for="first-name">First name (optional)</label>
+<input type="text" id="first-name" name="firstName" autocomplete="given-name" maxlength="255" value="${esc(v.firstName)}">
+<label for="last-name">Last name (optional)</label>
+<input type="text" id="last-name" name="lastName" autocomplete="family-name" maxlength="255" value="${esc(v.lastName)}">
+<label for="company">Company (optional; it names your team)</label>
+<input type="text" id="company" name="company" autocomplete="organization" maxlength="255" value="${esc(v.company)}">
+<div><input type="checkbox" id="terms" name="terms" value="on" required>
+<label for="terms" style="display:inline">I accept the terms of service and the privacy policy.</label></div>
+<button type="submit">Create account</button>
+</form>
+<p>Already have an account? <a href="/signin">Sign in</a>.</p>`;
+}
+
+/** After sign-up: where the two links went. */
+export function signUpDoneView(email: string, outbox: boolean): string {
+  return `<h1>Check your email</h1>
+<p class="notice" role="status">We sent a welcome email to <strong>${esc(email)}</strong>.</p>
+<ol>
+<li>Open its first link to verify your address.</li>
+<li>Open its second link to choose your password.</li>
+<li>Sign in. Your API key is shown once, on the first page after your first sign-in.</li>
+</ol>
+${outbox ? '<p>This server sends no mail (no <code>SMTP_URL</code>): read the message in the <a href="/_dev/mail">mail outbox</a>.</p>' : ''}
+<p>The account is deleted after 7 days if the address is not verified.</p>`;
 }
 
 /** `/signin/team`: which team to work in. */

@@ -5,6 +5,9 @@ import type { Deps } from '../../deps.ts';
 import { AppError, ValidationError } from '../../errors.ts';
 import { safeEqual } from '../../crypto.ts';
 import { page } from './html.ts';
+import { EXPIRED_FORM_MESSAGE, FOREIGN_FORM_MESSAGE, PAGE_REFERRER_POLICY, formSource, signInToken, signInTokenOk } from './form-source.ts';
+import { createAccount } from '../resources/team.ts';
+import { createAccountRequest } from '../../../shared/schemas/team.ts';
 import { SESSION_TTL_MS, canInvite, canManageKeys, type Actor, type Membership, type Session } from '../../domain/owners.ts';
 import {
   chrome,
@@ -16,6 +19,8 @@ import {
   messageView,
   setPasswordView,
   signInView,
+  signUpDoneView,
+  signUpView,
   teamPickerView,
 } from './owner-views.ts';
 
@@ -90,6 +95,9 @@ export function ownerPages(deps: Deps): Koa.Middleware {
   const cookie = (value: string, maxAgeSeconds: number) =>
     `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${deps.config.secureCookies ? '; Secure' : ''}`;
 
+  /** The double-submit token of the sign-in and sign-up forms (form-source.ts). */
+  const formToken = (ctx: Koa.Context) => signInToken(ctx, deps.config.secureCookies);
+
   const currentSession = (ctx: Koa.Context): Promise<Session | null> => owners.session(ctx.cookies.get(SESSION_COOKIE));
 
   const csrfOk = (ctx: Koa.Context, session: Session): boolean => safeEqual(field(ctx, 'csrf'), session.csrf);
@@ -156,20 +164,47 @@ export function ownerPages(deps: Deps): Koa.Middleware {
 
     async 'GET /signin'(ctx) {
       const notice = typeof ctx.query.notice === 'string' ? (NOTICES[ctx.query.notice] ?? null) : null;
-      html(ctx, 200, 'Sign in', signInView('', null, notice));
+      html(ctx, 200, 'Sign in', signInView('', formToken(ctx), null, notice));
     },
 
     async 'POST /signin'(ctx) {
       const email = field(ctx, 'email');
+      if (ctx.state.formSource === 'unsaid' && !signInTokenOk(ctx, field(ctx, 'form'))) return html(ctx, 403, 'Sign in', signInView(email.slice(0, 254), formToken(ctx), EXPIRED_FORM_MESSAGE));
       const [byEmail, byIp] = await Promise.all([consume(deps.limits.signInPerEmail, email.toLowerCase().slice(0, 254)), consume(deps.limits.signInPerIp, ctx.ip)]);
       if (byEmail.over || byIp.over) {
         ctx.set('Retry-After', String(Math.max(1, Math.ceil(Math.max(byEmail.res.msBeforeNext, byIp.res.msBeforeNext) / 1000))));
-        return html(ctx, 429, 'Sign in', signInView(email.slice(0, 254), 'Too many sign-in attempts. Wait a few minutes and try again.'));
+        return html(ctx, 429, 'Sign in', signInView(email.slice(0, 254), formToken(ctx), 'Too many sign-in attempts. Wait a few minutes and try again.'));
       }
       const result = await owners.signIn(email, field(ctx, 'password'), ctx.cookies.get(SESSION_COOKIE));
-      if (!result) return html(ctx, 400, 'Sign in', signInView(email.slice(0, 254), 'That email address and password do not match an account. Check both and try again.'));
+      if (!result) return html(ctx, 400, 'Sign in', signInView(email.slice(0, 254), formToken(ctx), 'That email address and password do not match an account. Check both and try again.'));
       ctx.append('Set-Cookie', cookie(result.token, SESSION_TTL_MS / 1000));
       seeOther(ctx, result.teams.length === 1 ? landing(result.teams[0]!) : '/signin/team');
+    },
+
+    async 'GET /signup'(ctx) {
+      html(ctx, 200, 'Create an account', signUpView(formToken(ctx)));
+    },
+
+    // The sign-up form is A0 `POST /accounts` for a person: the same operation (schema, per-IP limit,
+    // business-address rule, welcome email), with the terms accepted by the person's own tick.
+    async 'POST /signup'(ctx) {
+      const values = { email: field(ctx, 'email').trim(), firstName: field(ctx, 'firstName').trim(), lastName: field(ctx, 'lastName').trim(), company: field(ctx, 'company').trim() };
+      const again = (status: number, error: string) => html(ctx, status, 'Create an account', signUpView(formToken(ctx), error, values));
+      if (ctx.state.formSource === 'unsaid' && !signInTokenOk(ctx, field(ctx, 'form'))) return again(403, EXPIRED_FORM_MESSAGE);
+      if (field(ctx, 'terms') !== 'on') return again(400, 'Accept the terms of service and the privacy policy to create an account.');
+      const body = createAccountRequest.safeParse(Object.fromEntries(Object.entries(values).filter(([, v]) => v !== '')));
+      if (!body.success) {
+        const bad = new Set(body.error.issues.map((i) => String(i.path[0])));
+        return again(400, bad.has('email') ? 'Enter a valid email address.' : 'Names and company may have at most 255 characters each.');
+      }
+      try {
+        const created = await createAccount.handler({ body: body.data, query: {}, params: {}, auth: null, program: null, ip: ctx.ip, deps });
+        html(ctx, 200, 'Check your email', signUpDoneView(created.email, deps.config.env !== 'production' && !deps.config.smtpUrl));
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        if (err.headers?.['Retry-After']) ctx.set('Retry-After', err.headers['Retry-After']);
+        again(err.status, err.message);
+      }
     },
 
     async 'GET /signin/team'(ctx) {
@@ -274,7 +309,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
     ctx.set('Cache-Control', 'no-store');
     // Links carry one-time tokens in the query; never leak them to other sites.
-    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Referrer-Policy', PAGE_REFERRER_POLICY);
     ctx.set('X-Frame-Options', 'DENY');
     ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
     const handler = routes[`${method} ${ctx.path}`];
@@ -294,8 +329,8 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       if (method === 'POST') {
         // A browser always names the page a form came from; a foreign one is a cross-site forgery.
         // (Koa 3's ctx.origin is the Origin header itself, so our own origin is rebuilt from the Host.)
-        const origin = ctx.get('origin');
-        if (origin && origin !== publicOrigin && origin !== `${ctx.protocol}://${ctx.host}`) return forbidden(ctx, 'This form was sent from another site.');
+        ctx.state.formSource = formSource(ctx, publicOrigin);
+        if (ctx.state.formSource === 'foreign') return forbidden(ctx, FOREIGN_FORM_MESSAGE);
         await parser(ctx, async () => {});
       }
       await handler(ctx);

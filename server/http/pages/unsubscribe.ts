@@ -1,19 +1,22 @@
 import type Koa from 'koa';
 import type { Deps } from '../../deps.ts';
 import { esc, page } from './html.ts';
+import { FOREIGN_FORM_MESSAGE, PAGE_REFERRER_POLICY, formSource } from './form-source.ts';
 
 /**
  * `/unsubscribe?token=…`, the link in every participant email. GET only shows a confirmation form
  * (mail scanners open links; they must not unsubscribe anyone); POST unsubscribes. POST is also
  * RFC 8058 one-click unsubscribe: mail providers POST `List-Unsubscribe=One-Click` to the URL of
  * the `List-Unsubscribe` header, so the token in the query string is all that is needed and the
- * body is never read.
+ * body is never read. Such a POST comes from the provider's server, without a browser's headers; a
+ * browser's post from another site is refused like every page's.
  */
 export function unsubscribePage(deps: Deps): Koa.Middleware {
+  const publicOrigin = new URL(deps.config.publicUrl).origin;
   return async (ctx, next) => {
     if (ctx.path !== '/unsubscribe') return next();
     ctx.set('Cache-Control', 'no-store');
-    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Referrer-Policy', PAGE_REFERRER_POLICY);
     ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
     if (ctx.method !== 'GET' && ctx.method !== 'POST') {
       ctx.status = 405;
@@ -29,6 +32,12 @@ export function unsubscribePage(deps: Deps): Koa.Middleware {
       ctx.body = page('Unsubscribe link not valid', '<h1>This unsubscribe link is not valid</h1><p class="error" role="alert">The link is incomplete, or the subscription it belongs to no longer exists.</p>');
     };
     if (ctx.method === 'POST') {
+      if (formSource(ctx, publicOrigin) === 'foreign') {
+        ctx.status = 403;
+        ctx.type = 'html';
+        ctx.body = page('Not allowed', `<h1>Not allowed</h1><p class="error" role="alert">${FOREIGN_FORM_MESSAGE}</p>`);
+        return;
+      }
       if (!(await deps.programEmails.unsubscribe(token))) return invalid();
       const target = await deps.programEmails.unsubscribeTarget(token);
       ctx.type = 'html';

@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { Deps } from '../../deps.ts';
 import { esc, page } from './html.ts';
+import { PAGE_REFERRER_POLICY } from './form-source.ts';
 
 /** `GET /verify?token=…`: opening the emailed link verifies the owner; the same API key then works. */
 export function verifyPage(deps: Deps): Koa.Middleware {
@@ -10,7 +11,7 @@ export function verifyPage(deps: Deps): Koa.Middleware {
     const email = token ? await deps.accounts.verifyEmail(token) : null;
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
-    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Referrer-Policy', PAGE_REFERRER_POLICY);
     if (!email) {
       ctx.status = 400;
       ctx.body = page(
