@@ -249,7 +249,7 @@ export const participant = z
     email: z.string(),
     firstName: z.string().nullable(),
     lastName: z.string().nullable(),
-    shareUrl: z.string().optional().meta({ description: 'Omitted for affiliate-program participants who are not approved affiliates.' }),
+    shareUrl: z.string().meta({ description: "The participant's referral link; sent for every participant, affiliate-program customers and not-approved affiliates included (the official clients require it)." }),
     ...counters,
     rewards: z.array(z.record(z.string(), z.unknown())),
     createdAt: z.number().int(),

@@ -270,18 +270,36 @@ describe('POST /campaign/{id}/participant', () => {
 });
 
 describe('POST /campaign/{id}/participant on affiliate programs', () => {
-  it('enrolls a new participant unless a valid referrer makes them a referred customer, and hides shareUrl from non-affiliates', async () => {
+  it('enrolls a new participant unless a valid referrer makes them a referred customer, and gives everyone a shareUrl', async () => {
     const { key, pid } = await setup('AFFILIATE');
     const affiliate = await added(key, pid, { email: 'aff@example.com' });
     expect(affiliate).toMatchObject({ isAffiliate: true, affiliateStatus: 'APPROVED', affiliateEnrollmentSource: 'REST_API', shareUrl: expect.any(String) });
     const customer = await added(key, pid, { email: 'cust@example.com', referredBy: affiliate.id });
-    expect(customer).toMatchObject({ isAffiliate: false, affiliateStatus: null, affiliateEnrollmentSource: null, referredBy: affiliate.id });
-    expect(customer).not.toHaveProperty('shareUrl');
+    expect(customer).toMatchObject({ isAffiliate: false, affiliateStatus: null, affiliateEnrollmentSource: null, referredBy: affiliate.id, shareUrl: expect.any(String) });
     const both = await added(key, pid, { email: 'both@example.com', referredBy: affiliate.id, isAffiliate: true });
     expect(both).toMatchObject({ isAffiliate: true, affiliateStatus: 'APPROVED', referredBy: affiliate.id });
     const not = await added(key, pid, { email: 'not@example.com', isAffiliate: false });
-    expect(not).toMatchObject({ isAffiliate: false, affiliateStatus: null });
-    expect(not).not.toHaveProperty('shareUrl');
+    expect(not).toMatchObject({ isAffiliate: false, affiliateStatus: null, shareUrl: expect.any(String) });
+  });
+
+  it('issue #19: a customer referred by an affiliate carries its own shareUrl on GET, on the list and as the referrer of someone else', async () => {
+    const { key, pid } = await setup('AFFILIATE');
+    const affiliate = await added(key, pid, { email: 'aff19@example.com' });
+    const customer = await added(key, pid, { email: 'cust19@example.com', referredBy: affiliate.id });
+    expect(customer).toMatchObject({ isAffiliate: false, referredBy: affiliate.id });
+    const link = new RegExp(`^http://refloop\\.test/r/${pid}\\?grsf=[a-z0-9]{10}$`);
+    expect(customer.shareUrl).toMatch(link);
+    expect(customer.shareUrl).not.toBe(affiliate.shareUrl);
+    const one = await get(key, pid, customer.id);
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.shareUrl).toBe(customer.shareUrl);
+    const list = await app.request('GET', `/v2/campaign/${pid}/participants`, { key });
+    expect(list.status, list.text).toBe(200);
+    for (const p of list.body.participants) expect(p.shareUrl, p.email).toMatch(link);
+    expect(list.body.participants.find((p: { id: string }) => p.id === customer.id).shareUrl).toBe(customer.shareUrl);
+    // The referrer summary of someone the customer referred carries it too.
+    const friend = await added(key, pid, { email: 'friend19@example.com', referredBy: customer.id, isAffiliate: false });
+    expect(friend.referrer).toMatchObject({ id: customer.id, shareUrl: customer.shareUrl });
   });
 });
 
@@ -471,7 +489,7 @@ describe('POST /campaign/{id}/participant/{participantIdOrEmail}', () => {
     expect((await update(key, pid, p.id, { referralStatus: 'CREDIT_AWARDED' })).status).toBe(400);
   });
 
-  it('applies affiliateStatus only on affiliate programs: APPROVED enrolls, SUSPENDED needs an affiliate and hides shareUrl', async () => {
+  it('applies affiliateStatus only on affiliate programs: APPROVED enrolls, SUSPENDED needs an affiliate and keeps shareUrl', async () => {
     const ref = await setup();
     const rp = await added(ref.key, ref.pid, { email: 'r@example.com' });
     expect((await update(ref.key, ref.pid, rp.id, { affiliateStatus: 'APPROVED' })).status).toBe(400);
@@ -481,8 +499,7 @@ describe('POST /campaign/{id}/participant/{participantIdOrEmail}', () => {
     const enrolled = await update(key, pid, customer.id, { affiliateStatus: 'APPROVED' });
     expect(enrolled.body).toMatchObject({ isAffiliate: true, affiliateStatus: 'APPROVED', affiliateEnrollmentSource: 'REST_API', shareUrl: expect.any(String) });
     const suspended = await update(key, pid, customer.id, { affiliateStatus: 'SUSPENDED' });
-    expect(suspended.body).toMatchObject({ isAffiliate: true, affiliateStatus: 'SUSPENDED' });
-    expect(suspended.body).not.toHaveProperty('shareUrl');
+    expect(suspended.body).toMatchObject({ isAffiliate: true, affiliateStatus: 'SUSPENDED', shareUrl: enrolled.body.shareUrl });
   });
 
   it('answers 400 for an unknown participant, 403 without participant:write and 404 for an unknown program', async () => {

@@ -98,7 +98,9 @@ export async function serializeParticipants(q: Q, program: Program, rows: Partic
     o.referrals = referrals;
     o.monthlyReferrals = recentSince(r, referrals, monthStart);
   };
-  const shareUrlOf = (r: ParticipantRow) => (affiliateProgram && r.affiliate_status !== 'APPROVED' ? undefined : withShareKey(base, r.share_key));
+  // Every participant has a share key, so every object carries its link: affiliate-program customers
+  // and not-approved affiliates too (the official clients require shareUrl; rest-v2 §2.8).
+  const shareUrlOf = (r: ParticipantRow) => withShareKey(base, r.share_key);
 
   const referrerOf = (r: ParticipantRow): Referrer => {
     const o: Record<string, unknown> = {
@@ -118,18 +120,15 @@ export async function serializeParticipants(q: Q, program: Program, rows: Partic
     o.referralSource = r.referral_source;
     if (r.referred_by && r.referral_status) o.referralStatus = r.referral_status;
     o.shareCount = parseJson<Record<string, number>>(r.share_count, {});
-    const shareUrl = shareUrlOf(r);
-    if (shareUrl) o.shareUrl = shareUrl;
+    o.shareUrl = shareUrlOf(r);
     o.unsubscribed = !!r.unsubscribed;
     return o as unknown as Referrer;
   };
 
   return rows.map((r, i) => {
     const ref = r.referred_by ? referrers.get(r.referred_by) : undefined;
-    const shareUrl = shareUrlOf(r);
     const refereeId = opts.referees?.get(r.id);
-    const p: Record<string, unknown> = { id: r.id, email: r.email, firstName: r.first_name, lastName: r.last_name };
-    if (shareUrl) p.shareUrl = shareUrl;
+    const p: Record<string, unknown> = { id: r.id, email: r.email, firstName: r.first_name, lastName: r.last_name, shareUrl: shareUrlOf(r) };
     addCommon(p, r, opts.boardRanks?.[i]);
     if (withRewards) p.rewards = rewards?.get(r.id) ?? [];
     p.createdAt = Number(r.created_at);
