@@ -226,7 +226,8 @@ export class ProgramConfig {
       for (const path of READ_ONLY_FIELDS[kind]) {
         const sent = getPath(body, path);
         if (sent === undefined) continue;
-        if (!sameValue(sent, getPath(view, path))) {
+        // A field the view omits while unset (installation mobile.publicKey) reads as null here.
+        if (!sameValue(sent, getPath(view, path) ?? null)) {
           errors.push({ field: path, code: 'READ_ONLY', message: READ_ONLY_MESSAGES[path] ?? `${path} is read-only: transactional emails are always sent.` });
         }
         setPath(body, path, undefined);
@@ -288,6 +289,11 @@ export class ProgramConfig {
     const d = doc as any;
     if (kind === 'options' && d.fraud?.recaptcha) delete d.fraud.recaptcha.secretKey;
     if (kind === 'emails' && d.settings?.sender) d.settings.sender.fromEmail = this.#fromEmail;
+    // rest-v2 §2.21 types these as plain strings: unset ones are omitted, never null.
+    if (kind === 'installation') {
+      if (d.shareUrl == null) delete d.shareUrl;
+      if (d.mobile && d.mobile.publicKey == null) delete d.mobile.publicKey;
+    }
     return doc;
   }
 }

@@ -578,7 +578,10 @@ export const campaignOptions = z
 
 // ── Installation (§2.21) ────────────────────────────────────────────────────────────────────────
 
-/** `CampaignInstallation`. */
+/**
+ * The installation document as stored and validated: unset `shareUrl` and `mobile.publicKey` are
+ * null here. The wire shape (`campaignInstallationResponse`) omits them instead.
+ */
 export const campaignInstallation = z
   .strictObject({
     referralTrigger: z.enum(['ON_SIGNUP', 'CUSTOM']).optional().describe('Referral programs only.'),
@@ -610,7 +613,21 @@ export const campaignInstallation = z
       androidAppStoreUrl: nUrl(2048),
     }),
   })
-  .meta({ id: 'CampaignInstallation' });
+  .meta({ description: 'The installation document: shareUrl null = the hosted share page; mobile.publicKey null until the mobile SDK is first enabled.' });
+
+/**
+ * `CampaignInstallation` as GET and PATCH answer it (rest-v2 §2.21): `shareUrl` and
+ * `mobile.publicKey` are plain strings in the official schemas, so they are omitted while unset
+ * rather than sent as null. A PATCH may still send `shareUrl: null` to clear it.
+ */
+export const campaignInstallationResponse = campaignInstallation
+  .extend({
+    shareUrl: z.string().max(2048).optional().describe('Landing page for referral links; omitted while unset (the hosted share page is used). PATCH null to clear it.'),
+    mobile: campaignInstallation.shape.mobile.extend({
+      publicKey: z.string().max(64).optional().describe('Read-only publishable Mobile SDK key; omitted until the mobile SDK is first enabled, kept when it is switched off.'),
+    }),
+  })
+  .meta({ id: 'CampaignInstallation', description: 'The installation tab. shareUrl and mobile.publicKey are omitted while unset, never null.' });
 
 export type CampaignDesign = z.infer<typeof campaignDesign>;
 export type CampaignEmails = z.infer<typeof campaignEmails>;

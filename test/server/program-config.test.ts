@@ -438,11 +438,32 @@ describe('GET /campaign/{id}/installation', () => {
     const ref = await setup('REFERRAL');
     const res = await get(ref.acct.key, ref.id, 'installation');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(defaultDocuments('REFERRAL', null).installation);
-    expect(res.body).toMatchObject({ referralTrigger: 'ON_SIGNUP', shareUrl: null, allowedDomains: [], mobile: { isEnabled: false, publicKey: null } });
+    // The defaults, less the two unset strings the wire omits (issue #19).
+    const { shareUrl: _unset, mobile: { publicKey: _none, ...mobile }, ...rest } = defaultDocuments('REFERRAL', null).installation;
+    expect(res.body).toEqual({ ...rest, mobile });
+    expect(res.body).toMatchObject({ referralTrigger: 'ON_SIGNUP', allowedDomains: [], mobile: { isEnabled: false } });
     const aff = await setup('AFFILIATE');
     const affRes = await get(aff.acct.key, aff.id, 'installation');
     expect('referralTrigger' in affRes.body).toBe(false);
+  });
+
+  it('issue #19: omits shareUrl and mobile.publicKey of a new program instead of sending null (the official schemas type them as strings)', async () => {
+    for (const type of ['REFERRAL', 'AFFILIATE'] as const) {
+      const { acct, id } = await setup(type);
+      const res = await get(acct.key, id, 'installation');
+      expect(res.status, res.text).toBe(200);
+      expect(res.body, type).not.toHaveProperty('shareUrl');
+      expect(res.body.mobile, type).not.toHaveProperty('publicKey');
+      expect(res.body.mobile.isEnabled).toBe(false);
+      // Nothing else in the document is a null the official schemas type as a plain string.
+      expect(res.body.signup).toMatchObject({ url: null, redirectUrl: null });
+    }
+    const doc = (await app.request('GET', '/openapi/v2.json')).body;
+    const wire = doc.components.schemas.CampaignInstallation;
+    expect(wire.properties.shareUrl.type).toBe('string');
+    expect(wire.required).not.toContain('shareUrl');
+    expect(wire.properties.mobile.properties.publicKey.type).toBe('string');
+    expect(wire.properties.mobile.required).not.toContain('publicKey');
   });
 
   it('answers 403 without program:read', async () => {
@@ -476,6 +497,27 @@ describe('PATCH /campaign/{id}/installation', () => {
     expect(again.body.mobile.publicKey).toBe(key);
   });
 
+  it('issue #19: answers without shareUrl and mobile.publicKey while unset, fills them once set, and shareUrl: null clears it again', async () => {
+    const { acct, id } = await setup();
+    const other = await patch(acct.key, id, 'installation', { signupEvent: 'FORM_DETECTION' });
+    expect(other.status, other.text).toBe(200);
+    expect(other.body).not.toHaveProperty('shareUrl');
+    expect(other.body.mobile).not.toHaveProperty('publicKey');
+    // Sending back what GET answered, or the unset key as null, is accepted.
+    const roundTrip = await patch(acct.key, id, 'installation', (await get(acct.key, id, 'installation')).body);
+    expect(roundTrip.status, roundTrip.text).toBe(200);
+    expect((await patch(acct.key, id, 'installation', { mobile: { publicKey: null } })).status).toBe(200);
+    const set = await patch(acct.key, id, 'installation', { shareUrl: 'https://shop.example.com/join' });
+    expect(set.body.shareUrl).toBe('https://shop.example.com/join');
+    const cleared = await patch(acct.key, id, 'installation', { shareUrl: null });
+    expect(cleared.status, cleared.text).toBe(200);
+    expect(cleared.body).not.toHaveProperty('shareUrl');
+    expect((await get(acct.key, id, 'installation')).body).not.toHaveProperty('shareUrl');
+    const on = await patch(acct.key, id, 'installation', { mobile: { isEnabled: true } });
+    expect(on.body.mobile.publicKey).toMatch(/^pk_[a-z0-9]{32}$/);
+    expect((await get(acct.key, id, 'installation')).body.mobile.publicKey).toBe(on.body.mobile.publicKey);
+  });
+
   it('rejects referralTrigger on an affiliate program and accepts CUSTOM on a referral program', async () => {
     const aff = await setup('AFFILIATE');
     const res = await patch(aff.acct.key, aff.id, 'installation', { referralTrigger: 'ON_SIGNUP' });
@@ -500,7 +542,9 @@ describe('PATCH /campaign/{id}/installation', () => {
     expect(ok.body).toMatchObject({ shareUrl: 'https://example.com/landing', allowedDomains: ['shop.example.com', '*.example.org'] });
     expect((await patch(acct.key, id, 'installation', { allowedDomains: ['https://x.com'] })).body.errors[0].field).toBe('allowedDomains.0');
     expect((await patch(acct.key, id, 'installation', { allowedDomains: Array.from({ length: 51 }, (_, i) => `h${i}.example.com`) })).status).toBe(400);
-    expect((await patch(acct.key, id, 'installation', { shareUrl: null })).body.shareUrl).toBeNull();
+    const cleared = await patch(acct.key, id, 'installation', { shareUrl: null });
+    expect(cleared.status, cleared.text).toBe(200);
+    expect(cleared.body).not.toHaveProperty('shareUrl');
     const redirect = await patch(acct.key, id, 'installation', { signup: { redirectAfterSignup: true } });
     expect(redirect.body.errors[0]).toMatchObject({ field: 'signup.redirectUrl', code: 'REQUIRED' });
   });
@@ -535,7 +579,7 @@ describe('POST /campaign/{id}/clone (configuration documents)', () => {
   it('leaves the clone without a key when the source had none', async () => {
     const { acct, id } = await setup();
     const clone = await app.request('POST', `/v2/campaign/${id}/clone`, { key: acct.key });
-    expect((await get(acct.key, clone.body.id, 'installation')).body.mobile.publicKey).toBeNull();
+    expect((await get(acct.key, clone.body.id, 'installation')).body.mobile).not.toHaveProperty('publicKey');
   });
 });
 

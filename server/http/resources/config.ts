@@ -5,7 +5,7 @@ import {
   campaignDesignUpdate,
   campaignEmails,
   campaignEmailsUpdate,
-  campaignInstallation,
+  campaignInstallationResponse,
   campaignInstallationUpdate,
   campaignOptions,
   campaignOptionsUpdate,
@@ -74,9 +74,9 @@ export const [getOptions, updateOptions] = documentOperations(
 export const [getInstallation, updateInstallation] = documentOperations(
   'installation',
   ['CF7', 'CF8'],
-  campaignInstallation,
+  campaignInstallationResponse,
   campaignInstallationUpdate,
-  'referralTrigger is for referral programs only; mobile.publicKey is read-only and created when mobile.isEnabled turns on.',
+  'referralTrigger is for referral programs only; mobile.publicKey is read-only and created when mobile.isEnabled turns on. shareUrl and mobile.publicKey are omitted while unset (never null); shareUrl: null clears it.',
 );
 
 /** I1 `GET /campaign/{id}/integrations`: the spec names no scope; reading program configuration is `program:read`. */
