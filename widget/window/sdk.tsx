@@ -52,12 +52,14 @@ function paintBadges(n: number): void {
       if (!b) {
         b = document.createElement('span');
         b.setAttribute('data-grsf-badge', '');
-        b.style.cssText = 'display:inline-block;min-width:18px;padding:0 5px;margin-left:4px;border-radius:9px;background:#dc2626;color:#fff;font:600 12px/18px system-ui,sans-serif;text-align:center';
+        b.style.cssText = 'min-width:18px;padding:0 5px;margin-left:4px;border-radius:9px;background:#dc2626;color:#fff;font:600 12px/18px system-ui,sans-serif;text-align:center';
         el.append(b);
       }
       b.textContent = String(n);
       b.title = t('badge.label', { count: n });
-      b.hidden = n === 0;
+      b.hidden = !n;
+      // `hidden` alone loses to any display rule (ours inline, or the page's): nothing unread shows nothing, not "0".
+      b.style.display = n ? 'inline-block' : 'none';
       el.setAttribute('data-grsf-unread', String(n));
     }
   }

@@ -25,6 +25,8 @@ const VARS: Array<[keyof Theme, string]> = [
   ['borderRadius', '--r'],
 ];
 
+// The tab strip wraps instead of scrolling, and a long tab title wraps inside its tab: every tab
+// stays on screen at any width, with no scroll position to discover (issue #19).
 const CSS = `:host{all:initial;display:block}
 .r{--p:#4f46e5;--t:#111827;--m:#6b7280;--b:#fff;--bt:#fff;--r:8px;color:var(--t);background:var(--b);font:14px/1.5 var(--f,system-ui,sans-serif);box-sizing:border-box}
 .r *{box-sizing:border-box}
@@ -47,8 +49,8 @@ table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:4px;bord
 .dlg{background:var(--b);width:min(100vw,520px);max-height:100vh;overflow:auto;padding:16px;border-radius:var(--r);position:relative}
 .sh .dlg{box-shadow:0 10px 40px rgba(0,0,0,.3)}
 .hd{display:flex;justify-content:space-between;align-items:center;gap:8px}
-[role=tablist]{display:flex;overflow-x:auto;gap:4px;margin:8px 0;border-bottom:1px solid #e5e7eb}
-[role=tab]{background:transparent;color:var(--t);border:0;border-bottom:2px solid transparent;border-radius:0;white-space:nowrap}
+[role=tablist]{display:flex;flex-wrap:wrap;gap:4px;margin:8px 0;border-bottom:1px solid #e5e7eb}
+[role=tab]{background:transparent;color:var(--t);border:0;border-bottom:2px solid transparent;border-radius:0}
 [role=tab][aria-selected=true]{border-color:var(--p);color:var(--p)}
 .nav button{display:block;width:100%;text-align:left;margin:4px 0}
 @keyframes fi{from{opacity:0}}
