@@ -15,6 +15,7 @@ import {
   type CommissionStructureInput,
   type RewardConfigCreate,
   type RewardConfigUpdate,
+  type RewardTaxValuation,
   type RewardType,
 } from '../../shared/schemas/reward-config.ts';
 
@@ -159,7 +160,7 @@ function resolveReward(type: RewardType, f: Fields, ctx: RuleContext, bad: Repor
     if (f.commissionStructure == null) bad('commissionStructure', 'Required for AFFILIATE rewards.', 'REQUIRED');
     else commissionStructure = resolveCommission(f.commissionStructure, program.currencyISO, (k, m, c) => bad(`commissionStructure.${k}`, m, c));
   }
-  let value = f.value ?? null;
+  let value = valuation(f.value);
   if (affiliate) {
     // Commissions pay for a service, whatever the caller says (rest-v2 §2.6).
     if (value?.taxCharacter != null && value.taxCharacter !== 'NONEMPLOYEE_SERVICES') {
@@ -192,8 +193,47 @@ function resolveReward(type: RewardType, f: Fields, ctx: RuleContext, bad: Repor
     nextMilestoneSuffix: milestone ? (f.nextMilestoneSuffix ?? null) : null,
     commissionStructure,
     value,
-    referredValue: double ? (f.referredValue ?? null) : null,
+    referredValue: double ? valuation(f.referredValue) : null,
   };
+}
+
+/** A valuation as stored: both keys present (a PATCH or an older client may send only one). */
+function valuation(v: Fields['value']): RewardTaxValuation | null {
+  return v ? { fairMarketValueUSD: v.fairMarketValueUSD ?? null, taxCharacter: v.taxCharacter ?? null } : null;
+}
+
+/** The keys of a patch that were sent (undefined means "not sent"). */
+function sentKeys<T extends object>(patch: T): Partial<T> {
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * A PATCH's commissionStructure merged into the stored one (issue #19): keys not sent keep their
+ * stored values and null restores a key's default, as for the configuration documents. A stored key
+ * the merged switches no longer use (percent after a change to FIXED, the intro fields after hasIntro
+ * turns off, …) is dropped rather than reported, since the caller did not send it; a sent one is
+ * still checked by `resolveCommission`.
+ */
+function mergeCommission(stored: CommissionStructure, patch: NonNullable<CommissionStructureInput>): NonNullable<CommissionStructureInput> {
+  const sent = sentKeys(patch);
+  const out: Record<string, unknown> = { ...stored, ...sent };
+  const intro = out.hasIntro === true;
+  const uses: Record<string, boolean> = {
+    percent: out.type === 'PERCENT',
+    amount: out.type === 'FIXED',
+    amountISO: out.type === 'FIXED',
+    durationInMonths: out.duration === 'REPEATING',
+    maxAmount: out.hasMaxAmount === true,
+    maxAmountISO: out.hasMaxAmount === true,
+    introType: intro,
+    introPercent: intro && out.introType === 'PERCENT',
+    introAmount: intro && out.introType === 'FIXED',
+    introAmountISO: intro && out.introType === 'FIXED',
+    introDuration: intro,
+    introDurationInMonths: intro && out.introDuration === 'REPEATING',
+  };
+  for (const [k, used] of Object.entries(uses)) if (!used && !(k in sent)) delete out[k];
+  return out as NonNullable<CommissionStructureInput>;
 }
 
 /** The wire shape, keys in the order of rest-v2 §2.5. */
@@ -424,6 +464,12 @@ export class RewardConfigs {
       const sent = new Set(Object.keys(changes).filter((k) => (changes as Record<string, unknown>)[k] !== undefined));
       const merged = { ...current } as Record<string, unknown>;
       for (const k of sent) merged[k] = (changes as Record<string, unknown>)[k];
+      // Nested objects merge into what is stored (metadata is replaced whole: rest-v2 §3.4 renames keys by it).
+      if (changes.commissionStructure && current.commissionStructure) merged.commissionStructure = mergeCommission(current.commissionStructure, changes.commissionStructure);
+      for (const k of ['value', 'referredValue'] as const) {
+        const patch = changes[k];
+        if (patch && current[k]) merged[k] = { ...current[k], ...sentKeys(patch) };
+      }
       const errors: FieldError[] = [];
       const r = resolveReward(row.type, merged as Fields, { program, sent, defaultOrder: current.order }, (field, message, code = 'INVALID') =>
         errors.push({ field, code, message }),

@@ -58,7 +58,11 @@ export const commissionStructureInput = z
     introDuration: commissionIntroDuration.nullish(),
     introDurationInMonths: months.nullish(),
   })
-  .meta({ id: 'CommissionStructureInput', description: 'Percents use the 0–100 scale (20 = 20 %); amounts are integer minor units; holdDuration is in days.' });
+  .meta({
+    id: 'CommissionStructureInput',
+    description:
+      'Percents use the 0–100 scale (20 = 20 %); amounts are integer minor units; holdDuration is in days. On PATCH, merged into the stored structure: keys not sent keep their values, null restores a key’s default, and stored keys the new type, duration, cap or intro no longer use are dropped.',
+  });
 
 /** `CommissionStructure` as returned: every key present, inapplicable ones null. */
 export const commissionStructure = z
@@ -89,7 +93,8 @@ export const commissionStructure = z
 /**
  * `RewardTaxValuation` as sent: the later shape `{fairMarketValueUSD, taxCharacter}` or the older
  * `{fairMarketValueUSD, isTaxReportable}`, normalised to the later shape (true → OTHER_INCOME,
- * false → PURCHASE_REBATE, null → null = inherit the program's treatment).
+ * false → PURCHASE_REBATE, null → null = inherit the program's treatment). Keys not sent stay
+ * absent, so a PATCH can merge the object into the stored one.
  */
 export const rewardTaxValuationInput = z
   .strictObject({
@@ -98,11 +103,14 @@ export const rewardTaxValuationInput = z
     isTaxReportable: z.boolean().nullish().meta({ description: 'Older clients; mapped to taxCharacter and never returned.' }),
   })
   .refine((v) => v.taxCharacter == null || v.isTaxReportable == null, { message: 'Send taxCharacter or isTaxReportable, not both.', path: ['isTaxReportable'] })
-  .transform((v) => ({
-    fairMarketValueUSD: v.fairMarketValueUSD ?? null,
-    taxCharacter: v.taxCharacter ?? (v.isTaxReportable == null ? null : v.isTaxReportable ? ('OTHER_INCOME' as const) : ('PURCHASE_REBATE' as const)),
-  }))
-  .meta({ id: 'RewardTaxValuationInput' });
+  .transform((v) => {
+    const out: { fairMarketValueUSD?: number | null; taxCharacter?: z.infer<typeof taxCharacter> | null } = {};
+    if (v.fairMarketValueUSD !== undefined) out.fairMarketValueUSD = v.fairMarketValueUSD;
+    if (v.taxCharacter != null || (v.taxCharacter === null && v.isTaxReportable == null)) out.taxCharacter = v.taxCharacter;
+    else if (v.isTaxReportable !== undefined) out.taxCharacter = v.isTaxReportable == null ? null : v.isTaxReportable ? 'OTHER_INCOME' : 'PURCHASE_REBATE';
+    return out;
+  })
+  .meta({ id: 'RewardTaxValuationInput', description: 'On PATCH, merged into the stored valuation: keys not sent keep their values.' });
 
 /** `RewardTaxValuation` as returned (the later SDKs' shape). */
 export const rewardTaxValuation = z
@@ -144,7 +152,7 @@ const fields = {
   nextMilestoneSuffix: text(255).nullish(),
   couponCode: text(255).nullish(),
   referralCouponCode: text(255).nullish(),
-  metadata: rewardMetadataInput.optional(),
+  metadata: rewardMetadataInput.optional().meta({ description: 'Single-level key/value pairs; values are stored as strings. On PATCH, replaced whole: keys not sent are removed.' }),
   commissionStructure: commissionStructureInput.nullish(),
   value: rewardTaxValuationInput.nullish(),
   referredValue: rewardTaxValuationInput.nullish(),

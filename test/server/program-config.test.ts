@@ -212,6 +212,65 @@ describe('PATCH /campaign/{id}/design', () => {
   });
 });
 
+describe('PATCH of nested objects in every document (issue #19)', () => {
+  /** What a merge of `patch` into `doc` gives: objects merge at every depth, arrays and scalars replace. */
+  const merged = (doc: any, patch: any): any => {
+    if (typeof patch !== 'object' || patch === null || Array.isArray(patch) || typeof doc !== 'object' || doc === null) return patch;
+    const out = { ...doc };
+    for (const [k, v] of Object.entries(patch)) out[k] = merged(doc[k], v);
+    return out;
+  };
+
+  /** Nested objects with one field each, per document; every sibling left out must keep its value. */
+  const CASES: Array<[DocumentKind, 'REFERRAL' | 'AFFILIATE', Record<string, unknown>]> = [
+    ['design', 'REFERRAL', { widget: { pageRules: { mode: 'EXCEPT' } } }],
+    ['design', 'REFERRAL', { trafficInsights: { metrics: { visits: { label: 'Clicks' } } } }],
+    ['design', 'AFFILIATE', { theme: { widget: { color: '#112233' } } }],
+    ['emails', 'REFERRAL', { welcomeNonReferred: { subject: 'Hello there' } }],
+    ['emails', 'REFERRAL', { settings: { contact: { city: 'Lisbon' } } }],
+    ['emails', 'AFFILIATE', { settings: { sender: { fromName: 'Partners' } } }],
+    ['options', 'REFERRAL', { fraud: { blockBurnerEmails: false } }],
+    ['options', 'REFERRAL', { fraud: { recaptcha: { siteKey: 'site-key' } } }],
+    ['options', 'REFERRAL', { notificationEmails: { events: { NEW_PARTICIPANT_ADDED_REFERRED: false } } }],
+    ['options', 'REFERRAL', { referralEmailPrivacy: { masking: 'FULL' } }],
+    ['options', 'AFFILIATE', { payoutSettings: { requireTaxInfo: true } }],
+    ['options', 'AFFILIATE', { taxDocumentation: { city: 'Porto' } }],
+    ['options', 'AFFILIATE', { languages: { additionalLanguages: ['fr'] } }],
+    ['installation', 'REFERRAL', { signup: { trackInputFields: true } }],
+    ['installation', 'AFFILIATE', { mobile: { iosAppStoreUrl: 'https://apps.apple.com/app/id1' } }],
+  ];
+
+  it('issue #19: a nested object with one field merges into the stored document; GET shows every other field unchanged', async () => {
+    const programs = { REFERRAL: await setup('REFERRAL'), AFFILIATE: await setup('AFFILIATE') };
+    for (const { acct, id } of Object.values(programs)) {
+      // Non-default siblings first, so a reset to defaults would show.
+      const seeded = [
+        patch(acct.key, id, 'design', { widget: { pageRules: { mode: 'ONLY', patterns: ['/pricing*'] } }, trafficInsights: { metrics: { visits: { helperText: 'All visits' } } }, theme: { widget: { backgroundColor: '#ffffff' } } }),
+        patch(acct.key, id, 'emails', { welcomeNonReferred: { preheader: 'Kept preheader' }, settings: { contact: { companyName: 'Acme', postalCode: '1000' }, sender: { replyToEmail: 'reply@example.com' } } }),
+        patch(acct.key, id, 'options', { fraud: { blockDataCenterIps: true, blockedCountries: ['RU'], maxSignupsPerIp2Min: 7 }, notificationEmails: { recipients: ['ops@example.com'] } }),
+        patch(acct.key, id, 'installation', { signup: { isCustomForm: true, url: 'https://shop.example.com/signup' }, mobile: { isEnabled: true, androidPackageName: 'com.example.app' } }),
+      ];
+      for (const res of await Promise.all(seeded)) expect(res.status, res.text).toBe(200);
+    }
+    for (const [kind, type, body] of CASES) {
+      const { acct, id } = programs[type];
+      const before = (await get(acct.key, id, kind)).body;
+      const res = await patch(acct.key, id, kind, body);
+      const label = `${type} ${kind} ${JSON.stringify(body)}`;
+      expect(res.status, `${label}: ${res.text}`).toBe(200);
+      expect(res.body, label).toEqual(merged(before, body));
+      expect((await get(acct.key, id, kind)).body, label).toEqual(merged(before, body));
+    }
+  });
+
+  it('issue #19: says in the OpenAPI document that objects merge and arrays are replaced whole', async () => {
+    const doc = (await app.request('GET', '/openapi/v2.json')).body;
+    for (const kind of ['design', 'emails', 'options', 'installation']) {
+      expect(doc.paths[`/campaign/{id}/${kind}`].patch.summary, kind).toMatch(/objects merge, arrays replace/);
+    }
+  });
+});
+
 describe('GET /campaign/{id}/emails', () => {
   it('returns every template of the type plus settings, with the installation’s sender address', async () => {
     const ref = await setup('REFERRAL');

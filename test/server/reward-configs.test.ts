@@ -397,6 +397,87 @@ describe('PATCH /campaign/{id}/reward-configs/{campaignRewardId}', () => {
     expect(type).toBe('AFFILIATE');
   });
 
+  it('issue #19: a commissionStructure with one field merges into the stored structure; the other fields keep their values', async () => {
+    const acct = await verifiedAccount(app);
+    const p = await newProgram(acct.key, { type: 'AFFILIATE', rewards: [] });
+    const r = await create(acct.key, p.id, {
+      type: 'AFFILIATE',
+      commissionStructure: {
+        type: 'PERCENT',
+        percent: 20,
+        holdDuration: 45,
+        minPaidReferrals: 3,
+        approvalRequired: true,
+        duration: 'REPEATING',
+        durationInMonths: 12,
+        hasMaxAmount: true,
+        maxAmount: 10_000,
+        hasIntro: true,
+        introType: 'PERCENT',
+        introPercent: 40,
+        introDuration: 'REPEATING',
+        introDurationInMonths: 2,
+      },
+    });
+    const before = r.commissionStructure;
+    const res = await app.request('PATCH', rc(p.id, r.id), { key: acct.key, body: { commissionStructure: { percent: 30 } } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.commissionStructure).toEqual({ ...before, percent: 30 });
+    expect((await list(acct.key, p.id))[0].commissionStructure).toEqual({ ...before, percent: 30 });
+    // null restores one key's default and leaves the rest.
+    const reset = await app.request('PATCH', rc(p.id, r.id), { key: acct.key, body: { commissionStructure: { holdDuration: null } } });
+    expect(reset.body.commissionStructure).toEqual({ ...before, percent: 30, holdDuration: 0 });
+    // A new type drops the stored keys it does not use (percent) instead of rejecting them; the rest stays.
+    const fixed = await app.request('PATCH', rc(p.id, r.id), { key: acct.key, body: { commissionStructure: { type: 'FIXED', amount: 700, introType: 'FIXED', introAmount: 100 } } });
+    expect(fixed.status, fixed.text).toBe(200);
+    expect(fixed.body.commissionStructure).toEqual({
+      ...before,
+      type: 'FIXED',
+      percent: null,
+      amount: 700,
+      amountISO: 'USD',
+      holdDuration: 0,
+      introType: 'FIXED',
+      introPercent: null,
+      introAmount: 100,
+      introAmountISO: 'USD',
+    });
+    // A sent key that does not fit is still a 400 naming it.
+    const bad = await app.request('PATCH', rc(p.id, r.id), { key: acct.key, body: { commissionStructure: { percent: 5 } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field)).toContain('commissionStructure.percent');
+    expect((await list(acct.key, p.id))[0].commissionStructure).toEqual(fixed.body.commissionStructure);
+  });
+
+  it('issue #19: value and referredValue with one key merge into the stored valuation; metadata is replaced whole', async () => {
+    const acct = await verifiedAccount(app);
+    const p = await newProgram(acct.key);
+    const r = await create(acct.key, p.id, {
+      type: 'DOUBLE_SIDED',
+      value: { fairMarketValueUSD: 10, taxCharacter: 'PRIZE_OR_AWARD' },
+      referredValue: { fairMarketValueUSD: 4, taxCharacter: 'PURCHASE_REBATE' },
+      metadata: { a: 'x', b: 'y' },
+    });
+    const res = await app.request('PATCH', rc(p.id, r.id), { key: acct.key, body: { value: { fairMarketValueUSD: 12 }, referredValue: { taxCharacter: 'OTHER_INCOME' }, metadata: { b: 'z' } } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({
+      ...r,
+      value: { fairMarketValueUSD: 12, taxCharacter: 'PRIZE_OR_AWARD' },
+      referredValue: { fairMarketValueUSD: 4, taxCharacter: 'OTHER_INCOME' },
+      metadata: { b: 'z' },
+    });
+    expect((await list(acct.key, p.id))[0]).toEqual(res.body);
+    // The older isTaxReportable merges the same way; null still clears the whole object.
+    const older = await app.request('PATCH', rc(p.id, r.id), { key: acct.key, body: { value: { isTaxReportable: false } } });
+    expect(older.body.value).toEqual({ fairMarketValueUSD: 12, taxCharacter: 'PURCHASE_REBATE' });
+    const cleared = await app.request('PATCH', rc(p.id, r.id), { key: acct.key, body: { value: null } });
+    expect(cleared.body.value).toBeNull();
+    const fresh = await app.request('PATCH', rc(p.id, r.id), { key: acct.key, body: { value: { fairMarketValueUSD: 3 } } });
+    expect(fresh.body.value).toEqual({ fairMarketValueUSD: 3, taxCharacter: null });
+    const doc = (await app.request('GET', '/openapi/v2.json')).body;
+    expect(doc.paths['/campaign/{id}/reward-configs/{campaignRewardId}'].patch.summary).toMatch(/metadata is replaced whole/);
+  });
+
   it('rejects type, an empty body, fields that do not fit the stored type and LEAD without CUSTOM with 400', async () => {
     const acct = await verifiedAccount(app);
     const p = await newProgram(acct.key);

@@ -43,7 +43,8 @@ export const updateRewardConfig = operation({
   path: '/campaign/:id/reward-configs/:campaignRewardId',
   access: { scopes: ['program:write'] },
   programParam: 'id',
-  summary: 'Update a reward configuration. Only sent fields change; null clears a field or restores its default; metadata, commissionStructure, value and referredValue are replaced whole. `type` cannot change.',
+  summary:
+    'Update a reward configuration. Only sent fields change; null clears a field or restores its default. commissionStructure, value and referredValue merge into the stored object key by key (keys not sent keep their values; stored commission keys the new type, duration, cap or intro no longer use are dropped); metadata is replaced whole (keys not sent are removed). `type` cannot change.',
   body: rewardConfigUpdate,
   response: campaignReward,
   handler: ({ body, params, program, deps }) => deps.rewardConfigs.update(program!, params.campaignRewardId ?? '', body),
