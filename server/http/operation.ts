@@ -35,6 +35,11 @@ export interface Operation<B = any, Q = any, R = any> {
   allowWhileLocked?: boolean;
   /** Route parameter holding a program id, checked against the key's program grants. */
   programParam?: string;
+  /**
+   * Only keys for all of the team's programs may call it: it creates a program, which a key
+   * limited to some programs could then not use (a program-limited key gets 403).
+   */
+  allProgramsKey?: true;
   /** The program type this operation is for; the other type answers 422. */
   programType?: 'REFERRAL' | 'AFFILIATE';
   summary: string;

@@ -95,11 +95,15 @@ function authorize(op: Operation, key: KeyRecord, params: Record<string, string>
   const needed = [...op.access.scopes, ...(op.access.extraScopes?.(body as never) ?? [])];
   const missing = needed.filter((s) => !key.scopes.includes(s));
   if (missing.length) throw new NotAuthorizedError(`This API key is missing the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')} required for this operation.`);
+  if (op.allProgramsKey && key.programIds) throw new NotAuthorizedError(PROGRAM_LIMITED_KEY_CANNOT_CREATE);
   if (op.programParam && key.programIds) {
     const programId = params[op.programParam];
     if (!programId || !key.programIds.includes(programId)) throw new NotAuthorizedError('This API key is not allowed to access this program.');
   }
 }
+
+/** The 403 message for a program-limited key on an operation that creates a program. */
+export const PROGRAM_LIMITED_KEY_CANNOT_CREATE = 'This API key is limited to some programs, so it cannot create programs (it could not use them); use a key for all programs.';
 
 /** Identity of a request for duplicate detection and idempotency: key, method, path, query and body. */
 function fingerprint(ctx: Koa.Context, keyId: string): string {

@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import type { KeyRecord } from '../domain/keys.ts';
 import type { Scope } from '../../shared/scopes.ts';
 import type { Operation } from '../http/operation.ts';
-import { parse } from '../http/rest.ts';
+import { parse, PROGRAM_LIMITED_KEY_CANNOT_CREATE } from '../http/rest.ts';
 import { AccountDisabledError, EmailNotVerifiedError, NotAuthorizedError, NotFoundError, ValidationError, WrongProgramTypeError } from '../errors.ts';
 import type { Program } from '../domain/programs.ts';
 
@@ -170,6 +170,7 @@ function authorizeCall(op: Operation, key: KeyRecord, programId: string | null, 
   const needed = [...op.access.scopes, ...(op.access.extraScopes?.(body as never) ?? [])];
   const missing = needed.filter((s) => !key.scopes.includes(s));
   if (missing.length) throw new NotAuthorizedError(`This connection is missing the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')} required for this tool.`);
+  if (op.allProgramsKey && key.programIds) throw new NotAuthorizedError(PROGRAM_LIMITED_KEY_CANNOT_CREATE);
   if (op.programParam && key.programIds && (!programId || !key.programIds.includes(programId))) {
     throw new NotAuthorizedError('This API key is not allowed to access this program.');
   }

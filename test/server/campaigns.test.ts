@@ -149,6 +149,51 @@ describe('POST /campaign/{id}/clone', () => {
   });
 });
 
+describe('program-limited keys and new programs (issue #19)', () => {
+  async function limitedTo(teamId: string, programIds: string[]) {
+    return (await app.deps.keys.create(app.deps.db.knex, { teamId, scopes: ['program:read', 'program:write'], programIds, origin: 'CLI' })).secret;
+  }
+  const programCount = async (teamId: string) => Number((await app.deps.db.knex('programs').where({ team_id: teamId }).count({ n: '*' }))[0]!.n);
+
+  it('issue #19: POST /campaigns answers 403 NOT_AUTHORIZED_ERROR to a key limited to some programs and creates nothing', async () => {
+    const acct = await verifiedAccount(app);
+    const a = await newProgram(acct.key);
+    const limited = await limitedTo(acct.teamId, [a.id]);
+    const before = await programCount(acct.teamId);
+    const res = await app.request('POST', '/v2/campaigns', { key: limited, body: { type: 'REFERRAL', name: 'Out of grant' } });
+    expect(res.status, res.text).toBe(403);
+    expect(res.body).toMatchObject({ name: 'NotAuthorizedError', code: 'NOT_AUTHORIZED_ERROR', status: 403 });
+    expect(res.body.message).toMatch(/limited to some programs/);
+    expect(await programCount(acct.teamId)).toBe(before);
+  });
+
+  it('issue #19: POST /campaign/{id}/clone answers 403 to a program-limited key even when the source program is in its grant', async () => {
+    const acct = await verifiedAccount(app);
+    const a = await newProgram(acct.key);
+    const limited = await limitedTo(acct.teamId, [a.id]);
+    expect((await app.request('GET', `/v2/campaign/${a.id}`, { key: limited })).status).toBe(200);
+    const before = await programCount(acct.teamId);
+    const res = await app.request('POST', `/v2/campaign/${a.id}/clone`, { key: limited });
+    expect(res.status, res.text).toBe(403);
+    expect(res.body).toMatchObject({ code: 'NOT_AUTHORIZED_ERROR', status: 403 });
+    expect(res.body.message).toMatch(/limited to some programs/);
+    expect(await programCount(acct.teamId)).toBe(before);
+  });
+
+  it('issue #19: a key for all programs still creates and clones, and the OpenAPI document states the rule', async () => {
+    const acct = await verifiedAccount(app);
+    const unrestricted = (await app.deps.keys.create(app.deps.db.knex, { teamId: acct.teamId, scopes: ['program:read', 'program:write'], programIds: null, origin: 'CLI' })).secret;
+    const created = await app.request('POST', '/v2/campaigns', { key: unrestricted, body: { type: 'AFFILIATE' } });
+    expect(created.status, created.text).toBe(200);
+    const clone = await app.request('POST', `/v2/campaign/${created.body.id}/clone`, { key: unrestricted });
+    expect(clone.status, clone.text).toBe(200);
+    expect(clone.body.id).not.toBe(created.body.id);
+    const doc = (await app.request('GET', '/openapi/v2.json')).body;
+    expect(doc.paths['/campaigns'].post.summary).toMatch(/key limited to some programs \(programIds\) gets 403 NOT_AUTHORIZED_ERROR/);
+    expect(doc.paths['/campaign/{id}/clone'].post.summary).toMatch(/key limited to some programs \(programIds\) gets 403 NOT_AUTHORIZED_ERROR even when the source program is in its grant/);
+  });
+});
+
 describe('plan gates with BILLING=on', () => {
   it('allows referral programs on the trial, answers 402 for affiliate use without a payment method, 403 after the trial and 402 past the program limit', async () => {
     const billed = await startApp({ BILLING: 'on' });

@@ -94,6 +94,19 @@ describe('MCP tools with a team API key', () => {
     await client.close();
   });
 
+  it('issue #19: refuses create and clone to a program-limited key with the REST 403, as REST does', async () => {
+    const acct = await verifiedAccount(app);
+    const source = await app.request('POST', '/v2/campaigns', { key: acct.key, body: { type: 'REFERRAL' } });
+    const limited = (await app.deps.keys.create(app.deps.db.knex, { teamId: acct.teamId, scopes: ['program:read', 'program:write'], programIds: [source.body.id], origin: 'CLI' })).secret;
+    const client = await connect(app, limited);
+    const created = error(await client.callTool({ name: 'growsurf_create_campaign', arguments: { type: 'REFERRAL' } }));
+    expect(created).toMatchObject({ code: 'NOT_AUTHORIZED_ERROR', status: 403 });
+    const cloned = error(await client.callTool({ name: 'growsurf_clone_campaign', arguments: { campaignId: source.body.id } }));
+    expect(cloned).toMatchObject({ code: 'NOT_AUTHORIZED_ERROR', status: 403 });
+    expect((await app.request('GET', '/v2/campaigns', { key: acct.key })).body.campaigns).toHaveLength(1);
+    await client.close();
+  });
+
   it('runs the local tools without a REST call', async () => {
     const acct = await verifiedAccount(app);
     const client = await connect(app, acct.key);

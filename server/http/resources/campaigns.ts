@@ -34,7 +34,9 @@ export const createCampaign = operation({
   method: 'POST',
   path: '/campaigns',
   access: { scopes: ['program:write'] },
-  summary: 'Create a program. It starts DRAFT with complete default design, emails, options and installation; launching is a separate decision.',
+  allProgramsKey: true,
+  summary:
+    'Create a program. It starts DRAFT with complete default design, emails, options and installation; launching is a separate decision. Needs a key for all of the team’s programs: a key limited to some programs (programIds) gets 403 NOT_AUTHORIZED_ERROR, since it could not use the program it created.',
   body: campaignCreate,
   response: campaign,
   handler: ({ body, auth, deps }) => deps.programs.create(auth!.teamId, auth!, body),
@@ -62,7 +64,9 @@ export const cloneCampaign = operation({
   path: '/campaign/:id/clone',
   access: { scopes: ['program:write'] },
   programParam: 'id',
-  summary: 'Clone a program into a new DRAFT with the same configuration and reward configurations; participants and money are never copied.',
+  allProgramsKey: true,
+  summary:
+    'Clone a program into a new DRAFT with the same configuration and reward configurations; participants and money are never copied. Needs a key for all of the team’s programs: a key limited to some programs (programIds) gets 403 NOT_AUTHORIZED_ERROR even when the source program is in its grant, since it could not use the copy.',
   body: emptyBody,
   response: campaign,
   handler: ({ program, auth, deps }) => deps.programs.clone(auth!.teamId, auth!, program!),
