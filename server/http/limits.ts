@@ -45,6 +45,8 @@ export class Limits {
   /** MCP dynamic client registrations per IP per hour (the MCP SDK's own cap), counted in the database like the team budgets, so every process shares it. */
   readonly clientRegistration: RateLimiterAbstract;
   readonly #inFlightPerIp = new Map<string, number>();
+  /** The public budget as the last charge of an IP with requests in flight left it (ms epoch of the reset). */
+  readonly #lastIpCharge = new Map<string, { remaining: number; resetAt: number }>();
   readonly #inFlightRequests = new Set<string>();
 
   constructor(
@@ -75,16 +77,41 @@ export class Limits {
 
   /** Charges the public per-IP budget (before authentication); standard headers describe only it. */
   async chargeIp(ip: string): Promise<{ headers: Record<string, string>; error: RateLimitedError | null }> {
-    const points = this.config.limits.ipPerMinute;
     const res = await consume(this.#ip, ip);
+    const remaining = Math.max(0, res.res.remainingPoints);
+    // Remembered while the IP has requests in flight, for a CONCURRENCY 429 that charges nothing.
+    if (this.#inFlightPerIp.has(ip)) this.#lastIpCharge.set(ip, { remaining, resetAt: Date.now() + res.res.msBeforeNext });
     const reset = Math.max(0, Math.ceil(res.res.msBeforeNext / 1000));
-    const headers: Record<string, string> = {
-      'RateLimit-Policy': `"ip";q=${points};w=60`,
-      RateLimit: `"ip";r=${Math.max(0, res.res.remainingPoints)};t=${reset}`,
-    };
+    const headers = this.#ipHeaders(remaining, reset);
     if (!res.over) return { headers, error: null };
     headers['Retry-After'] = String(Math.max(1, reset));
     return { headers, error: new RateLimitedError('IP', 'Too many requests from this network address. Slow down and retry later.', headers) };
+  }
+
+  /** The standard headers of the public per-IP budget (docs/errors.md "Rate-limit headers"). */
+  #ipHeaders(remaining: number, resetSeconds: number): Record<string, string> {
+    return {
+      'RateLimit-Policy': `"ip";q=${this.config.limits.ipPerMinute};w=60`,
+      RateLimit: `"ip";r=${remaining};t=${resetSeconds}`,
+    };
+  }
+
+  /**
+   * The per-IP budget's headers for a request refused before it was charged (429 CONCURRENCY): from
+   * the IP's last charge in this process (one of its requests in flight made it), else read from the
+   * store without consuming. A store that cannot answer leaves them out rather than turning the 429
+   * into a 503.
+   */
+  async #ipHeadersUncharged(ip: string): Promise<Record<string, string>> {
+    const last = this.#lastIpCharge.get(ip);
+    if (last) return this.#ipHeaders(last.remaining, Math.max(0, Math.ceil((last.resetAt - Date.now()) / 1000)));
+    try {
+      const res = await this.#ip.get(ip);
+      if (!res) return this.#ipHeaders(this.config.limits.ipPerMinute, 0);
+      return this.#ipHeaders(Math.max(0, res.remainingPoints), Math.max(0, Math.ceil(res.msBeforeNext / 1000)));
+    } catch {
+      return {};
+    }
   }
 
   /** Charges the team's second/minute/hour budgets (after authentication). */
@@ -170,7 +197,8 @@ export class Limits {
    */
   async guardIp<T>(ip: string, setHeaders: (headers: Record<string, string>) => void, fn: () => Promise<T>): Promise<T> {
     if (!this.enterIp(ip)) {
-      throw new RateLimitedError('CONCURRENCY', `Too many concurrent requests from this address (limit ${this.config.limits.concurrencyPerIp}).`, { 'Retry-After': '1' });
+      const headers = { ...(await this.#ipHeadersUncharged(ip)), 'Retry-After': '1' };
+      throw new RateLimitedError('CONCURRENCY', `Too many concurrent requests from this address (limit ${this.config.limits.concurrencyPerIp}).`, headers);
     }
     try {
       const pub = await this.chargeIp(ip);
@@ -193,8 +221,10 @@ export class Limits {
   /** Releases a slot taken by `enterIp`. */
   leaveIp(ip: string): void {
     const n = (this.#inFlightPerIp.get(ip) ?? 1) - 1;
-    if (n <= 0) this.#inFlightPerIp.delete(ip);
-    else this.#inFlightPerIp.set(ip, n);
+    if (n <= 0) {
+      this.#inFlightPerIp.delete(ip);
+      this.#lastIpCharge.delete(ip);
+    } else this.#inFlightPerIp.set(ip, n);
   }
 
   /** Registers an in-flight request fingerprint; false when an identical one is already running. */

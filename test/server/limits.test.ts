@@ -102,6 +102,56 @@ describe('concurrency and duplicates', () => {
     expect((await app.request('GET', '/v2/team', { key: acct.key })).status).toBe(200);
   });
 
+  it('issue #19: a 429 CONCURRENCY answered before authentication carries the ip policy’s RateLimit-Policy and RateLimit headers, uncharged', async () => {
+    app = await startApp({ WRITE_SLOWDOWN_AFTER: '0', CONCURRENCY_PER_IP: '3', RATE_LIMIT_IP_PER_MINUTE: '1000' });
+    const acct = await verifiedAccount(app);
+    app.clock.hold = true;
+    const pending = [1, 2, 3].map((i) => app!.request('PATCH', '/v2/team', { key: acct.key, body: { name: `Held ${i}` } }));
+    await until(() => app!.clock.waiting === 3);
+    // Three more at once, over real connections: each is refused before authentication.
+    const refused = await Promise.all([1, 2, 3].map(() => app!.request('GET', '/v2/team', { key: acct.key })));
+    const states = refused.map((res) => {
+      expect(res.status).toBe(429);
+      expect(res.body).toMatchObject({ code: 'RATE_LIMIT', name: 'RateLimit', policyName: 'CONCURRENCY' });
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(res.headers.get('ratelimit-policy')).toBe('"ip";q=1000;w=60');
+      const m = /^"ip";r=(\d+);t=(\d+)$/.exec(res.headers.get('ratelimit') ?? '');
+      expect(m, res.headers.get('ratelimit') ?? 'no RateLimit header').not.toBeNull();
+      expect(Number(m![2])).toBeLessThanOrEqual(60);
+      // Only the public budget is described before authentication.
+      expect(res.headers.get('service-ratelimit-second-limit')).toBeNull();
+      expect(res.headers.get('growsurf-ratelimit-second-limit')).toBeNull();
+      return Number(m![1]);
+    });
+    app.clock.release();
+    for (const r of await Promise.all(pending)) expect(r.status).toBe(200);
+    // The refusals charged nothing: the next public charge is one below what they reported.
+    const next = await app.request('GET', '/v2/team');
+    expect(next.status).toBe(403);
+    const after = Number(/^"ip";r=(\d+);t=\d+$/.exec(next.headers.get('ratelimit') ?? '')?.[1]);
+    expect(new Set(states).size).toBe(1);
+    expect(after).toBe(states[0]! - 1);
+  });
+
+  it('issue #19: a CONCURRENCY refusal reads the ip budget from the store when no request of that IP has been charged yet', async () => {
+    app = await startApp({ CONCURRENCY_PER_IP: '1', RATE_LIMIT_IP_PER_MINUTE: '1000' });
+    const limits = app.deps.limits;
+    const ip = '203.0.113.77';
+    await limits.chargeIp(ip);
+    expect(limits.enterIp(ip)).toBe(true);
+    try {
+      const err = await limits.guardIp(ip, () => undefined, async () => 'ran').catch((e: unknown) => e);
+      expect(err).toMatchObject({ status: 429, policyName: 'CONCURRENCY' });
+      const headers = (err as { headers: Record<string, string> }).headers;
+      expect(headers['RateLimit-Policy']).toBe('"ip";q=1000;w=60');
+      expect(headers.RateLimit).toMatch(/^"ip";r=999;t=([1-5]?\d|60)$/);
+      expect(headers['Retry-After']).toBe('1');
+    } finally {
+      limits.leaveIp(ip);
+    }
+    expect(await limits.guardIp(ip, () => undefined, async () => 'ran')).toBe('ran');
+  });
+
   it('answers 409 to an identical request already in progress', async () => {
     app = await startApp({ WRITE_SLOWDOWN_AFTER: '0' });
     const acct = await verifiedAccount(app);
