@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -23,7 +24,7 @@ if (SKIP_BROWSER) console.warn('[e2e] Chromium not found at /usr/bin/chromium: b
 export const ARTIFACTS = path.resolve('test-artifacts');
 
 /** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.on('error', reject);
@@ -116,4 +117,22 @@ export function idbGet(page: Page, key: string): Promise<unknown> {
       }),
     key,
   );
+}
+
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's serious and critical violations on the page as it is now (open shadow roots
+ * included). It is evaluated through the DevTools protocol, so pages whose CSP allows no script
+ * of ours (the owner pages) are checked as they are served.
+ */
+export async function seriousA11yViolations(page: Page): Promise<Array<{ id: string; impact: string; targets: unknown[] }>> {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const axe = (window as any).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations
+      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v: any) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n: any) => n.target) }));
+  });
 }

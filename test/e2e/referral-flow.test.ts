@@ -1,15 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { ARTIFACTS, demoInBrowser, eventually, SKIP_BROWSER } from './helpers.ts';
+import { ARTIFACTS, demoInBrowser, eventually, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
 
 // Issue #7's whole referral flow in real headless Chromium, on the demo store (the Universal Code
 // with only the host changed): a friend arrives on the referrer's link and signs up through the
 // embedded form; the store's backend credits the referral over REST; the referrer signs in and
 // sees the reward in the window. axe-core checks the open window; a screenshot is kept.
-
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
   const env = demoInBrowser();
@@ -60,14 +57,7 @@ describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
     await eventually(async () => ((await dialog.textContent()) ?? '').includes('Give $10, get $10'), 15_000, 'the reward in the window');
 
     // 4. No serious or critical accessibility violations on the page with the window open (axe enters open shadow roots).
-    await page.addScriptTag({ content: AXE });
-    const violations = await page.evaluate(async () => {
-      const axe = (window as any).axe;
-      const result = await axe.run(document, { resultTypes: ['violations'] });
-      return result.violations
-        .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v: any) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n: any) => n.target) }));
-    });
+    const violations = await seriousA11yViolations(page);
     expect(violations).toEqual([]);
 
     // 5. A screenshot of the open window, kept as a test artifact.

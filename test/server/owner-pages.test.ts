@@ -591,3 +591,108 @@ describe('POST /signin limit', () => {
     }
   });
 });
+
+// Issue #19: the one rule of server/http/pages/form-source.ts, for what a browser may send besides
+// what Chromium sends in test/e2e/owner-pages.test.ts (no Fetch Metadata over plain http to a
+// non-local host; `Origin: null` under privacy settings or from a sandboxed frame of any site).
+describe('form posts: the browser’s signals, then the page’s token (issue #19)', () => {
+  it('accepts Sec-Fetch-Site same-origin whatever Origin says, and refuses same-site, cross-site and none', async () => {
+    const owner = await signedInOwner(app);
+    const post = async (headers: Record<string, string>) => (await owner.b.post('/keys', { csrf: await owner.b.csrf(), scopes: ['team:read'] }, headers)).status;
+    expect(await post({ 'sec-fetch-site': 'same-origin', origin: 'null' })).toBe(303);
+    expect(await post({ 'sec-fetch-site': 'same-site', origin: 'http://shop.refloop.test' })).toBe(403);
+    expect(await post({ 'sec-fetch-site': 'cross-site' })).toBe(403);
+    expect(await post({ 'sec-fetch-site': 'none' })).toBe(303);
+    expect(await app.deps.db.knex('api_keys').where({ team_id: owner.teamId, origin: 'DASHBOARD' })).toHaveLength(2);
+  });
+
+  it('lets the CSRF value decide on Origin: null without Fetch Metadata', async () => {
+    const owner = await signedInOwner(app);
+    expect((await owner.b.post('/keys', { csrf: await owner.b.csrf(), scopes: ['team:read'] }, { origin: 'null' })).status).toBe(303);
+    expect((await owner.b.post('/keys', { csrf: 'x'.repeat(32), scopes: ['team:read'] }, { origin: 'null' })).status).toBe(403);
+  });
+
+  it('accepts the Origin of the Host the owner used, besides PUBLIC_URL', async () => {
+    const owner = await signedInOwner(app);
+    expect((await owner.b.post('/keys', { csrf: await owner.b.csrf(), scopes: ['team:read'] }, { origin: app.url })).status).toBe(303);
+  });
+
+  it('asks a sign-in form with Origin: null for the token its page set in a cookie', async () => {
+    const acct = await verifiedAccount(app);
+    await setPassword(app, acct.passwordLink);
+    const form = await fetch(`${app.url}/signin`);
+    const cookie = /refloop_form=([^;]+)/.exec(form.headers.getSetCookie().join('\n'))![1]!;
+    expect(form.headers.getSetCookie().join('\n')).toMatch(/refloop_form=[^;]+; Path=\/; HttpOnly; SameSite=Lax/);
+    const token = /name="form" value="([^"]+)"/.exec(await form.text())![1]!;
+    expect(token).toBe(cookie);
+    const signIn = (fields: Record<string, string>, headers: Record<string, string>) =>
+      fetch(`${app.url}/signin`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'null', ...headers }, body: new URLSearchParams({ email: acct.email, password: PASSWORD, ...fields }).toString() });
+    const without = await signIn({}, {});
+    expect(without.status).toBe(403);
+    expect(without.headers.getSetCookie().join()).not.toContain('refloop_session=');
+    expect((await signIn({ form: 'y'.repeat(24) }, { cookie: `refloop_form=${cookie}` })).status).toBe(403);
+    const ok = await signIn({ form: token }, { cookie: `refloop_form=${cookie}` });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.getSetCookie().join()).toContain('refloop_session=');
+  });
+
+  it('sends Referrer-Policy same-origin on every page with a form, so browsers post a real Origin', async () => {
+    const acct = await createAccount(app);
+    for (const path of ['/signin', '/signup', new URL(app.local(acct.passwordLink)).pathname + new URL(acct.passwordLink).search]) {
+      const res = await fetch(app.url + path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('referrer-policy'), path).toBe('same-origin');
+    }
+  });
+});
+
+describe('POST /signup (issue #19)', () => {
+  const signUp = async (fields: Record<string, string>, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${app.url}/signup`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() });
+    return { status: res.status, text: await res.text() };
+  };
+
+  it('creates the account as POST /accounts does and says where the welcome email went', async () => {
+    const email = newEmail('signup');
+    const res = await signUp({ email, company: 'Acme Widgets', terms: 'on' });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('Check your email');
+    expect(res.text).toContain('href="/_dev/mail"');
+    expect(res.text).not.toMatch(/sk_[A-Za-z0-9]/);
+    const [mail] = await app.deps.mailer.list({ to: email });
+    expect(mail!.kind).toBe('account.welcome');
+    const team = await app.deps.db.knex('teams as t').join('memberships as m', 'm.team_id', 't.id').join('users as u', 'u.id', 'm.user_id').where('u.email', email).first('t.name', 'u.terms_accepted_at');
+    expect(team).toMatchObject({ name: 'Acme Widgets', terms_accepted_at: expect.any(Number) });
+  });
+
+  it('answers 400 with the form kept for no terms tick, a bad or personal address, and 409 for a taken one', async () => {
+    const email = newEmail('signup-dup');
+    const noTerms = await signUp({ email, company: 'Kept Co' });
+    expect(noTerms.status).toBe(400);
+    expect(noTerms.text).toContain('Accept the terms of service and the privacy policy');
+    expect(noTerms.text).toContain('value="Kept Co"');
+    expect((await signUp({ email: 'not-an-address', terms: 'on' })).text).toContain('Enter a valid email address.');
+    const personal = await signUp({ email: 'someone@gmail.com', terms: 'on' });
+    expect(personal.status).toBe(400);
+    expect(personal.text).toMatch(/role="alert"/);
+    expect((await signUp({ email, terms: 'on' })).status).toBe(200);
+    const again = await signUp({ email, terms: 'on' });
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('An account with this email already exists.');
+    expect(await app.deps.db.knex('users').where({ email: 'someone@gmail.com' })).toHaveLength(0);
+  });
+
+  it('shares the per-IP account-creation limit of POST /accounts (429 with Retry-After)', async () => {
+    const limited = await startApp({ ACCOUNT_CREATION_PER_HOUR: '1' });
+    try {
+      const post = (email: string) => fetch(`${limited.url}/signup`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email, terms: 'on' }).toString() });
+      expect((await limited.request('POST', '/v2/accounts', { body: { email: newEmail('rest') } })).status).toBe(200);
+      const res = await post(newEmail('page'));
+      expect(res.status).toBe(429);
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await res.text()).toContain('Too many accounts created from this address.');
+    } finally {
+      await limited.close();
+    }
+  });
+});
