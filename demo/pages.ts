@@ -74,7 +74,7 @@ ${universalCode(publicUrl, programId)}
 <main>
 ${body}
 </main>
-<footer><a href="/_dev/mail">Mail outbox</a> · <a href="/docs">REST API docs</a> · <a href="/signin">Owner sign-in</a></footer>
+<footer><a href="/_dev/mail">Mail outbox</a> · <a href="/docs">REST API docs</a> · <a href="/signin">Owner sign-in</a> · <a href="/signup">Create an owner account</a></footer>
 <script>${SCRIPT}</script>
 </body>
 </html>`;

@@ -14,7 +14,7 @@ export function sitePages(deps: Deps): Koa.Middleware {
 <ul>
 <li>REST API: <code>${esc(deps.config.publicUrl)}/v2</code> (<a href="/openapi/v2.json">OpenAPI document</a>)</li>
 <li>Participant API: <code>${esc(deps.config.publicUrl)}/mobile/v2</code></li>
-<li><a href="/signin">Owner sign-in</a></li>
+<li><a href="/signup">Create an account</a> or <a href="/signin">sign in</a> as a program owner</li>
 ${deps.config.env !== 'production' ? '<li><a href="/_dev/mail">Mail outbox</a> (development only)</li>' : ''}
 </ul>`,
       );
