@@ -165,7 +165,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   });
   const invites = new Invites(db, clock, jobs, activity, participants, programEmails, limits);
   const participantTokens = new ParticipantTokens(db, clock, sealer);
-  const mobilePrograms = new MobilePrograms(db, config.mobile.programCacheMs);
+  const mobilePrograms = new MobilePrograms(db, config.mobile.programCacheMs, new URL(config.publicUrl).hostname.toLowerCase());
   const mobileSessions = new MobileSessions(secret, clock);
   const receipts = new Receipts(secret, clock);
   const impressions = new Impressions(db, clock, log, participants, config.mobile.counterFlushMs);

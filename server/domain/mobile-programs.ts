@@ -9,7 +9,7 @@ import { attributionOptions } from './visit-receipts.ts';
 export interface MobileProgram {
   program: Program;
   team: TeamBilling & { disabled: boolean };
-  /** Hosts whose pages may call (with `*.` wildcards); null = any site. */
+  /** Hosts whose pages may call (with `*.` wildcards; this server's own host whenever there is a list); null = any site. */
   hosts: string[] | null;
   /** The Mobile SDK key while the mobile SDK is enabled, else null (native apps are refused). */
   publicKey: string | null;
@@ -30,9 +30,14 @@ const MAX_ENTRIES = 10_000;
 export class MobilePrograms {
   readonly #cache = new Map<string, { at: number; view: MobileProgram | null }>();
 
+  /**
+   * `ownHost`: this server's host (PUBLIC_URL). Its hosted share page (`/r/{programId}`) runs the
+   * widget, so it may call for every program, also one that lists the sites that may embed it.
+   */
   constructor(
     private readonly db: Db,
     private readonly ttlMs: number,
+    private readonly ownHost: string | null = null,
   ) {}
 
   /** The program's view, or null when it does not exist or was deleted. */
@@ -66,6 +71,8 @@ export class MobilePrograms {
     deepFreeze(program.documents);
     const installation = completedDocument('installation', program, program.documents.installation);
     const { cookieWindowMs, model } = attributionOptions(program);
+    const hosts = embedHosts(installation);
+    if (hosts && this.ownHost && !hosts.includes(this.ownHost)) hosts.push(this.ownHost);
     return {
       program,
       team: {
@@ -74,7 +81,7 @@ export class MobilePrograms {
         hasPaymentMethod: Boolean(row.team_has_payment_method),
         trialEndsAt: row.team_trial_ends_at == null ? null : Number(row.team_trial_ends_at),
       },
-      hosts: embedHosts(installation),
+      hosts,
       publicKey: mobilePublicKey(program),
       cookieWindowMs,
       attributionModel: model,
