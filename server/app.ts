@@ -23,6 +23,7 @@ import { oauthConsentPage } from './http/pages/oauth-consent.ts';
 import { affiliateInvitePage } from './http/pages/affiliate-invite.ts';
 import { payoutConfirmPage } from './http/pages/payout-confirm.ts';
 import { taxPage } from './http/pages/tax.ts';
+import { shareLinkPage } from './http/pages/share-link.ts';
 
 /** The headers every response carries besides its request id (HSTS only when the public URL is https). */
 export function baseHeaders(https: boolean): Record<string, string> {
@@ -111,6 +112,7 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
   app.use(affiliateInvitePage(deps));
   app.use(payoutConfirmPage(deps));
   app.use(taxPage(deps));
+  app.use(shareLinkPage(deps));
   app.use(oauthConsentPage(deps));
   app.use(ownerPages(deps));
   app.use(sitePages(deps));
