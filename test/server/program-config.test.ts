@@ -243,14 +243,17 @@ describe('PATCH of nested objects in every document (issue #19)', () => {
   it('issue #19: a nested object with one field merges into the stored document; GET shows every other field unchanged', async () => {
     const programs = { REFERRAL: await setup('REFERRAL'), AFFILIATE: await setup('AFFILIATE') };
     for (const { acct, id } of Object.values(programs)) {
-      // Non-default siblings first, so a reset to defaults would show.
+      // Non-default siblings first, so a reset to defaults would show (one at a time: the per-IP concurrency cap).
       const seeded = [
-        patch(acct.key, id, 'design', { widget: { pageRules: { mode: 'ONLY', patterns: ['/pricing*'] } }, trafficInsights: { metrics: { visits: { helperText: 'All visits' } } }, theme: { widget: { backgroundColor: '#ffffff' } } }),
-        patch(acct.key, id, 'emails', { welcomeNonReferred: { preheader: 'Kept preheader' }, settings: { contact: { companyName: 'Acme', postalCode: '1000' }, sender: { replyToEmail: 'reply@example.com' } } }),
-        patch(acct.key, id, 'options', { fraud: { blockDataCenterIps: true, blockedCountries: ['RU'], maxSignupsPerIp2Min: 7 }, notificationEmails: { recipients: ['ops@example.com'] } }),
-        patch(acct.key, id, 'installation', { signup: { isCustomForm: true, url: 'https://shop.example.com/signup' }, mobile: { isEnabled: true, androidPackageName: 'com.example.app' } }),
+        () => patch(acct.key, id, 'design', { widget: { pageRules: { mode: 'ONLY', patterns: ['/pricing*'] } }, trafficInsights: { metrics: { visits: { helperText: 'All visits' } } }, theme: { widget: { backgroundColor: '#ffffff' } } }),
+        () => patch(acct.key, id, 'emails', { welcomeNonReferred: { preheader: 'Kept preheader' }, settings: { contact: { companyName: 'Acme', postalCode: '1000' }, sender: { replyToEmail: 'reply@example.com' } } }),
+        () => patch(acct.key, id, 'options', { fraud: { blockDataCenterIps: true, blockedCountries: ['RU'], maxSignupsPerIp2Min: 7 }, notificationEmails: { recipients: ['ops@example.com'] } }),
+        () => patch(acct.key, id, 'installation', { signup: { isCustomForm: true, url: 'https://shop.example.com/signup' }, mobile: { isEnabled: true, androidPackageName: 'com.example.app' } }),
       ];
-      for (const res of await Promise.all(seeded)) expect(res.status, res.text).toBe(200);
+      for (const send of seeded) {
+        const res = await send();
+        expect(res.status, res.text).toBe(200);
+      }
     }
     for (const [kind, type, body] of CASES) {
       const { acct, id } = programs[type];
