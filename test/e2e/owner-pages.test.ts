@@ -352,7 +352,7 @@ describe.skipIf(SKIP_BROWSER)('owner and link pages in Chromium (issue #19)', ()
     };
     let context: BrowserContext;
     let csrf = '';
-    let victim: { email: string; key: string; teamId: string; passwordLink: string };
+    let victim: { email: string; key: string; teamId: string; passwordLink: string; verifyLink: string };
     beforeAll(async () => {
       // A signed-in victim: the forged posts go out from the browser that holds the session.
       victim = await createAccount(app);
