@@ -429,6 +429,16 @@ describe('GET /r/{programId}, the default share link (issue #19)', () => {
   });
 });
 
+describe('GET /favicon.ico', () => {
+  it('answers 204 with nothing to show, so pages of this server log no failed request (issue #19)', async () => {
+    for (const method of ['GET', 'HEAD']) {
+      const res = await fetch(`${app.url}/favicon.ico`, { method });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=86400');
+    }
+  });
+});
+
 // ── Helpers of the participant API (sessions from a page on this server's own origin) ────────────
 
 async function session(pid: string): Promise<{ token: string }> {

@@ -2,9 +2,15 @@ import type Koa from 'koa';
 import type { Deps } from '../../deps.ts';
 import { esc, page } from './html.ts';
 
-/** The landing page and, outside production, the mail outbox viewer at /_dev/mail. */
+/** The landing page, `/favicon.ico` and, outside production, the mail outbox viewer at /_dev/mail. */
 export function sitePages(deps: Deps): Koa.Middleware {
   return async (ctx, next) => {
+    // Browsers ask every page's origin for an icon; we have none, and a 404 would be an error in each page's console.
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path === '/favicon.ico') {
+      ctx.status = 204;
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      return;
+    }
     if (ctx.method === 'GET' && ctx.path === '/') {
       ctx.type = 'html';
       ctx.body = page(
