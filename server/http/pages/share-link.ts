@@ -120,7 +120,7 @@ function hostedPage(c: PageContent): string {
   return page(
     c.programName,
     `<style>
-  .brand { margin: 0 0 .5rem; color: rgba(127,127,127,1); font-weight: 600; }
+  .brand { margin: 0 0 .25rem; font-weight: 600; letter-spacing: .02em; }
   .brand img { display: block; max-height: 40px; width: auto; }
   h1 { margin: 0 0 1rem; line-height: 1.2; }
   .offer { padding: 1rem 1.25rem; border-radius: .5rem; border-left: 4px solid #2a7; background: rgba(40,170,120,.1); margin-bottom: 1.5rem; }
