@@ -21,7 +21,8 @@ describe.skipIf(SKIP_BROWSER)('default share link in Chromium (issue #19)', () =
     const sharer = await rest('POST', `/campaign/${pid}/participant`, { email: 'sharer@example.com', firstName: 'Sam' });
     expect(sharer.shareUrl).toMatch(new RegExp(`^${env.demo.url}/r/${pid}\\?grsf=`));
 
-    const context = await env.browser.newContext({ viewport: { width: 900, height: 900 } });
+    // A visitor whose system is dark still sees the page in the program's (light) theme, like the widget's form.
+    const context = await env.browser.newContext({ viewport: { width: 900, height: 900 }, colorScheme: 'dark' });
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
     const problems: string[] = [];

@@ -284,6 +284,8 @@ describe('GET /r/{programId}, the default share link (issue #19)', () => {
     // The Universal Code's script from this server, for this program; no inline script at all.
     expect(html).toContain(`<script async src="/growsurf.js" grsf-campaign="${p.pid}"></script>`);
     expect([...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])).toEqual([`<script async src="/growsurf.js" grsf-campaign="${p.pid}">`]);
+    // The page wears the design's theme (the defaults here), whatever the visitor's colour scheme.
+    expect(html).toContain('body { background: #ffffff; color: #111827; }');
     // Nothing of the visitor is in the page: it does not repeat the share key.
     expect(html).not.toContain(new URL(p.sharer.shareUrl).searchParams.get('grsf')!);
   });

@@ -100,7 +100,13 @@ interface PageContent {
   offerTitle: string;
   offers: string[];
   open: boolean;
+  /** The design theme's colours, already checked to be plain colour values. */
+  colors: { background: string; text: string; primary: string };
 }
+
+/** The design's colour rules (shared/schemas/program-config.ts), checked again before a value goes into CSS. */
+const COLOR = /^(#[0-9a-fA-F]{3,4}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|(rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\)|transparent)$/;
+const colorOr = (value: unknown, fallback: string) => (typeof value === 'string' && COLOR.test(value) ? value : fallback);
 
 /** The hosted referral page: the program, the friend's offer and the widget's embeddable sign-up form. */
 function hostedPage(c: PageContent): string {
@@ -120,10 +126,12 @@ function hostedPage(c: PageContent): string {
   return page(
     c.programName,
     `<style>
+  :root { color-scheme: light; }
+  body { background: ${c.colors.background}; color: ${c.colors.text}; }
   .brand { margin: 0 0 .25rem; font-weight: 600; letter-spacing: .02em; }
   .brand img { display: block; max-height: 40px; width: auto; }
   h1 { margin: 0 0 1rem; line-height: 1.2; }
-  .offer { padding: 1rem 1.25rem; border-radius: .5rem; border-left: 4px solid #2a7; background: rgba(40,170,120,.1); margin-bottom: 1.5rem; }
+  .offer { padding: 1rem 1.25rem; border-radius: .5rem; border-left: 4px solid ${c.colors.primary}; background: rgba(127,127,127,.1); background: color-mix(in srgb, ${c.colors.primary} 8%, transparent); margin-bottom: 1.5rem; }
   .offer h2 { margin: 0 0 .25rem; font-size: 1.1rem; }
   .offer p { margin: .25rem 0 0; }
   .signup { min-height: 12rem; }
@@ -194,6 +202,8 @@ export function shareLinkPage(deps: Deps): Koa.Middleware {
       offerTitle: plainText(referred.offerPopupTitle, vars) || 'Your offer',
       offers,
       open: !view.team.disabled,
+      // The page wears the program's theme, so the widget's form sits on the colours it was designed for.
+      colors: { background: colorOr(design.theme.backgroundColor, '#ffffff'), text: colorOr(design.theme.textColor, '#111827'), primary: colorOr(design.theme.primaryColor, '#4f46e5') },
     });
   };
 }
