@@ -15,10 +15,13 @@ const PATH = /^\/r\/([^/]+)\/?$/;
 /** What a program id looks like; anything else is answered like an unknown program without a lookup. */
 const PROGRAM_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Scripts, fetches, frames and images reCAPTCHA v3 needs when the program has it on (Google's published CSP list). */
+/** The script, call and frame sources reCAPTCHA v3 needs while the program has it on (Google's published CSP list). */
 const RECAPTCHA_SOURCES = 'https://www.google.com/recaptcha/ https://www.gstatic.com/recaptcha/';
 
-/** Headers of every answer: nothing per-visitor is cached, the query never leaves as a referrer, no framing, no indexing. */
+/**
+ * Headers of every answer: nothing is cached (a redirect's Location carries the share key or a
+ * sign-in token), the query never leaves as a referrer, and search engines index no share link.
+ */
 function privateHeaders(ctx: Koa.Context): void {
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Referrer-Policy', 'strict-origin-when-cross-origin');
