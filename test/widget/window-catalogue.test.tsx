@@ -9,14 +9,14 @@ import { TAX_STATUSES } from '../../shared/schemas/affiliate.ts';
 import { PAYOUT_REQUIRED_ACTIONS } from '../../shared/schemas/participant.ts';
 import { en as enCore } from '../../widget/i18n/en.ts';
 import { enPanels } from '../../widget/i18n/en-panels.ts';
-import { catalogue, setLanguage, t } from '../../widget/i18n/index.ts';
+import { catalogue, setLanguage, t, type Plural } from '../../widget/i18n/index.ts';
 import { boot } from '../../widget/window/index.tsx';
 import { windowSuite, asServer, makeRuntime, textOf, tokenFor, until } from './window-runtime.ts';
 
 // Issue #7: every user-visible string comes from the one message catalogue.
 
 /** The whole English catalogue: the first load's part and the lazy panels' part. */
-const en: Record<string, string> = { ...enCore, ...enPanels };
+const en: Record<string, string | Plural> = { ...enCore, ...enPanels };
 const ROOT = path.resolve(import.meta.dirname, '../../widget/window');
 const sources = (dir: string): string[] =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sources(path.join(dir, d.name)) : /\.tsx?$/.test(d.name) ? [path.join(dir, d.name)] : []));
@@ -81,6 +81,45 @@ describe('the message catalogue', () => {
     if (!('invite.sent' in catalogue.en!)) expect(t('invite.sent', { count: 3 })).toBe('invite.sent');
     await import('../../widget/i18n/panels.ts');
     expect(t('invite.sent', { count: 3 })).toBe('3 invites sent.');
+  });
+});
+
+describe('plurals (issue #21)', () => {
+  it('picks the form for the count through Intl.PluralRules: "1 unread notification", "2 unread notifications"', async () => {
+    await import('../../widget/i18n/panels.ts');
+    expect(t('badge.label', { count: 1 })).toBe('1 unread notification');
+    expect(t('badge.label', { count: 2 })).toBe('2 unread notifications');
+    expect(t('badge.label', { count: 0 })).toBe('0 unread notifications');
+    expect(t('invite.sent', { count: 1 })).toBe('1 invite sent.');
+    expect(t('invite.sent', { count: 5 })).toBe('5 invites sent.');
+    expect(t('traffic.chart', { count: 1, days: 1 })).toBe('Visits over the last day');
+    expect(t('traffic.chart', { count: 30, days: 30 })).toBe('Visits over the last 30 days');
+  });
+
+  it('every message with a {count} is a plural with an "other" form, and each form says the count or means one', () => {
+    const counted = Object.entries(en).filter(([, v]) => JSON.stringify(v).includes('{count}'));
+    expect(counted.length).toBeGreaterThanOrEqual(3);
+    for (const [key, v] of counted) {
+      expect(typeof v, key).toBe('object');
+      expect((v as Plural).other, key).toContain('{count}');
+    }
+  });
+
+  it("uses the message's own language's categories (zero, one, two, few, many, other), falling back to English", () => {
+    catalogue.ar = { 'badge.label': { zero: 'z{count}', one: 'o{count}', two: 't{count}', few: 'f{count}', many: 'm{count}', other: 'x{count}' } };
+    catalogue.pl = { 'badge.label': { one: 'one', few: '{count} few', many: '{count} many', other: '{count} other' } };
+    try {
+      setLanguage('ar');
+      expect([0, 1, 2, 3, 11, 100].map((count) => t('badge.label', { count }))).toEqual(['z0', 'o1', 't2', 'f3', 'm11', 'x100']);
+      setLanguage('pl');
+      expect([1, 2, 5, 22].map((count) => t('badge.label', { count }))).toEqual(['one', '2 few', '5 many', '22 few']);
+      // Polish without its own text falls back to English, with English's categories.
+      expect(t('invite.sent', { count: 1 })).toBe('1 invite sent.');
+    } finally {
+      delete catalogue.ar;
+      delete catalogue.pl;
+      setLanguage('en');
+    }
   });
 });
 

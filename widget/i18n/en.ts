@@ -3,7 +3,7 @@
 // `en-panels.ts`, registered by those panels' chunks. Together they are complete; every other
 // language may be partial, and `t` falls back to English key by key.
 
-/** The English messages of the first load; `{name}` placeholders are filled by `t`. */
+/** The English messages of the first load; `{name}` placeholders are filled by `t`, and a count's message has a text per plural category. */
 export const en = {
   'window.title': 'Refer friends',
   'window.titleAffiliate': 'Partner portal',
@@ -65,5 +65,5 @@ export const en = {
   'traffic.title': 'Traffic',
   'application.title': 'Apply to become an affiliate',
   'settings.logout': 'Sign out',
-  'badge.label': '{count} unread notifications',
+  'badge.label': { one: '{count} unread notification', other: '{count} unread notifications' },
 } as const;

@@ -7,7 +7,12 @@ import type { enPanels } from './en-panels.ts';
 
 /** A message key. */
 export type MessageKey = keyof typeof en | keyof typeof enPanels;
-type Messages = Partial<Record<MessageKey, string>>;
+/**
+ * A message that depends on `{count}`: one text per CLDR plural category the language uses
+ * (`zero`, `one`, `two`, `few`, `many`, `other`; `other` is required), picked by Intl.PluralRules.
+ */
+export type Plural = Partial<Record<Intl.LDMLPluralRule, string>> & { other: string };
+type Messages = Partial<Record<MessageKey, string | Plural>>;
 
 /** Every language's messages, keyed like the program's `languages` (`en`, `pt-BR`, …). */
 export const catalogue: Record<string, Messages> = { en };
@@ -26,8 +31,13 @@ export function setLanguage(code: string | null | undefined): string {
   return lang;
 }
 
-/** The message for `key` with `{name}` placeholders filled in (as text: callers never render it as HTML). */
+/**
+ * The message for `key` with `{name}` placeholders filled in (as text: callers never render it as
+ * HTML). A plural message takes the form for `vars.count` in the message's own language.
+ */
 export function t(key: MessageKey, vars?: Record<string, string | number>): string {
-  const s: string = catalogue[lang]?.[key] ?? catalogue.en![key] ?? key;
+  const own = catalogue[lang]?.[key];
+  let s = own ?? catalogue.en![key] ?? key;
+  if (typeof s == 'object') s = s[new Intl.PluralRules(own ? lang : 'en').select(+vars!.count!)] ?? s.other;
   return vars ? s.replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m)) : s;
 }

@@ -17,7 +17,7 @@ export function Chart({ report }: { report: Report }) {
   const step = pts.length > 1 ? W / (pts.length - 1) : W;
   const line = pts.map((p, i) => `${(i * step).toFixed(1)},${(H - (p.visits / max) * (H - 4) - 2).toFixed(1)}`).join(' ');
   return (
-    <svg viewBox={`0 0 ${W} ${H}`} width="100%" height={H} role="img" aria-label={`${t('traffic.chart', { days: report.days })}: ${report.visits}`}>
+    <svg viewBox={`0 0 ${W} ${H}`} width="100%" height={H} role="img" aria-label={`${t('traffic.chart', { count: report.days, days: report.days })}: ${report.visits}`}>
       <polyline points={line} fill="none" stroke="var(--p)" stroke-width="2" />
     </svg>
   );
@@ -101,7 +101,7 @@ export default function Traffic() {
                 ...(d?.metrics?.uniqueVisitors?.isVisible === false ? [] : [[copy(d?.metrics?.uniqueVisitors?.label, 'traffic.unique'), r.uniqueVisitors] as [string, number]]),
               ]}
             />
-            <h3>{copy(d?.visitsOverTimeTitle, 'traffic.chart', { days: r.days })}</h3>
+            <h3>{copy(d?.visitsOverTimeTitle, 'traffic.chart', { count: r.days, days: r.days })}</h3>
             <Chart report={r} />
             <h3>{copy(d?.breakdownsTitle, 'traffic.sources')}</h3>
             {r.visits ? (
