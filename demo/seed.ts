@@ -34,6 +34,13 @@ export class RestError extends Error {
   }
 }
 
+/** Waits out a budget this response says is used up (`RateLimit: "second";r=0;t=3, …`), so the next call is not refused. */
+async function paceAfter(res: Response): Promise<void> {
+  let wait = 0;
+  for (const m of (res.headers.get('ratelimit') ?? '').matchAll(/;r=(\d+);t=(\d+)/g)) if (m[1] === '0') wait = Math.max(wait, Number(m[2]));
+  if (wait > 0) await new Promise((r) => setTimeout(r, Math.min(wait, 10) * 1000));
+}
+
 /** A REST call of the demo against its own server; throws a RestError on failure. */
 export async function rest(base: string, key: string | null, method: string, p: string, body?: unknown): Promise<any> {
   let res: Response;
@@ -44,7 +51,10 @@ export async function rest(base: string, key: string | null, method: string, p: 
       headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
-    if (res.status !== 429 || attempt >= 10) break;
+    if (res.status !== 429 || attempt >= 10) {
+      await paceAfter(res);
+      break;
+    }
     await res.arrayBuffer();
     const wait = Number(res.headers.get('retry-after')) || 1;
     await new Promise((r) => setTimeout(r, Math.min(wait, 10) * 1000));

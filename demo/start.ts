@@ -22,15 +22,14 @@ await runForever(config, { routes: (deps) => [demoRoutes(deps, () => state, () =
   try {
     state = await ensureDemo(running.deps, running.url);
   } catch (err) {
-    // The server itself is fine: keep serving it without the demo store.
+    // Stopped while seeding (a signal): nothing to report. Otherwise the server itself is fine: keep
+    // serving it without the demo store.
+    if (!running.server.listening) return;
     running.deps.log.error('demo seeding failed; serving without the demo store', { error: (err as Error).message });
     return;
   }
-  running.deps.log.info('demo store ready', {
-    store: `${running.deps.config.publicUrl}/`,
-    partners: `${running.deps.config.publicUrl}/partners`,
-    mail: `${running.deps.config.publicUrl}/_dev/mail`,
-    referralProgram: state.referralProgramId,
-    affiliateProgram: state.affiliateProgramId,
-  });
+  running.deps.log.debug('demo store ready', { referralProgram: state.referralProgramId, affiliateProgram: state.affiliateProgramId });
+  return { store: `${running.deps.config.publicUrl}/` };
 });
+// Drained and closed. Whatever the interrupted seeding still waits on (a retry timer) must not keep us.
+setTimeout(() => process.exit(), 1000).unref();

@@ -1,11 +1,10 @@
 import { parseArgs } from 'node:util';
-import { configFromProcess, ConfigError, type Config } from './config.ts';
-import { createDeps, type Deps } from './deps.ts';
-import { openDb, migrate } from './db/connect.ts';
-import { runForever } from './main.ts';
-import { parseScopes } from './domain/keys.ts';
-import { AppError } from './errors.ts';
-import { payoutsCommand } from './cli-payouts.ts';
+import type { Config } from './config.ts';
+import type { Deps } from './deps.ts';
+
+// Only the help text and argument parsing load eagerly: each command imports what it needs when it
+// runs, so `refloop --help` answers without loading the server, and `refloop migrate` without the
+// domain services (issue #21: start-up CPU per command is in `npm run bench`).
 
 const HELP: Record<string, string> = {
   '': `refloop: self-hosted referral and affiliate programs
@@ -72,8 +71,19 @@ const OPTIONS = {
 
 type Out = { log(s: string): void; error(s: string): void };
 
+/** How the process was started (bin/refloop.js knows). */
+export interface Launch {
+  /** Stop `serve` gracefully when the parent process goes away (started by npm, whose shell drops signals). */
+  stopWithParent?: boolean;
+}
+
+/** Reads the process environment through server/config.ts, the one module that may. */
+async function configFromEnvironment(): Promise<Config> {
+  return (await import('./config.ts')).configFromProcess();
+}
+
 /** Runs one CLI command and returns the exit code (0 ok, 1 failure, 2 usage). */
-export async function main(argv: string[], out: Out = console, loadConfig: () => Config = configFromProcess): Promise<number> {
+export async function main(argv: string[], out: Out = console, loadConfig: () => Config | Promise<Config> = configFromEnvironment, launch: Launch = {}): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -91,19 +101,21 @@ export async function main(argv: string[], out: Out = console, loadConfig: () =>
   }
   let config: Config;
   try {
-    config = loadConfig();
+    config = await loadConfig();
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof (await import('./config.ts')).ConfigError) {
       out.error(err.message);
       return 1;
     }
     throw err;
   }
   if (cmd === 'serve') {
-    await runForever(config);
+    const { runForever } = await import('./main.ts');
+    await runForever(config, {}, undefined, { stopWithParent: launch.stopWithParent });
     return 0;
   }
   if (cmd === 'migrate') {
+    const { openDb, migrate } = await import('./db/connect.ts');
     const db = openDb(config.database);
     try {
       await migrate(db);
@@ -117,6 +129,7 @@ export async function main(argv: string[], out: Out = console, loadConfig: () =>
     out.error(`Unknown command: ${positionals.join(' ')}\n\n${HELP['']}`);
     return 2;
   }
+  const [{ createDeps }, { AppError }] = await Promise.all([import('./deps.ts'), import('./errors.ts')]);
   const deps = await createDeps({ ...config, logLevel: 'silent' } as Config);
   try {
     return await run(two, arg, values, deps, out);
@@ -201,6 +214,7 @@ async function run(cmd: string, arg: string | undefined, values: Record<string, 
         out.error(`No team ${values.team}.`);
         return 1;
       }
+      const { parseScopes } = await import('./domain/keys.ts');
       const scopes = parseScopes(String(values.scopes));
       const programIds = values.programs ? String(values.programs).split(',').map((s) => s.trim()).filter(Boolean) : null;
       const key = await deps.keys.create(deps.db.knex, { teamId: String(values.team), scopes, programIds, origin: 'CLI', label: (values.label as string) ?? 'CLI' });
@@ -222,7 +236,7 @@ async function run(cmd: string, arg: string | undefined, values: Record<string, 
     case 'payouts run':
     case 'payouts export':
     case 'payouts mark':
-      return payoutsCommand(cmd, arg, values, deps, out, HELP[cmd]!);
+      return (await import('./cli-payouts.ts')).payoutsCommand(cmd, arg, values, deps, out, HELP[cmd]!);
   }
   return 2;
 }

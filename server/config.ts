@@ -30,6 +30,7 @@ const envSchema = z.object({
   CHROMIUM_PATH: z.string().max(1024).default('/usr/bin/chromium'),
   TERMS_VERSION: z.string().min(1).default('2026-01-01'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   JOBS: bool.default(true),
   JOB_POLL_MS: int(10, 3_600_000).default(1000),
   RATE_LIMIT_STORE: z.enum(['database', 'memory']).optional(),
@@ -95,6 +96,8 @@ export interface Config {
   chromiumPath: string;
   termsVersion: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** JSON lines, readable lines, or `auto`: readable when stdout is a terminal. */
+  logFormat: 'auto' | 'json' | 'pretty';
   jobs: { enabled: boolean; pollMs: number };
   limits: {
     store: 'database' | 'memory';
@@ -236,6 +239,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     chromiumPath: e.CHROMIUM_PATH,
     termsVersion: e.TERMS_VERSION,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     jobs: { enabled: e.JOBS, pollMs: e.JOB_POLL_MS },
     limits: {
       // PostgreSQL deployments may run several processes that must share budgets; an embedded SQLite

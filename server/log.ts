@@ -1,4 +1,4 @@
-/** Structured JSON logger. Never pass secrets: fields named like credentials are redacted anyway. */
+/** Structured logger (JSON lines, or readable lines in a terminal). Never pass secrets: fields named like credentials are redacted anyway. */
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -16,12 +16,36 @@ function redact(fields: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** Creates a logger writing one JSON object per line to `write` (stdout by default). */
-export function createLogger(level: keyof typeof LEVELS, write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
+/** How log lines are written: JSON objects, or readable text for a person at a terminal. */
+export type LogFormat = 'json' | 'pretty';
+
+/** LOG_FORMAT's choice, where `auto` means readable text when stdout is a terminal and JSON otherwise. */
+export function logFormat(setting: 'json' | 'pretty' | 'auto', isTTY: boolean | undefined): LogFormat {
+  return setting === 'auto' ? (isTTY ? 'pretty' : 'json') : setting;
+}
+
+const COLOR = { debug: '\x1b[2m', info: '\x1b[36m', warn: '\x1b[33m', error: '\x1b[31m' } as const;
+
+/** One readable line: time, level, then the request's method, path, status and time, or the message and its fields. */
+function prettyLine(lvl: keyof typeof COLOR, msg: string, fields: Record<string, unknown>): string {
+  const time = new Date().toISOString().slice(11, 19);
+  const { method, path, status, ms, requestId, ...rest } = fields;
+  const head = msg === 'request' && method && path ? `${String(method)} ${String(path)} ${String(status)} ${typeof ms === 'number' ? ms.toFixed(1) : String(ms)} ms` : msg;
+  const shown = msg === 'request' ? rest : fields;
+  const tail = Object.entries(shown)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  const level = lvl === 'info' ? '' : ` ${COLOR[lvl]}${lvl.toUpperCase()}\x1b[0m`;
+  return `\x1b[2m${time}\x1b[0m${level} ${head}${tail ? ` \x1b[2m${tail}\x1b[0m` : ''}\n`;
+}
+
+/** Creates a logger writing one line per entry to `write` (stdout by default): a JSON object, or readable text. */
+export function createLogger(level: keyof typeof LEVELS, write: (line: string) => void = (l) => process.stdout.write(l), format: LogFormat = 'json'): Logger {
   const min = LEVELS[level];
   const emit = (lvl: Exclude<keyof typeof LEVELS, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] < min) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...(fields ? redact(fields) : {}) }) + '\n');
+    const safe = fields ? redact(fields) : {};
+    write(format === 'pretty' ? prettyLine(lvl, msg, safe) : JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...safe }) + '\n');
   };
   return {
     debug: (m, f) => emit('debug', m, f),

@@ -5,6 +5,7 @@ import type Koa from 'koa';
 import type { Config } from './config.ts';
 import { createDeps, type Deps } from './deps.ts';
 import { createHandler } from './app.ts';
+import { createLogger, logFormat } from './log.ts';
 
 /** A running server: its address and a graceful stop. */
 export interface Running {
@@ -22,7 +23,7 @@ export interface ServeOptions {
 
 /** Builds everything, listens on the configured port and runs the job runner. */
 export async function serve(config: Config, opts: ServeOptions = {}): Promise<Running> {
-  const deps = await createDeps(config);
+  const deps = await createDeps(config, { log: createLogger(config.logLevel, undefined, logFormat(config.logFormat, process.stdout.isTTY)) });
   const handler = createHandler(deps, opts.routes?.(deps) ?? []);
   const server = config.tls ? https.createServer({ cert: fs.readFileSync(config.tls.cert), key: fs.readFileSync(config.tls.key) }, handler) : http.createServer(handler);
   server.keepAliveTimeout = 65_000;
@@ -54,17 +55,62 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Ru
   return { url, deps, server, stop };
 }
 
-/** `refloop serve` (and the demo): runs until SIGTERM or SIGINT, then drains and exits cleanly; `ready` runs once it listens. */
-export async function runForever(config: Config, opts: ServeOptions = {}, ready?: (running: Running) => Promise<void>): Promise<void> {
-  const running = await serve(config, opts);
-  if (ready) await ready(running);
-  running.deps.log.info('listening', { url: running.url, publicUrl: config.publicUrl, database: config.database.client });
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: string) => {
-      running.deps.log.info('shutting down', { signal });
-      running.stop().then(resolve, resolve);
-    };
-    process.once('SIGTERM', () => onSignal('SIGTERM'));
-    process.once('SIGINT', () => onSignal('SIGINT'));
-  });
+/** How the process runs until it is told to stop. */
+export interface Lifecycle {
+  /**
+   * Also stop gracefully when the parent process goes away. `npx refloop serve` runs us under
+   * `sh -c`, and dash does not pass on the SIGTERM npm forwards to it: it exits and leaves us behind.
+   */
+  stopWithParent?: boolean;
+}
+
+/** Links shown once the server is ready (the demo adds its store). */
+export type ReadyLinks = Record<string, string>;
+
+/**
+ * `refloop serve` (and the demo): runs until SIGTERM or SIGINT, then drains and exits cleanly; `ready`
+ * runs once it listens and may return links to show first in the ready line.
+ */
+export async function runForever(config: Config, opts: ServeOptions = {}, ready?: (running: Running) => Promise<ReadyLinks | void>, lifecycle: Lifecycle = {}): Promise<void> {
+  let signalled: string | null = null;
+  let wake!: () => void;
+  const stopRequested = new Promise<void>((resolve) => (wake = resolve));
+  // Signals that arrive while the server starts (migrations, seeding) are remembered, not lost.
+  const onSignal = (signal: string) => {
+    signalled ??= signal;
+    wake();
+  };
+  const onTerm = () => onSignal('SIGTERM');
+  const onInt = () => onSignal('SIGINT');
+  process.on('SIGTERM', onTerm);
+  process.on('SIGINT', onInt);
+  const parent = process.ppid;
+  const watch = lifecycle.stopWithParent ? setInterval(() => process.ppid !== parent && onSignal('parent exited'), 200) : null;
+  watch?.unref();
+  try {
+    const running = await serve(config, opts);
+    try {
+      // A stop request does not wait for `ready` (the demo's seeding): its calls fail once we close.
+      const links = await Promise.race([(ready?.(running) ?? Promise.resolve()).catch((err: Error) => void running.deps.log.error('start-up step failed', { error: err.message })), stopRequested]);
+      running.deps.log.info('listening', { url: running.url, publicUrl: config.publicUrl, database: config.database.client });
+      if (!signalled && config.env !== 'production') announce(running, { ...(links ?? { home: `${config.publicUrl}/` }), outbox: `${config.publicUrl}/_dev/mail`, docs: `${config.publicUrl}/docs` });
+      await stopRequested;
+      running.deps.log.info('shutting down', { signal: signalled });
+    } finally {
+      await running.stop();
+    }
+  } finally {
+    if (watch) clearInterval(watch);
+    process.off('SIGTERM', onTerm);
+    process.off('SIGINT', onInt);
+  }
+}
+
+/** The one line a developer reads after start-up: where to go. JSON logs get it as a `ready` entry. */
+function announce(running: Running, links: ReadyLinks): void {
+  if (logFormat(running.deps.config.logFormat, process.stdout.isTTY) === 'json') {
+    running.deps.log.info('ready', links);
+    return;
+  }
+  process.stdout.write(`\n  refloop is ready → ${Object.entries(links).map(([name, url]) => `${name}: ${url}`).join('  ·  ')}\n\n`);
 }

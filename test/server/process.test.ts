@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import https from 'node:https';
@@ -72,4 +73,90 @@ describe('refloop serve process', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+/** A port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** True while something accepts connections on the port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** The live (not yet reaped zombies excluded) processes of the group led by `pid`: npm, its shell, node. */
+function groupMembers(pid: number): string[] {
+  try {
+    return execFileSync('ps', ['-o', 'stat=,args=', '-g', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('Z'));
+  } catch {
+    return []; // ps exits 1 when the group is empty
+  }
+}
+
+/** The environment of a started command: ours without npm's own variables, plus `env`. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('npm_') && k !== 'VITEST' && k !== 'NODE_OPTIONS')), ...env };
+}
+
+/** Starts a documented command in its own process group and waits until /healthz answers. */
+async function startCommand(command: string, args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+  const port = await freePort();
+  const child = spawn(command, args, { cwd: root, env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1', LOG_FORMAT: 'json', JOBS: 'false' }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout!.on('data', (c) => (output += c));
+  child.stderr!.on('data', (c) => (output += c));
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited early:\n${output}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`${command} ${args.join(' ')} never answered /healthz:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, port, output: () => output };
+}
+
+/** Waits up to `ms` for the whole process group to be gone and the port to be free. */
+async function stoppedWithin(child: ChildProcess, port: number, ms: number): Promise<{ left: string[]; listening: boolean }> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline && (groupMembers(child.pid!).length > 0 || (await listening(port)))) await new Promise((r) => setTimeout(r, 100));
+  return { left: groupMembers(child.pid!), listening: await listening(port) };
+}
+
+describe('issue #21: a signal to the started pid stops the server of every documented command', () => {
+  const cases: { name: string; command: string; args: string[]; signal: NodeJS.Signals }[] = [
+    { name: 'npm start', command: 'npm', args: ['start', '--silent'], signal: 'SIGTERM' },
+    { name: 'npx refloop serve', command: 'npx', args: ['refloop', 'serve'], signal: 'SIGTERM' },
+    { name: 'node bin/refloop.js serve', command: process.execPath, args: ['bin/refloop.js', 'serve'], signal: 'SIGINT' },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: ${c.signal} to its pid drains, releases the port and leaves no process behind`, async () => {
+      const db = await freshDatabase();
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'refloop-signal-'));
+      const { child, port, output } = await startCommand(c.command, c.args, { NODE_ENV: 'development', DATA_DIR: dataDir, DATABASE_URL: db.url });
+      try {
+        child.kill(c.signal);
+        const stopped = await stoppedWithin(child, port, 5000);
+        expect(stopped, output()).toEqual({ left: [], listening: false });
+        expect(output()).toContain('"shutting down"');
+        expect(output()).not.toMatch(/Error|ERR_/);
+      } finally {
+        if (groupMembers(child.pid!).length > 0) process.kill(-child.pid!, 'SIGKILL');
+        await db.cleanup();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    }, 120_000);
+  }
 });
