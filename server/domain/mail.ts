@@ -118,9 +118,17 @@ export class Mailer {
     }
   }
 
-  /** Lists the outbox, newest first. */
-  async list(filter: { to?: string; limit?: number } = {}): Promise<OutboxMessage[]> {
-    let q = this.db.knex('mail_outbox').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(filter.limit ?? 100);
+  /** How many messages the outbox holds (to one address, when `to` is given). */
+  async count(filter: { to?: string } = {}): Promise<number> {
+    let q = this.db.knex('mail_outbox');
+    if (filter.to) q = q.where('to', filter.to.toLowerCase());
+    const [row] = await q.count({ n: '*' });
+    return Number(row?.n ?? 0);
+  }
+
+  /** Lists the outbox, newest first; `offset` skips that many of the newest (paging). */
+  async list(filter: { to?: string; limit?: number; offset?: number } = {}): Promise<OutboxMessage[]> {
+    let q = this.db.knex('mail_outbox').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(filter.limit ?? 100).offset(filter.offset ?? 0);
     if (filter.to) q = q.where('to', filter.to.toLowerCase());
     const rows = await q;
     return rows.map((r: any) => ({

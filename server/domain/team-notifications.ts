@@ -10,6 +10,7 @@ import { toProgram, type Program } from './programs.ts';
 import { completeDocument, type ProgramDocuments } from './program-config.ts';
 import { escapeHtml } from './program-emails.ts';
 import { formatMoney } from './exchange-rates.ts';
+import { countOf as plural, plural as pluralForms } from '../../shared/plural.ts';
 import { NOTIFICATION_EVENTS } from '../../shared/schemas/program-config.ts';
 import type { CampaignAnalyticsQuery } from '../../shared/schemas/analytics.ts';
 
@@ -53,8 +54,6 @@ interface State {
   payout_reminder_sent_for: string | null;
 }
 
-/** `n thing(s)` with a naive English plural. */
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** A person as a digest names them: "Ada Lovelace <ada@example.com>", or just the address. */
 function who(r: { first_name?: string | null; last_name?: string | null; email?: string | null }): string {
@@ -320,7 +319,7 @@ export class TeamNotifications {
           subject: `[${name}] ${what} to review`,
           intro: `${what} arrived in ${name}:`,
           ...got,
-          notes: [`${plural(Number(pending?.n ?? 0), 'application')} in all wait for review (GET /v2/campaign/${program.id}/affiliate-applications).`],
+          notes: [`${pluralForms(Number(pending?.n ?? 0), { one: '{count} application in all waits', other: '{count} applications in all wait' })} for review (GET /v2/campaign/${program.id}/affiliate-applications).`],
         };
       }
       default:

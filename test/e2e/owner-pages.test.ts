@@ -447,4 +447,41 @@ describe.skipIf(SKIP_BROWSER)('owner and link pages in Chromium (issue #19)', ()
       refused(await forge(context, '/oauth/consent', { action: 'signin', request: 'x', email: victim.email, password: PASSWORD }));
     });
   });
+
+  it('the mail outbox says how many messages there are and "Next" pages to older ones; the tab shows the icon (issue #21)', async () => {
+    for (let i = 1; i <= 25; i++) await app.deps.mailer.send(app.deps.db.knex, { to: `paging-${i}@example.com`, subject: `Paging test ${i}`, text: `Body ${i}`, kind: 'test.outbox' });
+    const total = await app.deps.mailer.count();
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`${app.url}/`);
+    expect(await page.title()).toBe('refloop: referral and affiliate programs');
+    // The browser fetched the linked icon and it decodes as an image.
+    const icon = await page.evaluate(async () => {
+      const href = document.querySelector<HTMLLinkElement>('link[rel=icon]')!.href;
+      const img = new Image();
+      img.src = href;
+      await img.decode();
+      return { href, width: img.naturalWidth };
+    });
+    expect(icon.href).toBe(`${app.url}/favicon.svg`);
+    expect(icon.width).toBeGreaterThan(0);
+    await page.getByRole('link', { name: 'Mail outbox' }).click();
+    const pages = Math.ceil(total / 20);
+    await page.getByText(`${total} messages, newest first. Showing 1–20 (page 1 of ${pages}).`).waitFor();
+    await page.getByRole('heading', { name: 'Paging test 25' }).waitFor();
+    await shot(page, 'dev-mail-page-1');
+    await page.getByRole('navigation', { name: 'Outbox pages' }).first().getByRole('link', { name: 'Next' }).click();
+    await page.getByText(`Showing 21–${Math.min(40, total)} (page 2 of ${pages}).`).waitFor();
+    await page.getByRole('heading', { name: 'Paging test 5', exact: true }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Paging test 25' }).count()).toBe(0);
+    await expectAccessible(page);
+    await shot(page, 'dev-mail-page-2');
+    await page.getByRole('link', { name: 'Previous' }).first().click();
+    await page.getByRole('heading', { name: 'Paging test 25' }).waitFor();
+    // The .ico form, as a tab would draw it.
+    await page.goto(`${app.url}/favicon.ico`);
+    await page.setViewportSize({ width: 64, height: 64 });
+    await shot(page, 'favicon-ico');
+    await context.close();
+  }, 60_000);
 });

@@ -432,10 +432,11 @@ describe('GET /r/{programId}, the default share link (issue #19)', () => {
 });
 
 describe('GET /favicon.ico', () => {
-  it('answers 204 with nothing to show, so pages of this server log no failed request (issue #19)', async () => {
+  it('answers with an icon, so pages of this server log no failed request (issues #19, #21)', async () => {
     for (const method of ['GET', 'HEAD']) {
       const res = await fetch(`${app.url}/favicon.ico`, { method });
-      expect(res.status).toBe(204);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/x-icon');
       expect(res.headers.get('cache-control')).toBe('public, max-age=86400');
     }
   });

@@ -696,3 +696,70 @@ describe('POST /signup (issue #19)', () => {
     }
   });
 });
+
+describe('site pages (issue #21)', () => {
+  it('the landing page is titled once, not "refloop · refloop", and every page links the icon', async () => {
+    const res = await fetch(`${app.url}/`);
+    const html = await res.text();
+    const title = /<title>([^<]*)<\/title>/.exec(html)![1]!;
+    expect(title).toBe('refloop: referral and affiliate programs');
+    expect(title).not.toMatch(/refloop · refloop/);
+    expect(html).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+    const signin = await (await fetch(`${app.url}/signin`)).text();
+    expect(/<title>([^<]*)<\/title>/.exec(signin)![1]).toBe('Sign in · refloop');
+    expect(signin).toContain('href="/favicon.svg"');
+  });
+
+  it('/favicon.svg and /favicon.ico answer with an icon, cached for a day', async () => {
+    const svg = await fetch(`${app.url}/favicon.svg`);
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(svg.headers.get('cache-control')).toBe('public, max-age=86400');
+    expect(await svg.text()).toMatch(/^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    for (const method of ['GET', 'HEAD']) {
+      const ico = await fetch(`${app.url}/favicon.ico`, { method });
+      expect(ico.status).toBe(200);
+      expect(ico.headers.get('content-type')).toBe('image/x-icon');
+      expect(ico.headers.get('cache-control')).toBe('public, max-age=86400');
+      if (method === 'GET') {
+        const bytes = Buffer.from(await ico.arrayBuffer());
+        // ICONDIR: reserved 0, type 1 (icon), one image of 16 × 16 at 32 bits per pixel.
+        expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2), bytes.readUInt16LE(4), bytes[6], bytes[7], bytes.readUInt16LE(12)]).toEqual([0, 1, 1, 16, 16, 32]);
+        expect(bytes.readUInt32LE(18) + bytes.readUInt32LE(14)).toBe(bytes.length);
+      }
+    }
+  });
+
+  it('/_dev/mail says how many messages there are and pages through all of them', async () => {
+    const to = `outbox-${crypto.randomUUID()}@example.com`;
+    for (let i = 1; i <= 45; i++) await app.deps.mailer.send(app.deps.db.knex, { to, subject: `Message ${i}`, text: `Body ${i}`, kind: 'test.outbox' });
+    const get = (q: string) => fetch(`${app.url}/_dev/mail?${q}`).then((r) => r.text());
+    const first = await get(`to=${encodeURIComponent(to)}`);
+    expect(first).toContain(`45 messages to ${to}, newest first. Showing 1–20 (page 1 of 3).`);
+    expect(first).toContain('Message 45');
+    expect(first).not.toContain('Message 25<');
+    expect(first).toContain(`href="/_dev/mail?to=${encodeURIComponent(to)}&amp;page=2" rel="next">Next</a>`);
+    expect(first).not.toContain('rel="prev"');
+    const seen = new Set<string>();
+    for (let page = 1; page <= 3; page++) {
+      const html = await get(`to=${encodeURIComponent(to)}&page=${page}`);
+      for (const m of html.matchAll(/<h2>Message (\d+)<\/h2>/g)) seen.add(m[1]!);
+      if (page > 1) expect(html).toContain('rel="prev">Previous</a>');
+      if (page === 3) {
+        expect(html).toContain('Showing 41–45 (page 3 of 3).');
+        expect(html).not.toContain('rel="next"');
+      }
+    }
+    expect(seen.size).toBe(45);
+    // Out-of-range pages show the nearest page; one message reads in the singular.
+    expect(await get(`to=${encodeURIComponent(to)}&page=99`)).toContain('page 3 of 3');
+    const single = `single-${crypto.randomUUID()}@example.com`;
+    await app.deps.mailer.send(app.deps.db.knex, { to: single, subject: 'Only one', text: 'x', kind: 'test.outbox' });
+    const one = await get(`to=${encodeURIComponent(single)}`);
+    expect(one).toContain(`1 message to ${single}, newest first.`);
+    expect(one).not.toContain('<nav');
+    const json = await (await fetch(`${app.url}/_dev/mail?to=${encodeURIComponent(to)}`, { headers: { accept: 'application/json' } })).json();
+    expect(json).toMatchObject({ total: 45, page: 1, pages: 1 });
+    expect(json.messages).toHaveLength(45);
+  });
+});

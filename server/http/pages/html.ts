@@ -3,14 +3,15 @@ export function esc(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** A complete, accessible page in our plain style; `body` must already be escaped HTML. */
+/** A complete, accessible page in our plain style; `body` must already be escaped HTML. The tab reads "title · refloop" unless the title names refloop itself. */
 export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)} · refloop</title>
+<title>${esc(/\brefloop\b/.test(title) ? title : `${title} · refloop`)}</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <style>
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
   body { max-width: 44rem; margin: 2rem auto; padding: 0 1rem; }

@@ -1,20 +1,67 @@
 import type Koa from 'koa';
 import type { Deps } from '../../deps.ts';
+import { countOf } from '../../../shared/plural.ts';
 import { esc, page } from './html.ts';
 
-/** The landing page, `/favicon.ico` and, outside production, the mail outbox viewer at /_dev/mail. */
+/** The site icon: a loop in the default brand colour (what `/favicon.svg` serves and every page links). */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#4f46e5"/><circle cx="16" cy="16" r="8" fill="none" stroke="#fff" stroke-width="4"/><circle cx="24" cy="9" r="3.5" fill="#fff"/></svg>`;
+
+/**
+ * The same icon as a 16 × 16 `.ico` (one 32-bit BMP image) for `/favicon.ico`, which browsers and
+ * feed readers ask for without reading a page's `<link rel="icon">`. Drawn here rather than shipped
+ * as a binary file: a filled rounded square with a white ring.
+ */
+export const FAVICON_ICO: Buffer = (() => {
+  const n = 16;
+  const pixels = Buffer.alloc(n * n * 4);
+  for (let y = 0; y < n; y++) {
+    for (let x = 0; x < n; x++) {
+      // BMP rows run bottom-up; the drawing is symmetric, so only the corner test needs care.
+      const cx = x + 0.5 - n / 2;
+      const cy = y + 0.5 - n / 2;
+      const corner = Math.max(Math.abs(cx) - 4.5, 0) ** 2 + Math.max(Math.abs(cy) - 4.5, 0) ** 2 > 3.5 ** 2;
+      const d = Math.hypot(cx, cy);
+      const ring = d > 2.5 && d < 5.2;
+      const o = (y * n + x) * 4;
+      if (corner) continue; // transparent
+      pixels.set(ring ? [0xff, 0xff, 0xff, 0xff] : [0xe5, 0x46, 0x4f, 0xff], o); // BGRA
+    }
+  }
+  const header = Buffer.alloc(6 + 16 + 40);
+  header.writeUInt16LE(1, 2); // type: icon
+  header.writeUInt16LE(1, 4); // one image
+  header.writeUInt8(n, 6);
+  header.writeUInt8(n, 7);
+  header.writeUInt16LE(1, 10); // planes
+  header.writeUInt16LE(32, 12); // bits per pixel
+  const mask = Buffer.alloc(n * 4); // AND mask, 1 bit a pixel, rows padded to 4 bytes: all zero (alpha decides)
+  header.writeUInt32LE(40 + pixels.length + mask.length, 14);
+  header.writeUInt32LE(22, 18);
+  header.writeUInt32LE(40, 22); // BITMAPINFOHEADER
+  header.writeInt32LE(n, 26);
+  header.writeInt32LE(n * 2, 30); // height counts the image and its mask
+  header.writeUInt16LE(1, 34);
+  header.writeUInt16LE(32, 36);
+  return Buffer.concat([header, pixels, mask]);
+})();
+
+/** Messages per page of the HTML outbox (the JSON form keeps 100). */
+const OUTBOX_PAGE = 20;
+
+/** The landing page, the site icon and, outside production, the mail outbox viewer at /_dev/mail. */
 export function sitePages(deps: Deps): Koa.Middleware {
   return async (ctx, next) => {
-    // Browsers ask every page's origin for an icon; we have none, and a 404 would be an error in each page's console.
-    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path === '/favicon.ico') {
-      ctx.status = 204;
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && (ctx.path === '/favicon.svg' || ctx.path === '/favicon.ico')) {
+      const svg = ctx.path === '/favicon.svg';
+      ctx.type = svg ? 'image/svg+xml' : 'image/x-icon';
       ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.body = svg ? FAVICON_SVG : FAVICON_ICO;
       return;
     }
     if (ctx.method === 'GET' && ctx.path === '/') {
       ctx.type = 'html';
       ctx.body = page(
-        'refloop',
+        'refloop: referral and affiliate programs',
         `<h1>refloop</h1>
 <p>Self-hosted referral and affiliate programs, wire-compatible with the GrowSurf REST API v2.</p>
 <ul>
@@ -27,23 +74,39 @@ ${deps.config.env !== 'production' ? '<li><a href="/_dev/mail">Mail outbox</a> (
       return;
     }
     if (ctx.method === 'GET' && ctx.path === '/_dev/mail' && deps.config.env !== 'production') {
-      const to = typeof ctx.query.to === 'string' ? ctx.query.to : undefined;
-      const messages = await deps.mailer.list({ to, limit: 100 });
-      if (ctx.accepts('html', 'json') === 'json') {
-        ctx.body = { messages };
+      const to = typeof ctx.query.to === 'string' && ctx.query.to ? ctx.query.to : undefined;
+      const json = ctx.accepts('html', 'json') === 'json';
+      const size = json ? 100 : OUTBOX_PAGE;
+      const total = await deps.mailer.count({ to });
+      const pages = Math.max(1, Math.ceil(total / size));
+      const asked = Number.parseInt(String(ctx.query.page ?? '1'), 10);
+      const pageNo = Number.isFinite(asked) ? Math.min(Math.max(asked, 1), pages) : 1;
+      const messages = await deps.mailer.list({ to, limit: size, offset: (pageNo - 1) * size });
+      if (json) {
+        ctx.body = { messages, total, page: pageNo, pages };
         return;
       }
+      const href = (n: number) => `/_dev/mail?${new URLSearchParams({ ...(to ? { to } : {}), page: String(n) })}`;
+      const first = (pageNo - 1) * size + 1;
+      const summary = total === 0
+        ? `No messages${to ? ` to ${esc(to)}` : ''} yet.`
+        : `${esc(countOf(total, 'message'))}${to ? ` to ${esc(to)}` : ''}, newest first.${pages > 1 ? ` Showing ${first}–${first + messages.length - 1} (page ${pageNo} of ${pages}).` : ''}`;
+      const nav =
+        pages > 1
+          ? `<nav aria-label="Outbox pages"><p>${pageNo > 1 ? `<a href="${esc(href(pageNo - 1))}" rel="prev">Previous</a>` : ''}${pageNo > 1 && pageNo < pages ? ' · ' : ''}${pageNo < pages ? `<a href="${esc(href(pageNo + 1))}" rel="next">Next</a>` : ''}</p></nav>`
+          : '';
       ctx.type = 'html';
       ctx.body = page(
-        'Mail outbox',
-        `<h1>Mail outbox</h1><p>${messages.length} message(s), newest first.</p>` +
+        pages > 1 ? `Mail outbox, page ${pageNo} of ${pages}` : 'Mail outbox',
+        `<h1>Mail outbox</h1><p role="status">${summary}</p>${nav}` +
           messages
             .map(
               (m) => `<article><h2>${esc(m.subject)}</h2><p>To ${esc(m.to)} · ${esc(new Date(m.createdAt).toISOString())} · ${esc(m.status)}</p>
 <pre style="white-space:pre-wrap">${esc(m.text)}</pre>
 <ul>${m.links.map((l) => `<li><a href="${esc(l)}">${esc(l)}</a></li>`).join('')}</ul></article>`,
             )
-            .join('<hr>'),
+            .join('<hr>') +
+          nav,
       );
       return;
     }
