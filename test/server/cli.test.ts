@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { main } from '../../server/cli.ts';
 import { startApp, createAccount, verifiedAccount, type TestApp } from '../helpers/app.ts';
 
@@ -78,4 +82,28 @@ describe('refloop CLI', () => {
     expect((await cli('keys', 'create', '--team', acct.teamId, '--scopes', 'team:fly')).code).toBe(1);
     expect((await cli('keys', 'create', '--team', acct.teamId)).code).toBe(2);
   });
+});
+
+describe('issue #21: refloop … | head', () => {
+  /** Runs bin/refloop.js with its standard output already closed by the reader, as `| head` leaves it. */
+  function withClosedStdout(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+    const root = path.resolve(import.meta.dirname, '../..');
+    const child = spawn(process.execPath, [path.join(root, 'bin/refloop.js'), ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+  }
+
+  it('ends quietly with status 0 when standard output is closed, for help and for a database command', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'refloop-epipe-'));
+    try {
+      for (const args of [['--help'], ['team', 'list']]) {
+        const r = await withClosedStdout(args, { DATA_DIR: dataDir, DATABASE_URL: '' });
+        expect(r, args.join(' ')).toEqual({ code: 0, stderr: '' });
+      }
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
