@@ -21,6 +21,7 @@ import * as m019 from './migrations/019_oauth_expiry_indexes.ts';
 import * as m020 from './migrations/020_team_notifications.ts';
 import * as m021 from './migrations/021_participant_login_tokens.ts';
 import * as m022 from './migrations/022_commission_adjusted_at.ts';
+import * as m023 from './migrations/023_visit_counter_fold.ts';
 
 /** A migration: name plus up/down, kept in code so the CLI, tests and the server share one ordered list. */
 interface Migration {
@@ -52,6 +53,7 @@ const migrations: Migration[] = [
   { name: '020_team_notifications', ...m020 },
   { name: '021_participant_login_tokens', ...m021 },
   { name: '022_commission_adjusted_at', ...m022 },
+  { name: '023_visit_counter_fold', ...m023 },
 ];
 
 /** knex migration source over the in-code list (no file globbing, so it works under tsx and bundlers). */

@@ -20,10 +20,15 @@ interface Target {
   time: string;
   /** Extra condition on the row (aliased `t`). */
   also?: string;
+  /**
+   * SQLite: the row with the largest key stays, so the key never goes back to 1 (SQLite hands out
+   * max(rowid) + 1): the impression fold's watermark is a rowid (server/domain/impressions.ts).
+   */
+  keepNewest?: boolean;
 }
 
 const TARGETS: Record<'visits' | 'visitUniques' | 'fraudDecisions', Target> = {
-  visits: { table: 'visits', sqliteKey: 'rowid', pgKey: 'ctid', time: 'created_at' },
+  visits: { table: 'visits', sqliteKey: 'rowid', pgKey: 'ctid', time: 'created_at', keepNewest: true },
   visitUniques: { table: 'visit_uniques', sqliteKey: 'rowid', pgKey: 'ctid', time: 'first_at' },
   fraudDecisions: {
     table: 'fraud_decisions',
@@ -65,7 +70,7 @@ async function prune(db: Db, t: Target, before: number): Promise<number> {
       await yieldToOthers();
     }
   }
-  const range = await boundary(db, t.table, key, t.time, before);
+  const range = await boundary(db, t.table, key, t.time, before, !!t.keepNewest);
   if (!range) return 0;
   // Fixed key ranges, so rows kept inside the range (younger, or a participant's latest decision) are never scanned twice.
   const sql = `DELETE FROM ${t.table} WHERE ${key} IN (SELECT ${key} FROM ${t.table} t WHERE t.${key} >= ? AND t.${key} < ? AND t.${t.time} < ?${also})`;
@@ -82,13 +87,13 @@ async function prune(db: Db, t: Target, before: number): Promise<number> {
  * Times only roughly follow insertion order, so the end is approximate: the DELETE checks each
  * row's time, and a straggler past the end goes in a later run.
  */
-async function boundary(db: Db, table: string, key: string, time: string, before: number): Promise<{ from: number; end: number } | null> {
+async function boundary(db: Db, table: string, key: string, time: string, before: number, keepNewest: boolean): Promise<{ from: number; end: number } | null> {
   const bounds = await db.get<{ lo: number | string | null; hi: number | string | null }>(`SELECT min(${key}) AS lo, max(${key}) AS hi FROM ${table}`);
   if (bounds?.lo == null || bounds.hi == null) return null;
   const sql = `SELECT ${key} AS k, ${time} AS t FROM ${table} WHERE ${key} >= ? ORDER BY ${key} LIMIT 1`;
   const from = Number(bounds.lo);
   let lo = from;
-  let hi = Number(bounds.hi);
+  let hi = Number(bounds.hi) - (keepNewest ? 1 : 0);
   let end: number | null = null;
   while (lo <= hi) {
     const mid = lo + Math.floor((hi - lo) / 2);

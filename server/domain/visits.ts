@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/connect.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
-import type { Impressions, VisitTraits } from './impressions.ts';
+import type { Impressions } from './impressions.ts';
 import type { MobileProgram } from './mobile-programs.ts';
 import type { Receipts } from './visit-receipts.ts';
 import { UnavailableError } from '../errors.ts';
@@ -56,6 +56,9 @@ interface VisitRow {
   utm: string | null;
   destination: string | null;
   referrer_url: string | null;
+  /** Traffic traits the impression fold reads back (server/domain/impressions.ts `traitsOfVisit`); null on unreferred visits. */
+  country: string | null;
+  device: string | null;
 }
 
 /** What a stored visit answers with. */
@@ -68,7 +71,6 @@ interface Stored {
 
 interface Waiter {
   row: VisitRow;
-  traits: VisitTraits | null;
   cookieWindowMs: number;
   /** Answered already: PROCESSING after `waitMs`, or with the write's outcome. */
   settled: boolean;
@@ -76,7 +78,7 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
-const COLUMNS = ['program_id', 'visit_id', 'visitor_key', 'created_at', 'referrer_id', 'first_referrer_id', 'first_visit_at', 'referral_code', 'click_id', 'provider', 'utm', 'destination', 'referrer_url'] as const;
+const COLUMNS = ['program_id', 'visit_id', 'visitor_key', 'created_at', 'referrer_id', 'first_referrer_id', 'first_visit_at', 'referral_code', 'click_id', 'provider', 'utm', 'destination', 'referrer_url', 'country', 'device'] as const;
 /** Group commit: a batch closes after this long or this many visits, whichever comes first. */
 export const GROUP_COMMIT = { maxWaitMs: 1, maxItems: 64 } as const;
 const REFERRER_TTL_MS = 10_000;
@@ -107,28 +109,13 @@ export function deviceOf(userAgent: string, app: boolean): string | null {
   return 'desktop';
 }
 
-const HOST = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]+)/i;
-
-/** A referred visit's traffic traits (server/domain/impressions.ts `VisitTraits`); strings are capped at 100 characters. */
-function traitsOf(a: VisitAttribution | null, input: VisitInput): VisitTraits {
-  const host = a?.referrer ? (HOST.exec(a.referrer)?.[1]?.toLowerCase().slice(0, 100) ?? null) : null;
-  const landing = a?.destination ? /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(\/[^?#]*)?/i.exec(a.destination) : null;
-  return {
-    source: a?.utm?.utm_source?.slice(0, 100) || host,
-    campaign: a?.utm?.utm_campaign?.slice(0, 100) || null,
-    referrer: host,
-    destination: landing ? (landing[1] || '/').slice(0, 100) : null,
-    country: input.country ?? null,
-    device: input.device ?? null,
-  };
-}
-
 /**
  * Visit recording, the hottest path (seed Mobile rule 3): each visit is written once per (program,
  * client visit id) by a group commit (≤ 1 ms or 64 visits per transaction, one multi-row INSERT … ON
  * CONFLICT DO NOTHING) and answered only after that commit; a repeat gets the stored answer.
- * Each new referred visit is handed to `Impressions`, which writes the counters at most a second
- * later; `close()` waits for visits in flight and then for those counters.
+ * A batch with new referred visits tells `Impressions`, which folds them from the table into the
+ * counters at most a second later (behind a durable watermark, so a crash loses none); `close()`
+ * waits for visits in flight and then folds.
  */
 export class Visits {
   readonly #visitorKey: Buffer;
@@ -178,12 +165,12 @@ export class Visits {
     return pending;
   }
 
-  /** Writes the impressions waiting in memory now (tests); a failed write keeps them for the next try. */
+  /** Folds every committed visit into the impression counters now (tests). */
   flush(): Promise<void> {
     return this.impressions.flush();
   }
 
-  /** Stops taking visits, waits for every visit in flight, then writes the waiting impressions. */
+  /** Stops taking visits, waits for every visit in flight, then folds their impressions. */
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.allSettled([...this.#requests]);
@@ -227,8 +214,10 @@ export class Visits {
       utm: a?.utm && Object.keys(a.utm).length ? JSON.stringify(a.utm) : null,
       destination: a?.destination ?? null,
       referrer_url: a?.referrer ?? null,
+      country: referrerId ? (input.country ?? null) : null,
+      device: referrerId ? (input.device ?? null) : null,
     };
-    return { row, traits: referrerId ? traitsOf(a, input) : null, cookieWindowMs: view.cookieWindowMs, settled: false, resolve, reject };
+    return { row, cookieWindowMs: view.cookieWindowMs, settled: false, resolve, reject };
   }
 
   /** The answer to a stored visit: receipts when it has a referrer. */
@@ -335,15 +324,16 @@ export class Visits {
       }
       return;
     }
+    let referred = false;
     for (const [k, ws] of byKey) {
       const stored = answers.get(k)!;
-      const { row, traits } = ws[0]!;
-      if (stored.inserted && stored.referrerId && traits) this.impressions.add({ programId: row.program_id, referrerId: stored.referrerId, visitorKey: row.visitor_key, traits });
+      if (stored.inserted && stored.referrerId) referred = true;
       for (const w of ws) {
         if (w.settled) continue;
         w.settled = true;
         w.resolve(this.#answer(w, stored));
       }
     }
+    if (referred) this.impressions.notify();
   }
 }
