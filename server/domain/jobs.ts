@@ -16,17 +16,26 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
-const LEASE_MS = 5 * 60_000;
+/**
+ * How long a claim lasts without a heartbeat (issue #20): a job held by a process that died is
+ * claimed again this long after the dead process's last heartbeat. Live workers renew their claims
+ * every `LEASE_MS / 4`, so a claim only lapses when its process is gone or its event loop has been
+ * blocked for the whole lease.
+ */
+export const LEASE_MS = 10_000;
 
 /**
  * The durable job table and its runner. Enqueue inside the caller's transaction so a job exists
  * exactly when its cause committed. On PostgreSQL claims use FOR UPDATE SKIP LOCKED so several
- * processes share the table; a job whose lease expired (crashed process) is claimed again.
+ * processes share the table; claims are short leases renewed by a heartbeat while the runner holds
+ * them, so a job whose worker crashed is claimed again within seconds, and a worker that lost its
+ * lease never overwrites the new holder's outcome.
  */
 export class Jobs {
   readonly #handlers = new Map<string, JobHandler>();
   readonly #workerId = `${os.hostname()}:${process.pid}:${newId(6)}`;
   #timer: NodeJS.Timeout | null = null;
+  #heartbeat: NodeJS.Timeout | null = null;
   #running: Promise<number> | null = null;
   #stopped = true;
 
@@ -35,7 +44,21 @@ export class Jobs {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly pollMs: number,
+    private readonly leaseMs = LEASE_MS,
   ) {}
+
+  /** This runner's name in `jobs.locked_by`. */
+  get workerId(): string {
+    return this.#workerId;
+  }
+
+  /**
+   * Extends the lease of every job this runner holds (the heartbeat, every `leaseMs / 4` while a
+   * pass runs); returns how many it still holds.
+   */
+  async renewLeases(): Promise<number> {
+    return this.db.knex('jobs').where({ status: 'RUNNING', locked_by: this.#workerId }).update({ locked_until: this.clock.now() + this.leaseMs });
+  }
 
   /** Registers the handler of one job type. */
   register(type: string, handler: JobHandler): void {
@@ -103,11 +126,20 @@ export class Jobs {
 
   async #drain(batch: number): Promise<number> {
     let total = 0;
-    for (;;) {
-      const claimed = await this.#claim(batch);
-      if (claimed.length === 0) return total;
-      for (const job of claimed) await this.#execute(job);
-      total += claimed.length;
+    this.#heartbeat = setInterval(() => {
+      this.renewLeases().catch((err) => this.log.warn('job lease renewal failed', { error: String((err as Error)?.message ?? err) }));
+    }, Math.max(10, Math.floor(this.leaseMs / 4)));
+    this.#heartbeat.unref();
+    try {
+      for (;;) {
+        const claimed = await this.#claim(batch);
+        if (claimed.length === 0) return total;
+        for (const job of claimed) await this.#execute(job);
+        total += claimed.length;
+      }
+    } finally {
+      clearInterval(this.#heartbeat);
+      this.#heartbeat = null;
     }
   }
 
@@ -120,7 +152,7 @@ export class Jobs {
                     WHERE (status = 'QUEUED' AND run_at <= ?) OR (status = 'RUNNING' AND locked_until < ?)
                     ORDER BY run_at LIMIT ? ${lock})
        RETURNING id, type, payload, attempts, max_attempts`,
-      [this.#workerId, now + LEASE_MS, now, now, now, batch],
+      [this.#workerId, now + this.leaseMs, now, now, now, batch],
     );
     return this.db.dialect === 'pg' ? result.rows : result;
   }
@@ -130,16 +162,18 @@ export class Jobs {
     try {
       if (!handler) throw new Error(`no handler for job type ${job.type}`);
       await handler(JSON.parse(job.payload), { jobId: job.id, attempt: Number(job.attempts) });
-      await this.db.knex('jobs').where({ id: job.id }).update({ status: 'DONE', locked_by: null, locked_until: null, updated_at: this.clock.now() });
+      const done = await this.db.knex('jobs').where({ id: job.id, locked_by: this.#workerId }).update({ status: 'DONE', locked_by: null, locked_until: null, updated_at: this.clock.now() });
+      if (!done) this.log.warn('job finished after its lease passed to another worker', { jobId: job.id, type: job.type });
     } catch (err) {
       const attempts = Number(job.attempts);
       const final = attempts >= Number(job.max_attempts);
       // Exponential backoff: 10 s, 20 s, 40 s … capped at 1 h.
       const delay = Math.min(3_600_000, 10_000 * 2 ** (attempts - 1));
       this.log.warn('job failed', { jobId: job.id, type: job.type, attempt: attempts, final, error: String((err as Error)?.message ?? err) });
+      // Only while the claim is still ours: a worker that lost its lease leaves the job to its new holder.
       await this.db
         .knex('jobs')
-        .where({ id: job.id })
+        .where({ id: job.id, locked_by: this.#workerId })
         .update({
           status: final ? 'FAILED' : 'QUEUED',
           run_at: this.clock.now() + delay,
