@@ -18,6 +18,7 @@ import { CONFIG_VARIABLES } from '../server/config.ts';
 //   BENCH_TRIGGERS      referred participants seeded for the trigger-referral row (default 30,000; 0 skips it)
 //   BENCH_ONLY          one group of rows beside a bare-Koa row: `mobile` (b2, i–l: the participant API),
 //                       `affiliate` (b, m: sale recording) or `trigger` (b, h: trigger referral)
+//                       or `cli` (start-up CPU of each CLI command, compiled and through tsx)
 //   BENCH_MOBILE_ONLY=1 / BENCH_AFFILIATE_ONLY=1  the same as BENCH_ONLY=mobile / affiliate
 //   BENCH_CPU_PROF      a directory: each server process writes a V8 CPU profile (.cpuprofile) there when it stops
 //   DATABASE_URL        postgres://… adds row (k), visit ingestion on PostgreSQL (a fresh schema); every other row uses SQLite
@@ -30,7 +31,7 @@ const PARTICIPANTS = process.env.BENCH_PARTICIPANTS === '0' ? 0 : Math.floor(pos
 const IN_PROCESS_CALLS = 1000;
 const TRIGGERS = process.env.BENCH_TRIGGERS === '0' ? 0 : Math.floor(positive(process.env.BENCH_TRIGGERS, 30_000));
 const ONLY = process.env.BENCH_ONLY ?? (process.env.BENCH_MOBILE_ONLY === '1' ? 'mobile' : process.env.BENCH_AFFILIATE_ONLY === '1' ? 'affiliate' : '');
-if (!['', 'mobile', 'affiliate', 'trigger'].includes(ONLY)) throw new Error(`BENCH_ONLY must be mobile, affiliate or trigger, not ${JSON.stringify(ONLY)}`);
+if (!['', 'mobile', 'affiliate', 'trigger', 'cli'].includes(ONLY)) throw new Error(`BENCH_ONLY must be mobile, affiliate, trigger or cli, not ${JSON.stringify(ONLY)}`);
 const MOBILE_ONLY = ONLY === 'mobile';
 const AFFILIATE_ONLY = ONLY === 'affiliate';
 const TRIGGER_ONLY = ONLY === 'trigger';
@@ -742,6 +743,44 @@ async function transactionRow(): Promise<Row> {
   return row;
 }
 
+// --- CLI start-up (issue #21) --------------------------------------------------------------------
+
+/** CLI calls measured by `cliRows`, each as a person types it. */
+const CLI_COMMANDS = [[], ['--help'], ['keys', 'create', '--help'], ['migrate'], ['team', 'list'], ['mail', 'list']];
+const CLI_RUNS = 5;
+
+/** User + system CPU (ms) and wall time of one call: dash's `times` reports its waited-for children. */
+function cliCall(argv: string[], env: NodeJS.ProcessEnv): { cpuMs: number; wallMs: number } {
+  const quoted = argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
+  const started = performance.now();
+  const out = execFileSync('/bin/sh', ['-c', `${quoted} >/dev/null 2>&1; times`], { cwd: ROOT, env, encoding: 'utf8' });
+  const wallMs = performance.now() - started;
+  const children = out.trim().split('\n').at(-1)!.match(/(\d+)m([\d.]+)s/g)!;
+  const cpuMs = children.map((t) => { const [, m, sec] = /(\d+)m([\d.]+)s/.exec(t)!; return (Number(m) * 60 + Number(sec)) * 1000; }).reduce((a, b) => a + b, 0);
+  return { cpuMs, wallMs };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Start-up CPU per CLI command: the compiled bundle bin/refloop.js runs, and the sources through tsx. */
+function cliRows(): void {
+  console.log(`\n(n) CLI start-up: median of ${CLI_RUNS} calls per command on a fresh SQLite file, CPU = user + system of the process`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'refloop-bench-cli-'));
+  tempDirs.push(dir);
+  const env = { ...baseEnv(), DATA_DIR: dir };
+  // The sources through tsx, as bin/refloop.js runs them when no build can be made.
+  const tsx = `import('tsx/esm/api').then(({ register }) => { register(); return import('./server/cli.ts'); }).then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })`;
+  cliCall([process.execPath, BIN, 'migrate'], env); // builds the bundle if stale and creates the database
+  console.log('\n| Command | compiled: CPU ms | compiled: wall ms | sources through tsx: CPU ms |');
+  console.log('|---|---:|---:|---:|');
+  for (const argv of CLI_COMMANDS) {
+    const compiled = Array.from({ length: CLI_RUNS }, () => cliCall([process.execPath, BIN, ...argv], env));
+    const viaTsx = Array.from({ length: CLI_RUNS }, () => cliCall([process.execPath, '-e', tsx, '--', ...argv], env));
+    const name = `\`refloop${argv.length ? ' ' + argv.join(' ') : ''}\``;
+    console.log(`| ${name} | ${median(compiled.map((r) => r.cpuMs)).toFixed(0)} | ${median(compiled.map((r) => r.wallMs)).toFixed(0)} | ${median(viaTsx.map((r) => r.cpuMs)).toFixed(0)} |`);
+  }
+}
+
 // --- main ---------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -753,6 +792,10 @@ async function main(): Promise<void> {
       'so it measures the full request path (limiter still charged in the database) instead of 429s. Row (c) keeps the default team limits.',
   );
   const rows: Row[] = [];
+  if (ONLY === 'cli') {
+    cliRows();
+    return;
+  }
   if (AFFILIATE_ONLY || TRIGGER_ONLY) {
     const rowBare = await bareRow();
     printTable([rowBare, AFFILIATE_ONLY ? await transactionRow() : await triggerRow()], rowBare.reqPerSec);
@@ -816,6 +859,7 @@ async function main(): Promise<void> {
   console.log(`  visits vs row b: ${(mobile.rows[1]!.reqPerSec / rowB.reqPerSec).toFixed(2)} × bare Koa req/s`);
 
   printTable(rows, rowB.reqPerSec);
+  cliRows();
 }
 
 main().then(
