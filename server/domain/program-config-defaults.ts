@@ -334,39 +334,39 @@ function defaultEmails(type: ProgramType): CampaignEmails {
       ? t(
           'Welcome to the {{companyName}} affiliate program',
           'Your affiliate link is ready.',
-          p('Hi {{firstName}},', 'Welcome aboard! Here is your affiliate link. Share it wherever you recommend us and earn a commission on every sale it brings in:') + linkButton,
+          p('Hi {{firstName}},', "Welcome aboard! Here's your affiliate link. Share it wherever you recommend us, and you'll earn a commission on every sale it brings in:") + linkButton,
         )
       : t(
           'Your {{companyName}} referral link',
           'Share it with friends and earn rewards.',
-          p('Hi {{firstName}},', 'Thanks for joining! Here is your personal referral link. Share it with friends; you earn rewards when they sign up:') + linkButton,
+          p('Hi {{firstName}},', "Thanks for joining! Here's your personal referral link. Share it with friends, and you'll earn rewards when they sign up:") + linkButton,
         ),
     referralLinkViewedFirstTime: t(
       'Someone just opened your link',
       'Your link got its first visit.',
-      p('Hi {{firstName}},', 'Good news: someone opened your link for the first time. Keep sharing it:') + linkButton,
+      p('Hi {{firstName}},', 'Good news: someone just opened your link for the first time. Keep sharing it:') + linkButton,
       false,
     ),
     referredSignup: affiliate
-      ? t('A new customer signed up through your link', 'You referred someone new.', p('Hi {{firstName}},', '{{referredFirstName}} signed up through your affiliate link. You earn a commission when they buy.'))
+      ? t('A new customer signed up through your link', 'You referred someone new.', p('Hi {{firstName}},', "{{referredFirstName}} signed up through your affiliate link. You'll earn a commission when they buy."))
       : t('{{referredFirstName}} signed up with your link', 'You referred a friend.', p('Hi {{firstName}},', '{{referredFirstName}} just signed up through your referral link. Thanks for spreading the word!')),
     progressUpdateMonthly: t(
       'Your monthly update',
       'How your link did this month.',
       affiliate
-        ? p('Hi {{firstName}},', 'This month your link brought {{referralCount}} customers. Keep sharing:') + linkButton
-        : p('Hi {{firstName}},', 'You have referred {{referralCount}} friends so far. Keep sharing:') + linkButton,
+        ? p('Hi {{firstName}},', 'Here is how your affiliate link is doing.', 'Customers referred so far: {{referralCount}}', 'Keep sharing it:') + linkButton
+        : p('Hi {{firstName}},', 'Here is how your referral link is doing.', 'Friends referred so far: {{referralCount}}', 'Keep sharing it:') + linkButton,
       false,
     ),
     invite: {
       ...t(
         '{{referrerFirstName}} invited you to {{companyName}}',
         'A personal invitation from {{referrerFirstName}}.',
-        p('Hi,', '{{referrerFirstName}} thinks you will like {{companyName}} and sent you this message:', '{{messageText}}', 'Sign up with their link:') + linkButton,
+        p('Hi,', "{{referrerFirstName}} thinks you'll like {{companyName}} and sent you this message:", '{{messageText}}', 'Sign up with their link:') + linkButton,
       ),
       useCompanyReplyTo: false,
     },
-    loginLink: t('Your sign-in link', 'Sign in with one click.', p('Hi {{firstName}},', 'Use this link to sign in. It expires soon and works once:', '<a href="{{loginUrl}}">Sign in</a>')),
+    loginLink: t('Your sign-in link', 'Sign in with one click.', p('Hi {{firstName}},', 'Use this link to sign in. It works once and expires in 15 minutes:', '<a href="{{loginUrl}}">Sign in</a>')),
     paypalEmailConfirmation: t(
       'Confirm your PayPal email',
       'One click to confirm where we send your payouts.',
@@ -375,14 +375,14 @@ function defaultEmails(type: ProgramType): CampaignEmails {
     taxInfoMissing: t(
       'We need your tax information',
       'Required before we can pay you.',
-      p('Hi {{firstName}},', 'Before we can send payouts we need your tax information. It takes a few minutes:', '<a href="{{taxInfoUrl}}">Add my tax information</a>'),
+      p('Hi {{firstName}},', 'Before we can send your payouts, we need your tax information. It only takes a few minutes:', '<a href="{{taxInfoUrl}}">Add my tax information</a>'),
     ),
     taxInfoReceived: t('We received your tax information', 'We are reviewing it.', p('Hi {{firstName}},', 'Thanks, we received your tax information and will review it shortly.')),
     taxInfoApproved: t('Your tax information was approved', 'You are all set for payouts.', p('Hi {{firstName}},', 'Your tax information was approved. You are all set to receive payouts.')),
     taxInfoRejected: t(
       'Your tax information needs another look',
       'Please update your tax information.',
-      p('Hi {{firstName}},', 'We could not accept your tax information: {{reason}}', '<a href="{{taxInfoUrl}}">Update my tax information</a>'),
+      p('Hi {{firstName}},', 'We could not accept your tax information. The reason we were given:', '{{reason}}', '<a href="{{taxInfoUrl}}">Update my tax information</a>'),
     ),
     settings: {
       sender: { fromName: null, fromEmail: '', replyToEmail: null },
@@ -407,14 +407,19 @@ function defaultEmails(type: ProgramType): CampaignEmails {
     emails.welcomeReferred = t(
       'Welcome! {{referrerFirstName}} referred you',
       'Your referral link is ready too.',
-      p('Hi {{firstName}},', 'Thanks for joining through {{referrerFirstName}}. You can earn rewards too: share your own link with friends:') + linkButton,
+      p('Hi {{firstName}},', 'Thanks for joining! {{referrerFirstName}} referred you, and you can earn rewards too by sharing your own link with friends:') + linkButton,
     );
     emails.referralLinkUsed = t(
-      'You earned referral credit',
-      '{{referredFirstName}} completed their referral.',
-      p('Hi {{firstName}},', '{{referredFirstName}} joined through your link, so the referral counts for you. You now have {{referralCount}} referrals.') + linkButton,
+      'Your referral counts',
+      'A friend you referred completed their referral.',
+      p('Hi {{firstName}},', 'Good news: {{referredFirstName}} joined through your link, and the referral now counts for you.', 'Friends referred so far: {{referralCount}}', 'Keep sharing your link:') + linkButton,
     );
-    emails.goalAchieved = t('You earned a reward!', 'Congratulations, a reward is yours.', p('Hi {{firstName}},', 'Congratulations! You earned {{rewardDescription}}. Thank you for taking part in our referral program.'));
+    // The reward's description is the owner's free text (a phrase or a whole sentence), so it stands in its own paragraph.
+    emails.goalAchieved = t(
+      'You earned a reward!',
+      'Congratulations, a reward is yours.',
+      p('Hi {{firstName}},', 'Congratulations, you earned a reward:', '<strong>{{rewardDescription}}</strong>', 'Thank you for spreading the word about {{companyName}}!'),
+    );
     emails.campaignEndedWinners = t('The program has ended: you won!', 'Thanks for taking part.', p('Hi {{firstName}},', 'Our referral program has ended, and you are one of the winners. We will be in touch about your reward.'));
     emails.campaignEndedNonWinners = t('The program has ended', 'Thanks for taking part.', p('Hi {{firstName}},', 'Our referral program has ended. Thank you for taking part and for spreading the word!'));
   }

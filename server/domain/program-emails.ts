@@ -117,23 +117,25 @@ export function textAsHtml(text: string): SafeHtml {
   return { html: escapeHtml(text).replace(/\r?\n/g, '<br>') };
 }
 
-const TAG = /(\s?)\{\{\s*([^{}|]+?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}/g;
+const TAG = /(\s?)\{\{\s*([^{}|]+?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}([,.!?;:]?)/g;
 
 /**
  * Renders `{{tag}}` and `{{tag|fallback}}` merge tags. Unknown or empty tags render as the fallback
  * (or nothing); an empty value right before punctuation also drops the space before it, so
- * "Hi {{firstName}}," reads "Hi," for a participant without a first name.
+ * "Hi {{firstName}}," reads "Hi," for a participant without a first name. A value that ends a
+ * sentence itself (an owner's reward description "… their first order.") swallows the template's
+ * full stop, question or exclamation mark after the tag, so no email reads "order..".
  */
 export function renderTags(template: string, vars: EmailVars, mode: 'html' | 'text'): string {
-  return template.replace(TAG, (match, space: string, name: string, fallback: string | undefined, offset: number, whole: string) => {
+  return template.replace(TAG, (_match, space: string, name: string, fallback: string | undefined, punct: string) => {
     const v = vars[name];
     let out: string;
     if (v !== null && typeof v === 'object') out = mode === 'html' ? v.html : htmlToText(v.html);
     else if (v === undefined || v === null || v === '') out = fallback === undefined ? '' : mode === 'html' ? escapeHtml(fallback) : fallback;
     else out = mode === 'html' ? escapeHtml(v) : String(v);
-    const next = whole[offset + match.length] ?? '';
-    if (out === '' && /^[,.!?;:]$/.test(next)) return '';
-    return space + out;
+    if (out === '') return punct;
+    if (/[.!?…]\s*$/.test(out) && /^[.!?]$/.test(punct)) return space + out.trimEnd();
+    return space + out + punct;
   });
 }
 
@@ -189,6 +191,8 @@ export class ProgramEmails {
   readonly #verified = new WeakMap<object, Map<string, boolean>>();
   /** Completed emails documents by stored document object. */
   readonly #documents = new WeakMap<object, CampaignEmails>();
+  /** Referrers a transaction already told about a reward (`goalAchieved`): their `referralLinkUsed` would repeat it. */
+  readonly #rewardTold = new WeakMap<Knex.Transaction, Set<string>>();
 
   constructor(
     private readonly db: Db,
@@ -272,7 +276,15 @@ export class ProgramEmails {
     const label = COUPON_LABEL[this.languageOf(program, recipient)] ?? COUPON_LABEL.en!;
     const amendBody = (body: string) => (couponCode && !/\{\{\s*couponCode\s*(\||\}\})/.test(body) ? `${body}\n<p>${escapeHtml(label)}: <strong>{{couponCode}}</strong></p>` : body);
     const vars: EmailVars = { rewardDescription: description, couponCode, ...(referrer ? { referrerFirstName: displayName(referrer) } : {}) };
-    return this.sendProgramEmail(trx, program, recipient, 'goalAchieved', vars, { amendBody });
+    const outcome = await this.sendProgramEmail(trx, program, recipient, 'goalAchieved', vars, { amendBody });
+    // Sent, or skipped for the person (unsubscribed, team not verified): either way the reward email
+    // speaks for this moment. Only a switched-off template leaves `referralLinkUsed` to say it.
+    if (isReferrer && (outcome.sent || (outcome.reason !== 'TEMPLATE_DISABLED' && outcome.reason !== 'TEMPLATE_NOT_AVAILABLE'))) {
+      let told = this.#rewardTold.get(trx);
+      if (!told) this.#rewardTold.set(trx, (told = new Set()));
+      told.add(recipient.id);
+    }
+    return outcome;
   }
 
   /**
@@ -548,9 +560,17 @@ ${design.logoUrl ? `<p><img src="${escapeHtml(design.logoUrl)}" alt="${escapeHtm
     return this.sendProgramEmail(trx, program, referrer, 'referralLinkViewedFirstTime');
   }
 
-  /** The referrer earned credit (referral programs: `referralLinkUsed`). */
+  /**
+   * The referrer earned credit (referral programs: `referralLinkUsed`), unless the same credit
+   * already earned them a reward: one completed referral is one email, and "You earned a reward!"
+   * says more than "Your referral counts" (issue #21). The rewards engine's `referralCredited` hook
+   * is registered before this one (server/deps.ts builds Rewards first), so its `goalAchieved` is
+   * already sent when this runs.
+   */
   async #onCredited(trx: Knex.Transaction, program: Program, referrer: ParticipantRow, referred: ParticipantRow): Promise<void> {
     if (program.type !== 'REFERRAL') return;
+    // Consumed here: a group commit runs several triggers on one transaction, and the referrer's next credit in it may earn nothing.
+    if (this.#rewardTold.get(trx)?.delete(referrer.id)) return;
     await this.sendProgramEmail(trx, program, referrer, 'referralLinkUsed', { referredFirstName: displayName(referred), referralCount: Number(referrer.referral_count) });
   }
 

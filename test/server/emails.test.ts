@@ -294,7 +294,33 @@ describe('program emails on participant events', () => {
     expect(toReferrer).toEqual(['program.referralLinkUsed', 'program.welcomeNonReferred']);
     const [used] = await mails('ref@example.com', 'program.referralLinkUsed');
     expect(used!.html).toContain('Fin joined through your link');
-    expect(used!.html).toContain('You now have 1 referrals.');
+    expect(used!.html).toContain('Friends referred so far: 1');
+  });
+
+  it('sends one email for one completed referral: "You earned a reward!" when the credit earns the referrer a reward, else "Your referral counts" (issue #21)', async () => {
+    const acct = await verifiedAccount(app);
+    await app.deps.teams.approveVerification(acct.teamId);
+    // A reward for the second referral: the first credit earns nothing yet, the second earns the reward.
+    const rewards = [{ type: 'MILESTONE', title: 'Free month', description: 'A free month of the Pro plan.', conversionsRequired: 2 }];
+    const created = await app.request('POST', '/v2/campaigns', { key: acct.key, body: { type: 'REFERRAL', rewards } });
+    expect(created.status, created.text).toBe(200);
+    const { key, id: pid } = { key: acct.key, id: created.body.id as string };
+    const referrer = await add(key, pid, { email: 'one-mail@example.com', firstName: 'Omar' });
+    await add(key, pid, { email: 'one-mail-f1@example.com', firstName: 'Fay', referredBy: referrer.id });
+    const kinds = async () => (await mails('one-mail@example.com')).map((m) => m.kind).filter((k) => k !== 'program.welcomeNonReferred');
+    expect(await kinds()).toEqual(['program.referralLinkUsed']);
+    await add(key, pid, { email: 'one-mail-f2@example.com', firstName: 'Gus', referredBy: referrer.id });
+    expect(await kinds()).toEqual(['program.goalAchieved', 'program.referralLinkUsed']);
+    const [reward] = await mails('one-mail@example.com', 'program.goalAchieved');
+    expect(reward!.subject).toBe('You earned a reward!');
+    expect(reward!.text).toContain('A free month of the Pro plan.\n');
+    expect(reward!.text).not.toContain('..');
+
+    // With the reward email switched off, the credit email still tells the referrer.
+    await app.request('PATCH', `/v2/campaign/${pid}/emails`, { key, body: { goalAchieved: { isEnabled: false } } });
+    await add(key, pid, { email: 'one-mail-f3@example.com', referredBy: referrer.id });
+    await add(key, pid, { email: 'one-mail-f4@example.com', referredBy: referrer.id });
+    expect((await kinds()).filter((k) => k === 'program.referralLinkUsed')).toHaveLength(3);
   });
 
   it('sends referredSignup to the referrer when credit waits for the trigger, and masks a friend without a name', async () => {

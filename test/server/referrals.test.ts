@@ -311,7 +311,7 @@ describe('POST /campaign/{id}/participant/{participantIdOrEmail}/invites', () =>
     const [mail] = await app.deps.mailer.list({ to: 'pat@example.org' });
     expect(mail!.kind).toBe('program.invite');
     expect(mail!.subject).toBe('Try {{companyName}}'); // the sender's subject is sent as written
-    expect(mail!.html).toContain('Sam thinks you will like');
+    expect(mail!.html).toContain("Sam thinks you'll like");
     expect(mail!.html).toContain('You will &lt;love&gt; this<br>really');
     expect(mail!.html).toContain(`grsf=`);
     expect(mail!.replyTo).toBe('sam@example.com'); // useCompanyReplyTo is off by default

@@ -607,11 +607,11 @@ describe('goalAchieved email (issue #4: program emails)', () => {
     const { referrer, friends } = await referrals(s.key, s.pid, 1, 'CREDIT_AWARDED', 'coupon');
     const [toReferrer] = (await app.deps.mailer.list({ to: referrer.email })).filter((m) => m.kind.includes('goalAchieved'));
     const [toFriend] = (await app.deps.mailer.list({ to: friends[0]!.email })).filter((m) => m.kind.includes('goalAchieved'));
-    expect(toReferrer!.text).toContain('You earned $10 credit.');
+    expect(toReferrer!.text).toContain('you earned a reward:\n\n$10 credit\n');
     expect(toReferrer!.text).toContain('Your code: THANKS10');
     expect(toReferrer!.html).toContain('<p>Your code: <strong>THANKS10</strong></p>');
     expect(toReferrer!.text).not.toContain('WELCOME');
-    expect(toFriend!.text).toContain('You earned $10 off your first order.');
+    expect(toFriend!.text).toContain('you earned a reward:\n\n$10 off your first order\n');
     expect(toFriend!.html).toContain('<strong>WELCOME&lt;10&gt;</strong>');
     expect(toFriend!.text).not.toContain('THANKS10');
 
