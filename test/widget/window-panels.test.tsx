@@ -195,6 +195,35 @@ describe('rewards (data-grsf-block-rewards) and the unread badge', () => {
   });
 });
 
+describe('rewards list (issue #21)', () => {
+  it('names the friend, what was earned and what each status means, in words', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    expect((await rest(p, 'POST', '/reward-configs', { type: 'DOUBLE_SIDED', title: 'Give $10, get $10', description: '$10 store credit', referralDescription: '$10 off your first order' })).status).toBe(200);
+    await rest(p, 'PATCH', '/options', { requireManualRewardApproval: true });
+    const { ann, rt } = await signedIn(p);
+    await asServer(app, () => addParticipant(app, p, { email: 'ben@example.com', firstName: 'Ben', lastName: 'Brown', referredBy: ann.participant.id, referralStatus: 'CREDIT_AWARDED' }));
+    await asServer(app, () => addParticipant(app, p, { email: 'cara@example.com', firstName: 'Cara', referredBy: ann.participant.id, referralStatus: 'CREDIT_AWARDED' }));
+    const mine = (await rest(p, 'GET', `/participant/${ann.participant.id}/rewards`)).body.rewards as Array<{ id: string; referredId: string }>;
+    expect(mine).toHaveLength(2);
+    // One approved and fulfilled, one still waiting for approval.
+    const cara = (await rest(p, 'GET', '/participant/cara@example.com')).body.id;
+    const fulfilled = mine.find((r) => r.referredId === cara)!;
+    expect((await rest(p, 'POST', `/reward/${fulfilled.id}/approve`, { fulfill: true })).status).toBe(200);
+    const el = element('rewards');
+    await boot(rt);
+    await until(() => el.shadowRoot!.querySelectorAll('li').length === 2 && shadowText(el).includes('Ben'));
+    const items = [...el.shadowRoot!.querySelectorAll('li')].map((li) => textOf(li));
+    const ben = items.find((i) => i.includes('Ben'))!;
+    const caraItem = items.find((i) => i.includes('Cara'))!;
+    expect(ben).toContain('$10 store credit');
+    expect(ben).toContain('For referring Ben Brown');
+    expect(ben).toContain('Pending: earned, waiting for the team to approve it.');
+    expect(caraItem).toContain('For referring Cara');
+    expect(caraItem).toContain('Fulfilled: you have received it.');
+    expect(shadowText(el)).not.toMatch(/\bReward\b(?! )/);
+  });
+});
+
 describe('referral status (data-grsf-block-referral-status)', () => {
   it('lists referrals with masked emails, rendering names as text only', async () => {
     const p = await asServer(app, () => mobileProgram(app));

@@ -4,7 +4,7 @@ import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { ctx, markRewardsRead, sendInvites, state } from '../state.ts';
-import { Async, Field, Note, Section, Tiles, copy, day, dtext, errorText, shareLink } from '../ui.tsx';
+import { Async, Field, Note, Section, Tiles, copy, day, dtext, errorText, money, shareLink } from '../ui.tsx';
 
 const BOARDS = ['ALL_TIME', 'CURRENT_MONTH', 'PREV_MONTH'] as const;
 
@@ -61,27 +61,48 @@ export function Leaderboard() {
   );
 }
 
-/** Rewards with unread markers and a mark-all-read button (clears the badge). */
+/**
+ * Rewards with unread markers and a mark-all-read button (clears the badge). Each names what was
+ * earned (the side's description, an amount when there is one), who it was for (the referred friend,
+ * from the participant's referral list) and what its status means, in words (issue #21).
+ */
 export function Rewards() {
   const s = state.value;
   if (s.status !== 'ready') return null;
   const d = s.win.design?.rewards;
-  const titles = new Map(s.win.rewards.map((r) => [r.id, r.title]));
+  const configs = new Map(s.win.rewards.map((r) => [r.id, r]));
+  const load = () =>
+    Promise.all([
+      ctx.api.rewards({ limit: 50 }),
+      // Names of the friends: a list that fails to load only leaves the rewards unnamed.
+      ctx.api.referrals({ limit: 50 }).then(
+        (l) => new Map(l.referrals.map((r) => [r.id, [r.firstName, r.lastName].filter(Boolean).join(' ') || r.email])),
+        () => new Map<string, string>(),
+      ),
+    ]);
   return (
     <Section title={copy(d?.title, 'rewards.title')}>
       {dtext(d?.description) && <p class="m">{dtext(d?.description)}</p>}
-      <Async load={() => ctx.api.rewards({ limit: 50 })} empty={(l) => !l.rewards.length} emptyText={copy(d?.emptyState, 'rewards.empty')}>
-        {(l, reload) => (
+      <Async load={load} empty={([l]) => !l.rewards.length} emptyText={copy(d?.emptyState, 'rewards.empty')}>
+        {([l, names], reload) => (
           <>
             <ul>
-              {l.rewards.map((r) => (
-                <li key={r.id}>
-                  <span>
-                    {titles.get(r.rewardId) || t('rewards.reward')} {r.unread && <span class="new">{t('rewards.new')}</span>}
-                  </span>
-                  <span class="m">{t(`rewards.${r.status}` as MessageKey)}</span>
-                </li>
-              ))}
+              {l.rewards.map((r) => {
+                const c = configs.get(r.rewardId);
+                const what = (!r.isReferrer && c?.referralDescription) || c?.description || c?.title || t('rewards.reward');
+                const friend = r.referredId && names.get(r.referredId);
+                const status = r.status === 'PENDING' && !r.approved ? 'UNAPPROVED' : r.status;
+                return (
+                  <li key={r.id}>
+                    <span>
+                      <b>{r.amount != null ? `${money(r.amount, r.currencyISO ?? undefined)}: ${what}` : what}</b> {r.unread && <span class="new">{t('rewards.new')}</span>}
+                      <br />
+                      <span class="m">{c?.type === 'LEADERBOARD' ? t('rewards.forLeaderboard') : r.isReferrer ? (friend ? t('rewards.for', { name: friend }) : t('rewards.forReferral')) : t('rewards.asFriend')}</span>
+                    </span>
+                    <span class="m">{t(`rewards.${status}` as MessageKey)}</span>
+                  </li>
+                );
+              })}
             </ul>
             {l.rewards.some((r) => r.unread) && (
               <button type="button" class="s" onClick={() => markRewardsRead().then(reload, reload)}>
