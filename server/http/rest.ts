@@ -20,6 +20,7 @@ import type { Program } from '../domain/programs.ts';
 import { IDEMPOTENCY_TTL_MS } from '../domain/maintenance.ts';
 import { ERROR_CODES, type FieldError } from '../../shared/errors.ts';
 import type { KeyRecord } from '../domain/keys.ts';
+import { JSON_MEDIA_TYPES, parseJsonBody } from './json-body.ts';
 
 const WRITE = new Set(['POST', 'PATCH', 'DELETE']);
 const JSON_LIMIT = '1mb';
@@ -243,9 +244,11 @@ function groupedRoutes(operations: Operation[], deps: Deps): Koa.Middleware {
 export function restApi(deps: Deps, operations: Operation[]): Koa.Middleware {
   assertOperationsDeclared(operations);
   const routes = groupedRoutes(operations, deps);
+  // JSON arrives as text and goes through parseJsonBody, which bounds its shape before parsing it.
   const parser = bodyParser({
-    enableTypes: ['json', 'form'],
-    jsonLimit: JSON_LIMIT,
+    enableTypes: ['text', 'form'],
+    extendTypes: { text: JSON_MEDIA_TYPES },
+    textLimit: JSON_LIMIT,
     formLimit: JSON_LIMIT,
     encoding: 'utf-8',
     onError(err) {
@@ -260,6 +263,8 @@ export function restApi(deps: Deps, operations: Operation[]): Koa.Middleware {
         throw new ValidationError('Unsupported Content-Type; send application/json or application/x-www-form-urlencoded.');
       }
       await parser(ctx, async () => {
+        const request = ctx.request as { body?: unknown };
+        if (typeof request.body === 'string') request.body = parseJsonBody(request.body, { strict: true });
         await routes(ctx as never, async () => {
           throw new NotFoundError(`No operation ${ctx.method} ${ctx.path}.`);
         });

@@ -9,6 +9,7 @@ import type { MobileSession } from '../../domain/mobile-sessions.ts';
 import { AccountDisabledError, AppError, NotAuthorizedError, NotFoundError, ValidationError } from '../../errors.ts';
 import { ERROR_CODES } from '../../../shared/errors.ts';
 import { safeEqual } from '../../crypto.ts';
+import { parseJsonBody } from '../json-body.ts';
 
 /** Where the participant API lives. */
 export const MOBILE_BASE = '/mobile/v2';
@@ -68,13 +69,13 @@ export const JSON_BODY_TYPE = /^(application\/json|text\/plain)\b/i;
 
 const tooLarge = () => new ValidationError(`The request body is larger than ${MOBILE_BODY_LIMIT / 1024} KiB.`, undefined, ERROR_CODES.BODY_TOO_LARGE);
 
-/** A body's bytes as JSON: `{}` when empty. */
+/** A body's bytes as JSON, its shape bounded before it is parsed (`parseJsonBody`): `{}` when empty. */
 function parseJson(bytes: Buffer | null): Promise<unknown> {
   if (!bytes?.length) return Promise.resolve({});
   try {
-    return Promise.resolve(JSON.parse(bytes.toString('utf8')));
-  } catch {
-    return Promise.reject(new ValidationError('The request body is not valid JSON.', undefined, ERROR_CODES.INVALID_JSON));
+    return Promise.resolve(parseJsonBody(bytes.toString('utf8')));
+  } catch (err) {
+    return Promise.reject(err);
   }
 }
 
