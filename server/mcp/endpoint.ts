@@ -8,14 +8,16 @@ import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth
 import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Deps } from '../deps.ts';
-import { AccountDisabledError, UnavailableError } from '../errors.ts';
+import { AccountDisabledError, AppError, UnavailableError } from '../errors.ts';
 import { consume } from '../http/limits.ts';
 import { MCP_SCOPES } from './scopes.ts';
 import { McpOAuthProvider } from './oauth-provider.ts';
 import { mcpUrls, OAUTH_PATHS, type McpUrls } from './urls.ts';
-import { buildServer } from './server.ts';
+import { answerInvalidParams, buildServer } from './server.ts';
 import { allTools, createAccountTool } from './tools.ts';
 import type { McpCredential } from './tool-kit.ts';
+import { JSON_MEDIA_TYPES, parseJsonBody } from '../http/json-body.ts';
+import { errorBodyFor } from '../http/error-middleware.ts';
 
 const INSTRUCTIONS =
   'refloop manages referral and affiliate programs for one team. Program tools take campaignId (list programs with growsurf_list_campaigns). ' +
@@ -120,14 +122,34 @@ export function mcpEndpoints(deps: Deps): Koa.Middleware {
   const oauthPaths = new Set<string>(Object.values(OAUTH_PATHS));
   const tools = allTools();
   const onboardTools = [createAccountTool];
+  // JSON arrives as text and goes through parseJsonBody, which bounds its shape before parsing it.
   const parser = bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: '1mb',
+    enableTypes: ['text'],
+    extendTypes: { text: JSON_MEDIA_TYPES },
+    textLimit: '1mb',
     encoding: 'utf-8',
     onError() {
       throw new JsonRpcParseError();
     },
   });
+  // The registration body (the SDK's express.json() would parse it, and `jwks` is stored as sent) is
+  // read and bounded here first; the SDK's parser then finds the request consumed and keeps req.body.
+  const registrationParser = bodyParser({ enableTypes: ['text'], extendTypes: { text: ['application/json'] }, textLimit: '100kb', encoding: 'utf-8' });
+  const readRegistration = async (ctx: Koa.Context): Promise<boolean> => {
+    let text: unknown;
+    try {
+      await registrationParser(ctx, async () => {});
+      text = (ctx.request as { body?: unknown }).body;
+      if (typeof text === 'string') (ctx.req as { body?: unknown }).body = parseJsonBody(text, { strict: true });
+      return true;
+    } catch (err) {
+      ctx.status = 400;
+      ctx.set('Cache-Control', 'no-store');
+      const description = err instanceof AppError ? err.message : 'The request body could not be read.';
+      ctx.body = { error: 'invalid_client_metadata', error_description: description };
+      return false;
+    }
+  };
   const challenge = (error: string, description: string) =>
     `Bearer realm="refloop-mcp"${error ? `, error="${error}", error_description="${description.replace(/"/g, "'")}"` : ''}, resource_metadata="${urls.protectedResourceMetadata}"`;
 
@@ -144,8 +166,16 @@ export function mcpEndpoints(deps: Deps): Koa.Middleware {
     if (notPost(ctx)) return;
     try {
       await parser(ctx, async () => {});
+      const request = ctx.request as { body?: unknown };
+      if (typeof request.body === 'string') request.body = parseJsonBody(request.body, { strict: true });
     } catch (err) {
-      if (!(err instanceof JsonRpcParseError)) throw err;
+      if (err instanceof AppError && err.errors?.[0]?.field === 'body') {
+        // Valid JSON of a shape no JSON-RPC message has (too deep, too wide): an invalid request, with the REST error object.
+        ctx.status = 400;
+        ctx.body = { jsonrpc: '2.0', error: { code: -32600, message: `Invalid request: ${err.message}`, data: errorBodyFor(err, deps.config.supportUrl, new Date(deps.clock.now())) }, id: null };
+        return;
+      }
+      if (!(err instanceof JsonRpcParseError) && !(err instanceof AppError)) throw err;
       ctx.status = 400;
       ctx.body = { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body must be JSON (at most 1 MiB).' }, id: null };
       return;
@@ -153,6 +183,7 @@ export function mcpEndpoints(deps: Deps): Koa.Middleware {
     const server = buildServer(deps, list, credential, ctx.ip, String(ctx.state.requestId ?? ''), instructions);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
+    answerInvalidParams(transport);
     ctx.respond = false;
     try {
       await transport.handleRequest(ctx.req, ctx.res, (ctx.request as { body?: unknown }).body);
@@ -193,6 +224,7 @@ export function mcpEndpoints(deps: Deps): Koa.Middleware {
             return;
           }
         }
+        if (path === OAUTH_PATHS.register && ctx.method === 'POST' && !(await readRegistration(ctx))) return;
         await runExpress(oauth, ctx);
       });
       return;

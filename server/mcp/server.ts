@@ -1,5 +1,16 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  PingRequestSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Deps } from '../deps.ts';
 import { errorBodyFor } from '../http/error-middleware.ts';
 import { NotAuthorizedError } from '../errors.ts';
@@ -67,4 +78,56 @@ export function buildServer(deps: Deps, tools: ToolDef[], credential: McpCredent
     }
   });
   return server;
+}
+
+/** The request schemas the SDK checks for the methods this server answers. */
+const REQUEST_SCHEMAS = new Map<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ code: string; path: PropertyKey[]; message: string; expected?: string }> } } }>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+]);
+
+/** What a JSON value is, in a message's words. */
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  return `a ${typeof v}`;
+}
+
+/** One sentence for the first problem with a request's params (never a schema dump). */
+function paramsProblem(method: string, request: unknown, issue: { code: string; path: PropertyKey[]; message: string; expected?: string }): string {
+  const where = issue.path.map(String).join('.') || 'params';
+  if (issue.code === 'invalid_type' && issue.expected) {
+    let v: unknown = request;
+    for (const k of issue.path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+    const expected = issue.expected === 'record' || issue.expected === 'object' ? 'an object' : /^[aeiou]/.test(issue.expected) ? `an ${issue.expected}` : `a ${issue.expected}`;
+    if (v === undefined) return `Invalid params for ${method}: ${where} is required (${expected}).`;
+    const hint = method === 'tools/call' && where === 'params.arguments' ? ' of the tool’s inputs by name, e.g. {"campaignId": "…"}' : '';
+    return `Invalid params for ${method}: ${where} must be ${expected}${hint}, not ${kindOf(v)}.`;
+  }
+  return `Invalid params for ${method}: ${where}: ${issue.message}`;
+}
+
+/**
+ * Answers requests whose params the SDK would refuse (tools/call with `arguments` null, an array or
+ * a string; a numeric tool name …) with JSON-RPC -32602 and one clear sentence. The SDK itself
+ * parses params before any handler runs and turns its zod error into -32603 with the raw issue
+ * list, so the check sits in front of it, on the transport. Call after `server.connect(transport)`.
+ */
+export function answerInvalidParams(transport: Transport): void {
+  const forward = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const m = message as { method?: unknown; id?: unknown };
+    const schema = typeof m.method === 'string' && m.id !== undefined ? REQUEST_SCHEMAS.get(m.method) : undefined;
+    const checked = schema?.safeParse(message);
+    const issue = checked && !checked.success ? checked.error?.issues[0] : undefined;
+    if (issue) {
+      const answer = { jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.InvalidParams, message: paramsProblem(m.method as string, message, issue) } } as JSONRPCMessage;
+      void transport.send(answer).catch(() => undefined);
+      return;
+    }
+    forward?.(message, extra);
+  };
 }

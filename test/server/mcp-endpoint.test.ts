@@ -147,3 +147,30 @@ describe('keyless onboarding at /mcp/onboard', () => {
   });
 });
 
+
+describe('issue #20: tools/call with params the SDK refuses', () => {
+  async function rpc(app: TestApp, key: string, params: unknown) {
+    const res = await fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  it('answers -32602 invalid params with one clear sentence for arguments that are null, an array or a string', async () => {
+    const app = await start(RAISED_LIMITS);
+    const acct = await verifiedAccount(app);
+    for (const [args, kind] of [[null, 'null'], [[], 'an array'], ['campaignId=x', 'a string'], [5, 'a number']] as const) {
+      const { status, body } = await rpc(app, acct.key, { name: 'growsurf_list_campaigns', arguments: args });
+      expect(status).toBe(200);
+      expect(body).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.stringContaining(`params.arguments must be an object`) } });
+      expect(body.error.message).toContain(`not ${kind}.`);
+      expect(body.error.message).not.toMatch(/"expected"|invalid_type|\n/);
+    }
+    const noName = await rpc(app, acct.key, { name: 5, arguments: {} });
+    expect(noName.body.error).toEqual({ code: -32602, message: 'Invalid params for tools/call: params.name must be a string, not a number.' });
+    const fine = await rpc(app, acct.key, { name: 'growsurf_list_campaigns' });
+    expect(fine.body.result.structuredContent).toEqual({ campaigns: [] });
+  });
+});
