@@ -224,6 +224,32 @@ describe('rewards list (issue #21)', () => {
   });
 });
 
+describe('growsurf.init() refreshes what is shown (issue #21)', () => {
+  it('reloads every embedded list and the badge for the signed-in participant, with no page reload', async () => {
+    const p = await asServer(app, () => mobileProgram(app));
+    expect((await rest(p, 'POST', '/reward-configs', { type: 'SINGLE_SIDED', title: 'Free bag', description: 'A free bag of coffee' })).status).toBe(200);
+    const { ann, rt } = await signedIn(p);
+    const launcher = document.createElement('button');
+    launcher.className = 'growsurf-unread-notifications-badge';
+    launcher.textContent = 'Rewards';
+    document.body.append(launcher);
+    const rewards = element('rewards');
+    const referrals = element('referral-status');
+    await boot(rt);
+    await until(() => shadowText(rewards).includes('Rewards') && !shadowText(rewards).includes('Loading') && !shadowText(referrals).includes('Loading') && shadowText(referrals).length > 0);
+    const emptyRewards = shadowText(rewards);
+    expect(emptyRewards).not.toContain('A free bag of coffee');
+    // The store's backend credits a referral; the page only tells the widget to refresh.
+    await asServer(app, () => addParticipant(app, p, { email: 'fresh@example.com', firstName: 'Fresh', referredBy: ann.participant.id, referralStatus: 'CREDIT_AWARDED' }));
+    const sameRoot = rewards.shadowRoot;
+    await gs().init();
+    await until(() => shadowText(rewards).includes('A free bag of coffee') && shadowText(referrals).includes('Fresh'));
+    expect(shadowText(rewards)).toContain('For referring Fresh');
+    expect(rewards.shadowRoot).toBe(sameRoot);
+    await until(() => launcher.querySelector('[data-grsf-badge]')?.textContent === '1');
+  });
+});
+
 describe('referral status (data-grsf-block-referral-status)', () => {
   it('lists referrals with masked emails, rendering names as text only', async () => {
     const p = await asServer(app, () => mobileProgram(app));

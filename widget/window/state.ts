@@ -20,6 +20,8 @@ export type State =
 export const state = signal<State>({ status: 'loading' });
 /** The unread-notification count shown on badges. */
 export const unread = signal(0);
+/** Counts reloads: every panel's own data (`Async`) loads again when it changes, so `growsurf.init()` refreshes everything shown. */
+export const loads = signal(0);
 
 /** The booted runtime and client (set once by `start`; tests boot again with a fresh runtime). */
 export const ctx = {} as { rt: WidgetRuntime; api: Api };
@@ -35,6 +37,7 @@ export async function refresh(): Promise<void> {
     setLanguage(win.participant?.language ?? win.languages?.[0]);
     const preview = (window as { grsfPreview?: { view: string } }).grsfPreview;
     state.value = { status: 'ready', win, campaign, referred: !win.participant && !!(pending?.referralCode || receipts.firstVisit || receipts.lastVisit || preview?.view === 'referredFriend') };
+    loads.value++;
     await countUnread();
   } catch (error) {
     state.value = { status: 'error', error };

@@ -6,7 +6,7 @@ import { signal } from '@preact/signals';
 import { t, type MessageKey } from '../i18n/index.ts';
 import { ApiError } from './api.ts';
 import type { CampaignDesign, DeepPartial } from '../../shared/schemas/program-config.ts';
-import { state } from './state.ts';
+import { loads, state } from './state.ts';
 
 /** Theme keys the design's `theme` section and `open({theme})` may set. */
 export type Theme = Partial<Record<'primaryColor' | 'textColor' | 'mutedTextColor' | 'backgroundColor' | 'buttonTextColor' | 'borderRadius' | 'fontFamily', string>> & {
@@ -143,10 +143,11 @@ export function errorText(e: unknown): string {
 
 type Load<T> = { s: 'loading' } | { s: 'ready'; d: T } | { s: 'error'; e: unknown };
 
-/** Loads data for a panel and shows loading, error (404 = unavailable), empty or the content. */
+/** Loads data for a panel and shows loading, error (404 = unavailable), empty or the content; loads again after every `refresh` (the old content stays until then). */
 export function Async<T>(props: { load: () => Promise<T>; empty?: (d: T) => boolean; emptyText?: string; children: (d: T, reload: () => void) => ComponentChildren }) {
   const [v, set] = useState<Load<T>>({ s: 'loading' });
   const [n, bump] = useState(0);
+  const k = loads.value;
   useEffect(() => {
     let live = true;
     props.load().then(
@@ -154,7 +155,7 @@ export function Async<T>(props: { load: () => Promise<T>; empty?: (d: T) => bool
       (e) => live && set({ s: 'error', e }),
     );
     return () => void (live = false);
-  }, [n]);
+  }, [n, k]);
   if (v.s === 'loading') return <Note text={t('state.loading')} />;
   if (v.s === 'error')
     return (
