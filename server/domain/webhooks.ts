@@ -27,8 +27,14 @@ import type {
   WebhookUpdate,
 } from '../../shared/schemas/webhook.ts';
 
-/** Consecutive failed attempts (across deliveries) after which a webhook switches itself off. */
+/** Consecutive failed attempts (across deliveries) a webhook needs, at the least, before it switches itself off. */
 export const AUTO_DISABLE_AFTER_FAILURES = 15;
+/**
+ * How long a webhook's failures must have gone on (its first failure since the last success, or
+ * since its last change, this long ago) before it switches itself off: a receiver that answers 503
+ * for a second under load fails thousands of attempts in that second, and none of that is an outage.
+ */
+export const AUTO_DISABLE_FAILING_FOR_MS = 12 * 3600_000;
 /** Attempts per delivery: the first plus one after each gap of `RETRY_DELAYS_MS`. */
 export const MAX_DELIVERY_ATTEMPTS = 15;
 /**
@@ -280,13 +286,17 @@ export class Webhooks {
     });
   }
 
-  /** `PATCH …/webhooks/{webhookId}`: only sent fields change; `isEnabled: true` also clears the failure state. */
+  /**
+   * `PATCH …/webhooks/{webhookId}`: only sent fields change; `isEnabled: true` also clears the failure
+   * state and sends the deliveries held while the webhook was off, now.
+   */
   async update(program: Program, webhookId: string, patch: WebhookUpdate): Promise<Webhook> {
     await this.#row(this.db.knex, program.id, webhookId);
     if (patch.payloadUrl !== undefined) await this.#checkUrl(patch.payloadUrl);
-    return this.db.knex.transaction(async (trx) => {
+    let resumed = 0;
+    const updated = await this.db.knex.transaction(async (trx) => {
       this.#subscriptions.delete(trx);
-      await this.#row(trx, program.id, webhookId);
+      const before = await this.#row(trx, program.id, webhookId);
       const changes: Record<string, unknown> = { updated_at: this.clock.now() };
       if (patch.payloadUrl !== undefined) changes.payload_url = patch.payloadUrl;
       if (patch.events !== undefined) changes.events = JSON.stringify(unique(patch.events));
@@ -297,8 +307,32 @@ export class Webhooks {
         changes.failure_count = 0;
       }
       await trx('webhooks').where({ program_id: program.id, id: webhookId }).update(changes);
+      if (patch.isEnabled === true && !before.is_enabled) resumed = await this.#resume(trx, program.id, webhookId);
       return toWebhook(await trx('webhooks').where({ program_id: program.id, id: webhookId }).first());
     });
+    if (resumed) this.jobs.kick();
+    return updated;
+  }
+
+  /**
+   * Queues an attempt now for every delivery still PENDING on a webhook that is switched back on:
+   * the ones held while it was off and the ones waiting for a later retry. Each keeps its attempt
+   * count; the job that was waiting finds the delivery already attempted and does nothing.
+   */
+  async #resume(trx: Knex.Transaction, programId: string, webhookId: string): Promise<number> {
+    const now = this.clock.now();
+    const pending: Array<{ id: string; attempts: number }> = await trx('webhook_deliveries')
+      .where({ program_id: programId, webhook_id: webhookId, status: 'PENDING', is_test: false })
+      .select('id', 'attempts');
+    for (let i = 0; i < pending.length; i += 200) {
+      const chunk = pending.slice(i, i + 200);
+      await trx('webhook_deliveries').whereIn('id', chunk.map((d) => d.id)).update({ next_attempt_at: now, updated_at: now });
+      await this.jobs.enqueueMany(
+        trx,
+        chunk.map((d) => ({ type: JOB_TYPE, payload: { deliveryId: d.id }, opts: { uniqueKey: `${JOB_TYPE}:${d.id}:${Number(d.attempts) + 1}:resumed-${now}`, maxAttempts: JOB_MAX_ATTEMPTS } })),
+      );
+    }
+    return pending.length;
   }
 
   /** `DELETE …/webhooks/{webhookId}`: its deliveries go with it; queued attempts find nothing and stop. */
@@ -400,18 +434,27 @@ export class Webhooks {
 
   /**
    * The `webhook.deliver` job: one attempt of one delivery. A failure is logged, counted against the
-   * webhook and rescheduled by RETRY_DELAYS_MS; the 15th consecutive failure switches the webhook off.
+   * webhook and rescheduled by RETRY_DELAYS_MS. When the webhook's failures have gone on for
+   * AUTO_DISABLE_FAILING_FOR_MS (and number at least AUTO_DISABLE_AFTER_FAILURES), it switches
+   * itself off; its pending deliveries are held, not failed, until it is switched back on.
    */
   async deliver(deliveryId: string): Promise<void> {
     const knex = this.db.knex;
     const delivery = await knex('webhook_deliveries').where({ id: deliveryId }).first();
     if (!delivery || delivery.status !== 'PENDING') return;
+    // A retry that was brought forward (the webhook was switched back on) leaves its old job behind.
+    if (delivery.next_attempt_at != null && Number(delivery.next_attempt_at) > this.clock.now()) return;
     const hook = await knex('webhooks').where({ program_id: delivery.program_id, id: delivery.webhook_id }).first();
+    if (hook?.auto_disabled && !hook.is_enabled) {
+      // Switched off by failures: held, PENDING with no attempt planned, until it is switched back on.
+      await knex('webhook_deliveries').where({ id: deliveryId, status: 'PENDING' }).update({ next_attempt_at: null, updated_at: this.clock.now() });
+      return;
+    }
     if (!hook || !hook.is_enabled) {
-      // Switched off by its owner: skipped; switched off by failures: those deliveries failed.
+      // Switched off by its owner: skipped.
       await knex('webhook_deliveries')
         .where({ id: deliveryId, status: 'PENDING' })
-        .update({ status: hook?.auto_disabled ? 'FAILED' : 'SKIPPED', next_attempt_at: null, completed_at: this.clock.now(), updated_at: this.clock.now() });
+        .update({ status: 'SKIPPED', next_attempt_at: null, completed_at: this.clock.now(), updated_at: this.clock.now() });
       return;
     }
     const event = await knex('webhook_events').where({ id: delivery.event_id }).first('payload');
@@ -429,18 +472,23 @@ export class Webhooks {
         await trx('webhooks').where(where).update({ failure_count: 0 });
         return;
       }
-      await trx('webhooks').where(where).update({ failure_count: trx.raw('failure_count + 1'), last_failure_at: now });
-      const after = await trx('webhooks').where(where).first('failure_count', 'is_enabled');
-      if (after && Number(after.failure_count) >= AUTO_DISABLE_AFTER_FAILURES) {
-        await trx('webhooks').where(where).update({ is_enabled: false, auto_disabled: true, updated_at: now });
-        await trx('webhook_deliveries').where({ id: deliveryId }).update({ attempts: attempt });
+      // The first failure after a success starts the streak: `updated_at` then holds when it began
+      // (or when the webhook was last changed, which starts the clock again). SET reads the old count.
+      await trx('webhooks')
+        .where(where)
+        .update({ failure_count: trx.raw('failure_count + 1'), last_failure_at: now, updated_at: trx.raw('CASE WHEN failure_count = 0 THEN ? ELSE updated_at END', [now]) });
+      const after = await trx('webhooks').where(where).first('failure_count', 'is_enabled', 'updated_at');
+      const exhausted = attempt >= MAX_DELIVERY_ATTEMPTS;
+      if (after && after.is_enabled && Number(after.failure_count) >= AUTO_DISABLE_AFTER_FAILURES && now - Number(after.updated_at) >= AUTO_DISABLE_FAILING_FOR_MS) {
+        await trx('webhooks').where(where).update({ is_enabled: false, auto_disabled: true });
+        // This delivery is held like the rest of the backlog, unless it has used up its attempts.
         await trx('webhook_deliveries')
-          .where({ program_id: current.program_id, webhook_id: current.webhook_id, status: 'PENDING' })
-          .update({ status: 'FAILED', next_attempt_at: null, completed_at: now, updated_at: now });
-        if (after.is_enabled) this.log.warn('webhook auto-disabled after consecutive failures', { programId: current.program_id, webhookId: current.webhook_id, failures: Number(after.failure_count) });
+          .where({ id: deliveryId })
+          .update(exhausted ? { status: 'FAILED', attempts: attempt, next_attempt_at: null, completed_at: now, updated_at: now } : { attempts: attempt, next_attempt_at: null, updated_at: now });
+        this.log.warn('webhook auto-disabled after failing for hours', { programId: current.program_id, webhookId: current.webhook_id, failures: Number(after.failure_count), failingSince: Number(after.updated_at) });
         return;
       }
-      if (attempt >= MAX_DELIVERY_ATTEMPTS) {
+      if (exhausted) {
         await trx('webhook_deliveries').where({ id: deliveryId }).update({ status: 'FAILED', attempts: attempt, next_attempt_at: null, completed_at: now, updated_at: now });
         return;
       }

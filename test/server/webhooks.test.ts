@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
 import { checkTarget, isForbiddenAddress } from '../../server/domain/ssrf.ts';
-import { AUTO_DISABLE_AFTER_FAILURES, MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, signatureHeader } from '../../server/domain/webhooks.ts';
+import { AUTO_DISABLE_AFTER_FAILURES, AUTO_DISABLE_FAILING_FOR_MS, MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, signatureHeader } from '../../server/domain/webhooks.ts';
 
 // Receivers are real HTTP servers on 127.0.0.1, so every app except the guard's own allows private targets.
 const PRIVATE = { WEBHOOK_ALLOW_PRIVATE: 'true' };
@@ -488,7 +488,7 @@ describe('webhook delivery', () => {
     ]);
   });
 
-  it(`switches the webhook off after ${AUTO_DISABLE_AFTER_FAILURES} consecutive failures over about a day, and re-enabling clears the counters`, async () => {
+  it(`switches the webhook off when one delivery has failed all ${AUTO_DISABLE_AFTER_FAILURES} attempts over about a day, and re-enabling clears the counters`, async () => {
     expect(RETRY_DELAYS_MS).toHaveLength(MAX_DELIVERY_ATTEMPTS - 1);
     const span = RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
     expect(span).toBeGreaterThan(23 * 3600_000);
@@ -516,6 +516,76 @@ describe('webhook delivery', () => {
     expect(ep.requests).toHaveLength(15);
     const enabled = await app.request('PATCH', `${s.base}/primary`, { key: s.key, body: { isEnabled: true } });
     expect(enabled.body).toMatchObject({ isEnabled: true, autoDisabledDueToFailures: false, failureCount: 0, lastFailureAt: hook!.lastFailureAt });
+  });
+
+  it('issue #20: keeps a webhook on through a sub-second burst of 503s and delivers every event on the first retry', async () => {
+    const s = await setup();
+    const ep = receiver.endpoint();
+    await createHook(app, s.key, s.base, { payloadUrl: ep.url, events: ['NEW_PARTICIPANT_ADDED'] });
+    const events = 3 * AUTO_DISABLE_AFTER_FAILURES;
+    for (let i = 0; i < events; i++) ep.replies.push({ status: 503 });
+    await app.deps.db.knex.transaction(async (trx) => {
+      for (let i = 0; i < events; i++) await app.deps.webhooks.emit(trx, s.program.id, 'NEW_PARTICIPANT_ADDED', { id: `p${i}`, campaign: { id: s.program.id } });
+    });
+    await app.deps.jobs.runDue();
+    expect(ep.requests).toHaveLength(events);
+    expect((await listHooks(app, s.key, s.base))[0]).toMatchObject({ isEnabled: true, autoDisabledDueToFailures: false, failureCount: events, lastFailureAt: app.clock.now() });
+    app.clock.advance(RETRY_DELAYS_MS[0]!);
+    await app.deps.jobs.runDue();
+    expect(ep.requests).toHaveLength(2 * events);
+    const log = await deliveries(app, s.key, s.base, 'primary', '?limit=100');
+    expect(log.deliveries).toHaveLength(events);
+    expect(log.deliveries.every((d: any) => d.status === 'SUCCEEDED' && d.attemptCount === 2)).toBe(true);
+    expect((await listHooks(app, s.key, s.base))[0]).toMatchObject({ isEnabled: true, autoDisabledDueToFailures: false, failureCount: 0 });
+  });
+
+  it(`issue #20: switches a webhook off after ${AUTO_DISABLE_FAILING_FOR_MS / 3600_000} hours of failures, holds its backlog PENDING and sends it when it is switched back on`, async () => {
+    const s = await setup();
+    const ep = receiver.endpoint();
+    await createHook(app, s.key, s.base, { payloadUrl: ep.url, events: ['NEW_PARTICIPANT_ADDED'] });
+    for (let i = 0; i < 200; i++) ep.replies.push({ status: 500 });
+    const emit = (id: string) => app.deps.db.knex.transaction((trx) => app.deps.webhooks.emit(trx, s.program.id, 'NEW_PARTICIPANT_ADDED', { id, campaign: { id: s.program.id } }));
+    for (const id of ['p1', 'p2', 'p3']) await emit(id);
+    const started = app.clock.now();
+    await app.deps.jobs.runDue();
+    let hook = (await listHooks(app, s.key, s.base))[0];
+    // Round n of attempts comes after the first n − 1 retry gaps; all three deliveries fail together.
+    for (let round = 2; hook.isEnabled; round++) {
+      app.clock.advance(RETRY_DELAYS_MS[round - 2]!);
+      await app.deps.jobs.runDue();
+      hook = (await listHooks(app, s.key, s.base))[0];
+      const failingFor = app.clock.now() - started;
+      if (failingFor < AUTO_DISABLE_FAILING_FOR_MS) expect(hook.isEnabled, `round ${round}`).toBe(true);
+    }
+    expect(app.clock.now() - started).toBeGreaterThanOrEqual(AUTO_DISABLE_FAILING_FOR_MS);
+    expect(hook).toEqual({ id: 'primary', payloadUrl: ep.url, events: ['NEW_PARTICIPANT_ADDED'], isEnabled: false, autoDisabledDueToFailures: true, failureCount: expect.any(Number), lastFailureAt: app.clock.now() });
+    expect(hook.failureCount).toBeGreaterThanOrEqual(AUTO_DISABLE_AFTER_FAILURES);
+    const sentBeforeOff = ep.requests.length;
+
+    // Off: nothing is attempted, nothing is failed, new events are not queued for it.
+    await emit('p4');
+    app.clock.advance(3 * 86_400_000);
+    await app.deps.jobs.runDue();
+    expect(ep.requests).toHaveLength(sentBeforeOff);
+    let log = await deliveries(app, s.key, s.base, 'primary');
+    expect(log.deliveries.map((d: any) => [d.payload.data.id, d.status, d.nextAttemptAt])).toEqual([
+      ['p3', 'PENDING', null],
+      ['p2', 'PENDING', null],
+      ['p1', 'PENDING', null],
+    ]);
+    const attemptsBefore = log.deliveries.map((d: any) => d.attemptCount);
+
+    // Fixed and switched back on: the backlog goes out now, once each.
+    ep.replies.length = 0;
+    const on = await app.request('PATCH', `${s.base}/primary`, { key: s.key, body: { isEnabled: true } });
+    expect(on.body).toMatchObject({ isEnabled: true, autoDisabledDueToFailures: false, failureCount: 0 });
+    await app.deps.jobs.runDue();
+    expect(ep.requests).toHaveLength(sentBeforeOff + 3);
+    log = await deliveries(app, s.key, s.base, 'primary');
+    expect(log.deliveries.map((d: any) => [d.status, d.attemptCount])).toEqual(attemptsBefore.map((n: number) => ['SUCCEEDED', n + 1]));
+    app.clock.advance(2 * 86_400_000);
+    await app.deps.jobs.runDue();
+    expect(ep.requests).toHaveLength(sentBeforeOff + 3);
   });
 
   it('sends nothing for an event emitted in a transaction that rolls back', async () => {
