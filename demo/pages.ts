@@ -1,7 +1,9 @@
 import type { DemoState } from './seed.ts';
 
 // The demo store's two pages. Each carries GrowSurf's Universal Code exactly as a website owner
-// pastes it, with only the host changed to this server: that is the whole installation.
+// pastes it, with only the host changed to this server: that is the whole installation. The
+// embedded blocks bring their own headings (the program's design texts), so their cards have none,
+// and the programs' design theme (demo/seed.ts, DEMO_THEME) uses this page's colours and font.
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -55,6 +57,9 @@ document.addEventListener('click', async (e) => {
     const email = document.getElementById(action + '-email').value;
     const r = await backend(action, { email });
     show(action + '-out', (r.ok ? '' : 'HTTP ' + r.status + '\\n') + JSON.stringify(r.json, null, 2));
+    // The store's backend changed what the widget shows (a reward, a commission): growsurf.init()
+    // reloads the embedded summary, lists and badge in place (docs/widget.md), with no page reload.
+    if (r.ok) whenReady(() => window.growsurf.init().catch(() => {}));
   }
 });
 `;
@@ -99,10 +104,7 @@ export function storePage(publicUrl: string, s: DemoState): string {
 <p class="muted">Installed with the snippet below in the page's &lt;head&gt; — GrowSurf's Universal Code with only the host changed.</p>
 <pre tabindex="0" aria-label="The Universal Code snippet">${esc(universalCode(publicUrl, s.referralProgramId))}</pre>
 </section>
-<section>
-<h2>Join and get $10</h2>
-<div data-grsf-block-form></div>
-</section>
+<section><div data-grsf-block-form></div></section>
 <section>
 <h2>Checkout</h2>
 <form onsubmit="return false">
@@ -117,10 +119,10 @@ export function storePage(publicUrl: string, s: DemoState): string {
 <p><button type="button" data-demo="sign-in" data-program="referral">Sign in as ${esc(s.people.referrer)}</button> <button type="button" class="secondary" data-demo="sign-out">Sign out</button></p>
 <output id="signin-out" aria-live="polite"></output>
 </section>
-<section><h2>Your rewards</h2><div data-grsf-block-rewards></div></section>
-<section><h2>Your referrals</h2><div data-grsf-block-referral-status></div></section>
-<section><h2>Summary</h2><div data-grsf-block-referral-summary></div></section>
-<section><h2>Invite friends</h2><div data-grsf-block-invite></div></section>`,
+<section><div data-grsf-block-rewards></div></section>
+<section><div data-grsf-block-referral-status></div></section>
+<section><div data-grsf-block-referral-summary></div></section>
+<section><div data-grsf-block-invite></div></section>`,
   );
 }
 
@@ -149,9 +151,9 @@ export function partnersPage(publicUrl: string, s: DemoState): string {
 <p><button type="button" data-demo="sale">Record a $24.00 sale</button></p>
 <output id="sale-out" aria-live="polite"></output>
 </section>
-<section><h2>Become a partner</h2><div data-grsf-block-form></div></section>
-<section><h2>Summary</h2><div data-grsf-block-affiliate-summary></div></section>
-<section><h2>Commissions</h2><div data-grsf-block-commissions></div></section>
-<section><h2>Payouts</h2><div data-grsf-block-payouts></div></section>`,
+<section><div data-grsf-block-form></div></section>
+<section><div data-grsf-block-affiliate-summary></div></section>
+<section><div data-grsf-block-commissions></div></section>
+<section><div data-grsf-block-payouts></div></section>`,
   );
 }

@@ -23,6 +23,27 @@ export interface DemoState {
 
 const OWNER = 'owner@acme-coffee-demo.com';
 
+/**
+ * The design theme both demo programs wear: the store page's own colours (demo/pages.ts: accent,
+ * ink, muted text, white cards) and its system font, so the widget's buttons and links look like
+ * the store's and nothing clashes. `PATCH /campaign/{id}/design` is how an owner sets it.
+ */
+export const DEMO_THEME = {
+  primaryColor: '#8a4b1f',
+  textColor: '#1f1a17',
+  mutedTextColor: '#6b625c',
+  backgroundColor: '#ffffff',
+  buttonTextColor: '#ffffff',
+  borderRadius: '8px',
+  fontFamily: 'SYSTEM',
+  isShadowEnabled: true,
+} as const;
+
+/** Gives the demo programs the store's design (idempotent: also run for a demo seeded before the theme existed). */
+async function designDemo(base: string, key: string, programIds: string[]): Promise<void> {
+  for (const id of programIds) await rest(base, key, 'PATCH', `/campaign/${id}/design`, { theme: DEMO_THEME });
+}
+
 /** A failed REST call: its status and the API's error object. */
 export class RestError extends Error {
   constructor(
@@ -78,7 +99,10 @@ export async function ensureDemo(deps: Deps, base: string): Promise<DemoState> {
       const state = JSON.parse(fs.readFileSync(file, 'utf8')) as DemoState;
       const alive = await deps.db.knex('programs').whereIn('id', [state.referralProgramId, state.affiliateProgramId]).whereNot({ status: 'DELETED' }).count({ n: '*' }).first();
       const key = deps.sealer.open(state.apiKey);
-      if (Number(alive?.n) === 2 && key && (await deps.keys.lookup(key))) return state;
+      if (Number(alive?.n) === 2 && key && (await deps.keys.lookup(key))) {
+        await designDemo(base, key, [state.referralProgramId, state.affiliateProgramId]);
+        return state;
+      }
     } catch {
       // Unreadable or from another database: seed again.
     }
@@ -156,6 +180,7 @@ export async function seedDemo(deps: Deps, base: string): Promise<DemoState> {
     deps.log.warn('demo: recording the seeded sale failed', { error: (err as Error).message });
   }
 
+  await designDemo(base, key, [referral.id, affiliate.id]);
   return {
     teamId: team.id,
     referralProgramId: referral.id,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
 import { demoRoutes } from '../../demo/routes.ts';
-import { ensureDemo, type DemoState } from '../../demo/seed.ts';
+import { DEMO_THEME, ensureDemo, type DemoState } from '../../demo/seed.ts';
 
 // The demo store of `npm start` (issue #7, "Demo and preview"): seeded through the REST API, the
 // Universal Code pasted as a website owner would, and a backend that keeps the REST key server-side.
@@ -47,6 +47,27 @@ describe('demo store', () => {
     const partners = await app.request('GET', '/partners');
     expect(partners.text).toContain(`campaignId:"${state!.affiliateProgramId}"`);
     for (const block of ['affiliate-summary', 'commissions', 'payouts']) expect(partners.text).toContain(`data-grsf-block-${block}`);
+  });
+
+  it('gives both programs the store’s design, and leaves the embedded blocks’ headings to them (issue #21)', async () => {
+    const key = app.deps.sealer.open(state!.apiKey)!;
+    for (const pid of [state!.referralProgramId, state!.affiliateProgramId]) {
+      const design = (await app.request('GET', `/v2/campaign/${pid}/design`, { key })).body;
+      expect(design.theme).toMatchObject(DEMO_THEME);
+    }
+    // The theme's colours are the store page's own.
+    const page = (await app.request('GET', '/')).text;
+    expect(page).toContain(`--accent:${DEMO_THEME.primaryColor}`);
+    expect(page).toContain(`--ink:${DEMO_THEME.textColor}`);
+    expect(page).toContain(`--muted:${DEMO_THEME.mutedTextColor}`);
+    for (const path of ['/', '/partners']) {
+      const html = (await app.request('GET', path)).text;
+      // A card holding an embedded block has no heading of its own: the block's title is the heading.
+      for (const m of html.matchAll(/<section>([\s\S]*?)<\/section>/g)) if (m[1]!.includes('data-grsf-block-')) expect(m[1]).not.toContain('<h2');
+      expect(html).not.toContain('Become a partner');
+      // After "Place order" / "Record a sale" the page asks the widget to reload its data (docs/widget.md).
+      expect(html).toContain('window.growsurf.init()');
+    }
   });
 
   it('sends a visitor in through the referrer’s share link', async () => {

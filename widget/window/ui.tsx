@@ -43,7 +43,7 @@ table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:4px;bord
 .row{display:flex;gap:8px;flex-wrap:wrap;align-items:center;margin:8px 0}
 .g{display:grid;grid-template-columns:repeat(auto-fit,minmax(120px,1fr));gap:8px}
 .tile{border:1px solid #e5e7eb;border-radius:var(--r);padding:8px}.tile b{display:block;font-size:20px}
-.new{background:var(--p);color:var(--bt);border-radius:9px;padding:0 6px;font-size:12px}
+.new{background:var(--p);color:var(--bt);border-radius:9px;padding:0 6px;font-size:12px}p.new{width:fit-content}
 .ban{background:var(--p);color:var(--bt);padding:8px;border-radius:var(--r);margin-bottom:8px}
 .ov{position:fixed;inset:0;background:rgba(0,0,0,.45);display:flex;align-items:center;justify-content:center;z-index:2147483647;animation:fi .15s}
 .dlg{background:var(--b);width:min(100vw,520px);max-height:100vh;overflow:auto;padding:16px;border-radius:var(--r);position:relative}

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ComponentType } from 'preact';
 import { t } from '../../i18n/index.ts';
 import { me, programType, state } from '../state.ts';
-import { Note, copy, design } from '../ui.tsx';
+import { Note, Section, copy, design } from '../ui.tsx';
 import { Share, Signup, type Identity } from './core.tsx';
 
 type Props = { identity?: Identity; inWindow?: boolean };
@@ -42,11 +42,21 @@ const Commissions = lazy(() => affiliatePanels().then((m) => ({ default: m.Commi
 const Payouts = lazy(() => affiliatePanels().then((m) => ({ default: m.Payouts })));
 const PayoutSettings = lazy(() => affiliatePanels().then((m) => ({ default: m.PayoutSettings })));
 
-/** Panels with the participant's own data: a visitor sees a sign-up hint; a new sign-in reloads them. */
-function own(C: ComponentType<Props>): ComponentType<Props> {
+/**
+ * Panels with the participant's own data: a visitor sees a sign-up hint under the panel's title (an
+ * embedded element is then still a titled section, so the page needs no heading of its own); a new
+ * sign-in reloads them.
+ */
+function own(C: ComponentType<Props>, title: () => string): ComponentType<Props> {
   return function Own(props: Props) {
     const p = me();
-    return p ? <C key={p.id} {...props} /> : <p class="m">{t('state.signedOut')}</p>;
+    return p ? (
+      <C key={p.id} {...props} />
+    ) : (
+      <Section title={title()}>
+        <p class="m">{t('state.signedOut')}</p>
+      </Section>
+    );
   };
 }
 
@@ -83,21 +93,21 @@ const d = design;
 const on = (section: { isEnabled?: boolean } | undefined) => section?.isEnabled !== false;
 
 /** Every panel, in window order. */
-export const PANELS: Panel[] = [
+export const PANELS: Panel[] = ([
   { id: 'form', title: () => (me() ? copy(d().share?.title, 'share.title') : t(programType() === 'AFFILIATE' ? 'application.title' : 'signup.title')), shown: () => true, C: Form },
-  { id: 'invite', title: () => copy(d().share?.invite?.title, 'invite.title'), shown: () => signedIn() && on(d().share?.invite), C: own(Invite) },
-  { id: 'rewards', title: () => copy(d().rewards?.title, 'rewards.title'), shown: referral, C: own(Rewards) },
-  { id: 'referral-status', title: () => copy(d().referralStatus?.title, 'referrals.title'), shown: signedIn, C: own(ReferralStatus) },
-  { id: 'referral-summary', title: () => copy(d().referralSummary?.title, 'summary.title'), shown: () => referral() && on(d().referralSummary), C: own(ReferralSummary) },
-  { id: 'affiliate-summary', title: () => copy(d().affiliateSummary?.title, 'affiliate.title'), shown: () => affiliate() && on(d().affiliateSummary), C: own(AffiliateSummary) },
-  { id: 'commissions', title: () => copy(d().commissions?.title, 'commissions.title'), shown: () => affiliate() && on(d().commissions), C: own(Commissions) },
-  { id: 'payouts', title: () => copy(d().payouts?.title, 'payouts.title'), shown: () => affiliate() && on(d().payouts), C: own(Payouts) },
-  { id: 'payout-settings', title: () => copy(d().participantSettings?.title, 'payoutSettings.title'), shown: affiliate, C: own(PayoutSettings) },
-  { id: 'tax', title: () => copy(d().participantSettings?.taxDetails?.label, 'tax.title'), shown: () => affiliate() && on(d().participantSettings?.taxDetails), C: own(lazy(() => import('./tax.tsx'))) },
-  { id: 'traffic', title: () => copy(d().trafficInsights?.title, 'traffic.title'), shown: () => signedIn() && !!win()?.traffic, C: own(lazy(() => import('./traffic.tsx'))) },
+  { id: 'invite', title: () => copy(d().share?.invite?.title, 'invite.title'), shown: () => signedIn() && on(d().share?.invite), C: Invite, own: 1 },
+  { id: 'rewards', title: () => copy(d().rewards?.title, 'rewards.title'), shown: referral, C: Rewards, own: 1 },
+  { id: 'referral-status', title: () => copy(d().referralStatus?.title, 'referrals.title'), shown: signedIn, C: ReferralStatus, own: 1 },
+  { id: 'referral-summary', title: () => copy(d().referralSummary?.title, 'summary.title'), shown: () => referral() && on(d().referralSummary), C: ReferralSummary, own: 1 },
+  { id: 'affiliate-summary', title: () => copy(d().affiliateSummary?.title, 'affiliate.title'), shown: () => affiliate() && on(d().affiliateSummary), C: AffiliateSummary, own: 1 },
+  { id: 'commissions', title: () => copy(d().commissions?.title, 'commissions.title'), shown: () => affiliate() && on(d().commissions), C: Commissions, own: 1 },
+  { id: 'payouts', title: () => copy(d().payouts?.title, 'payouts.title'), shown: () => affiliate() && on(d().payouts), C: Payouts, own: 1 },
+  { id: 'payout-settings', title: () => copy(d().participantSettings?.title, 'payoutSettings.title'), shown: affiliate, C: PayoutSettings, own: 1 },
+  { id: 'tax', title: () => copy(d().participantSettings?.taxDetails?.label, 'tax.title'), shown: () => affiliate() && on(d().participantSettings?.taxDetails), C: lazy(() => import('./tax.tsx')), own: 1 },
+  { id: 'traffic', title: () => copy(d().trafficInsights?.title, 'traffic.title'), shown: () => signedIn() && !!win()?.traffic, C: lazy(() => import('./traffic.tsx')), own: 1 },
   { id: 'leaderboard', title: () => copy(d().leaderboard?.title, 'leaderboard.title'), shown: () => !!win()?.leaderboard, C: Leaderboard },
   // The Resources destination is the design's to show (`resources.isPublicDisplayed`); its element always renders.
-  { id: 'resources', title: () => copy(d().resources?.title, 'resources.title'), shown: () => signedIn() && d().resources?.isPublicDisplayed !== false, C: own(lazy(() => import('./resources.tsx'))) },
+  { id: 'resources', title: () => copy(d().resources?.title, 'resources.title'), shown: () => signedIn() && d().resources?.isPublicDisplayed !== false, C: lazy(() => import('./resources.tsx')), own: 1 },
   // In the window the form panel already is the application form; this is its element.
   { id: 'application', title: () => t('application.title'), shown: () => false, C: Application },
-];
+] as Array<Panel & { own?: 1 }>).map((p) => (p.own ? { ...p, C: own(p.C, p.title) } : p));
