@@ -1,6 +1,7 @@
 // Test harness for the attribution script in happy-dom: "page loads" of the source or of the built
 // dist/widget/attribution.js against a real refloop server, a TCP proxy that can take the API down,
 // and readers of the widget's IndexedDB store. Used by attribution.test.ts and built-attribution.test.ts.
+import './page-console.ts';
 import net from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,15 @@ import { IDBFactory } from 'fake-indexeddb';
 import { createStore, get as idbGet, set as idbSet } from 'idb-keyval';
 import type { Logger } from '../../server/log.ts';
 import type { WidgetRuntime } from '../../widget/runtime.ts';
+
+// builtMode loads dist/widget's chunks through vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER on
+// purpose; Node's one-time ExperimentalWarning about it is dropped (issue #21: a passing run prints
+// only the reporter's output). Every other warning still goes out.
+const emitWarning = process.emitWarning;
+process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+  if (String(warning).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return;
+  (emitWarning as (...a: unknown[]) => void).call(process, warning, ...rest);
+}) as typeof process.emitWarning;
 
 /** A TCP proxy in front of the app. `apiDown` resets every connection that carries a /mobile/v2 request (assets still load, as from a CDN or cache). */
 export class Proxy {

@@ -1,6 +1,7 @@
 // Test support for the window bundle: a real WidgetRuntime over idb-keyval on fake-indexeddb, a
 // program on a real refloop server, and a page URL that server accepts (CORS applies in happy-dom).
 import 'fake-indexeddb/auto';
+import './page-console.ts';
 import crypto from 'node:crypto';
 import { createStore, del, get, set } from 'idb-keyval';
 import { STORE_KEYS, type PendingAttribution, type QueuedCall, type StoredReceipts, type WidgetRuntime } from '../../widget/runtime.ts';
