@@ -12,6 +12,7 @@ import { uploadEndpoint } from './http/upload.ts';
 import { operations } from './http/routes.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
 import { NotFoundError } from './errors.ts';
+import { withRequestId } from './db/retry.ts';
 import { sitePages } from './http/pages/site.ts';
 import { verifyPage } from './http/pages/verify.ts';
 import { ownerPages } from './http/pages/owner.ts';
@@ -65,7 +66,8 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
     ctx.set('X-Request-Id', ctx.state.requestId);
     ctx.set(headers);
     try {
-      await next();
+      // The db layer logs a transaction it runs again (PostgreSQL deadlocks) with this request's id.
+      await withRequestId(ctx.state.requestId, next);
     } finally {
       logRequest(deps.log, ctx.state.requestId, ctx.method, ctx.path, ctx.status, started);
     }

@@ -120,7 +120,7 @@ export interface DepsOptions {
 export async function createDeps(config: Config, opts: DepsOptions = {}): Promise<Deps> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config.logLevel);
-  const db = openDb(config.database);
+  const db = openDb(config.database, { log });
   if (opts.migrate !== false) await migrate(db);
   const secret = config.secretKey ?? (await instanceSecret(db));
   const sealer = new Sealer(secret);

@@ -130,8 +130,8 @@ export class RateLimitedError extends AppError {
 
 /** 503: a dependency (usually the database) could not be reached. */
 export class UnavailableError extends AppError {
-  constructor(message = 'The service is temporarily unavailable. Try again shortly.') {
-    super(503, ERROR_CODES.UNAVAILABLE, 'ServiceUnavailableError', message);
+  constructor(message = 'The service is temporarily unavailable. Try again shortly.', headers?: Record<string, string>) {
+    super(503, ERROR_CODES.UNAVAILABLE, 'ServiceUnavailableError', message, { headers });
   }
 }
 
@@ -144,6 +144,11 @@ export function translateDbError(err: unknown): AppError | null {
   }
   if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
     return new ValidationError('The request refers to a record that does not exist.');
+  }
+  // PostgreSQL deadlock or serialization failure still there after the db layer's retries
+  // (server/db/retry.ts): nothing was written, so the same request may simply be sent again.
+  if (code === '40P01' || code === '40001') {
+    return new UnavailableError('The request collided with concurrent changes and was not applied. Send it again.', { 'Retry-After': '1' });
   }
   if (code === 'ECONNREFUSED' || code === '57P01' || code === 'SQLITE_BUSY' || code === 'ETIMEDOUT' || /Knex: Timeout acquiring/.test(e?.message ?? '')) {
     return new UnavailableError();

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import type { Config } from '../config.ts';
 import { migrationSource } from './migrations.ts';
 import { BackgroundCheckpointer, AUTO_CHECKPOINT_PAGES, type CheckpointerOptions } from './checkpointer.ts';
+import { retryTransactions, runRetrying, type RetryLog } from './retry.ts';
 
 // Epoch-millisecond bigint columns come back as numbers, as on SQLite (they stay far below 2^53).
 pg.types.setTypeParser(20, (v: string) => Number(v));
@@ -29,6 +30,7 @@ export interface Db {
    * Runs `fn` in one transaction on one connection, with statements prepared once per connection and
    * SQL text (named statements on PostgreSQL): hot-path batch writes without the query builder's
    * per-call cost. SQL uses `?` placeholders on both databases and must have a fixed shape per text.
+   * On PostgreSQL a deadlock or serialization failure runs `fn` again in a new transaction (`retry.ts`).
    */
   batch<T>(fn: (s: BatchStatements) => Promise<T>): Promise<T>;
   /** The same cached statements on the connection of an open knex transaction: bulk writes inside work that also uses the query builder. */
@@ -39,7 +41,8 @@ export interface Db {
    * work, and every caller's promise settles after the shared COMMIT. On PostgreSQL, whose
    * processes and connections commit in parallel, an ordinary transaction. On SQLite the callers
    * of one group share the transaction object: `fn` must not commit or roll it back itself, nor
-   * leave queries running when it settles (its savepoint ends then).
+   * leave queries running when it settles (its savepoint ends then). On PostgreSQL, as for every
+   * `knex.transaction(fn)`, a deadlock or serialization failure runs `fn` again (`retry.ts`).
    */
   grouped<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** SQLite files only: the thread that takes WAL checkpoints off the request thread under load (null otherwise). */
@@ -89,6 +92,8 @@ const PRAGMAS = [
 export interface OpenDbOptions {
   /** SQLite files: when and how checkpoints move off the request thread; `false` keeps SQLite's automatic checkpoints. */
   checkpointer?: CheckpointerOptions | false;
+  /** PostgreSQL: where transactions run again after a deadlock or serialization failure are reported. */
+  log?: RetryLog;
 }
 
 /** Opens the configured database; SQLite connections get WAL, foreign keys and a busy timeout. */
@@ -99,6 +104,9 @@ export function openDb(database: Config['database'], opts: OpenDbOptions = {}): 
       connection: database.url,
       pool: { min: 0, max: 10 },
     });
+    // Deadlock victims and serialization failures run again, whole (server/db/retry.ts); `grouped`
+    // and every domain service's `knex.transaction(fn)` go through this one patched method.
+    retryTransactions(knex, () => opts.log);
     return {
       knex,
       dialect: 'pg',
@@ -113,18 +121,20 @@ export function openDb(database: Config['database'], opts: OpenDbOptions = {}): 
       },
       async batch<T>(fn: (s: BatchStatements) => Promise<T>): Promise<T> {
         const client = knex.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
-        const conn = await client.acquireConnection();
-        let done = false;
-        try {
-          await conn.query('BEGIN');
-          const out = await fn(pgStatements(conn));
-          await conn.query('COMMIT');
-          done = true;
-          return out;
-        } finally {
-          if (!done) await conn.query('ROLLBACK').catch(() => undefined);
-          await client.releaseConnection(conn);
-        }
+        return runRetrying(async () => {
+          const conn = await client.acquireConnection();
+          let done = false;
+          try {
+            await conn.query('BEGIN');
+            const out = await fn(pgStatements(conn));
+            await conn.query('COMMIT');
+            done = true;
+            return out;
+          } finally {
+            if (!done) await conn.query('ROLLBACK').catch(() => undefined);
+            await client.releaseConnection(conn);
+          }
+        }, () => opts.log);
       },
       grouped: (fn) => knex.transaction(fn),
       statements: statementsOf,

@@ -51,7 +51,8 @@ export function errorResponse(err: unknown, log: Logger, supportUrl: string | nu
     };
     if (supportUrl) body.supportUrl = supportUrl;
   }
-  return { body, headers: err instanceof AppError ? err.headers : undefined };
+  // Translated database errors may carry headers too (a deadlock's 503 says when to retry).
+  return { body, headers: (err instanceof AppError ? err : translateDbError(err))?.headers };
 }
 
 /** Renders every failure as the error object with a JSON content type; unexpected ones as a generic 500 logged with the request id. */
