@@ -108,7 +108,23 @@ export async function updateRows(trx: Knex.Transaction, table: string, where: Re
   return runSql(trx, sql, [...keys.map((k) => patch[k]), ...cond.map((k) => where[k])]);
 }
 
-/** ` FOR UPDATE` on PostgreSQL, nothing on SQLite (one writer at a time): what knex's `.forUpdate()` wrote. */
+/**
+ * ` FOR UPDATE` on PostgreSQL, nothing on SQLite (one writer at a time): what knex's `.forUpdate()`
+ * wrote. For a row that will be deleted or get a new unique key; it waits for every foreign-key
+ * insert that references the row (their FOR KEY SHARE), so take it before any of your own.
+ */
 export function forUpdate(q: Knex | Knex.Transaction): string {
   return (q.client as { dialect: string }).dialect === 'postgresql' ? ' FOR UPDATE' : '';
+}
+
+/**
+ * ` FOR NO KEY UPDATE` on PostgreSQL, nothing on SQLite: what knex's `.forNoKeyUpdate()` writes. The
+ * lock a row whose counters or other non-key columns will change needs (the lock PostgreSQL's own
+ * UPDATE of such columns takes). It does not conflict with the FOR KEY SHARE that a foreign-key
+ * insert takes on the row it references, so a transaction that inserted children of a row (a
+ * referral, a commission) can still lock it while others do the same, where FOR UPDATE deadlocked
+ * (issue #20).
+ */
+export function forNoKeyUpdate(q: Knex | Knex.Transaction): string {
+  return (q.client as { dialect: string }).dialect === 'postgresql' ? ' FOR NO KEY UPDATE' : '';
 }

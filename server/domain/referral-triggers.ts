@@ -121,7 +121,7 @@ export class ReferralTriggers {
       if (!programRow || programRow.status === 'DELETED') return;
       const program = toProgram(programRow);
       // Participant first, then the trigger: the same lock order as P8 and P9.
-      const row: ParticipantRow | undefined = await trx('participants').where({ id: trigger.participant_id }).forUpdate().first();
+      const row: ParticipantRow | undefined = await trx('participants').where({ id: trigger.participant_id }).forNoKeyUpdate().first();
       const current = await trx('referral_triggers').where({ id: triggerId }).forUpdate().first();
       if (!row || !current || current.status !== 'PENDING') return;
       await trx('referral_triggers').where({ id: triggerId }).update({ status: 'DONE', resolved_at: this.clock.now() });
@@ -182,8 +182,10 @@ export class ReferralTriggers {
       let changed = 0;
       if (ids.length) {
         await this.db.knex.transaction(async (trx) => {
+          // Counted afresh when a PostgreSQL deadlock runs this callback again (server/db/retry.ts).
+          changed = 0;
           for (const id of ids) {
-            const row: ParticipantRow | undefined = await trx('participants').where({ id }).forUpdate().first();
+            const row: ParticipantRow | undefined = await trx('participants').where({ id }).forNoKeyUpdate().first();
             if (row && row.referral_status === 'CREDIT_PENDING' && (await this.expire(trx, program, row))) changed++;
           }
         });

@@ -216,6 +216,7 @@ export class Resources {
   async update(programId: string, resourceId: string, patch: ProgramResourceUpdate): Promise<ProgramResource> {
     let released: string | null = null;
     const result = await this.db.knex.transaction(async (trx) => {
+      released = null; // set afresh when a PostgreSQL deadlock runs this again (server/db/retry.ts)
       await lockProgram(trx, programId);
       const current = await trx('program_resources').where({ id: resourceId, program_id: programId }).first();
       if (!current) throw new NotFoundError(`No resource ${resourceId} in program ${programId}.`);

@@ -187,6 +187,7 @@ export class TeamNotifications {
     const recipients = digests.length ? await this.#recipients(program, settings.recipients) : [];
     let sent = 0;
     await k.transaction(async (trx) => {
+      sent = 0; // counted afresh when a PostgreSQL deadlock runs this again (server/db/retry.ts)
       // The cursor moves only from where this sweep read it; another process that got there first wins.
       const moved = await trx('team_notification_state')
         .where({ program_id: program.id, cursor_at: state.cursor_at })

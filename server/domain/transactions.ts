@@ -168,13 +168,18 @@ export class Transactions {
     const customer = await this.participants.resolve(trx, program, idOrEmail, { lock: true });
     const dup = await this.duplicate(trx, program.id, ids);
     if (dup) return dup;
+    // Then the referrer's, before this sale inserts anything that references them: every sale of
+    // their customers updates their totals, so their sales run one at a time (paid-referral counts
+    // and max-amount sums read exact values) and no sale waits for another's share lock (issue #20).
+    const referrer = customer.referred_by
+      ? ((await trx('participants').where({ id: customer.referred_by, program_id: program.id }).forNoKeyUpdate().first()) as ParticipantRow | undefined)
+      : undefined;
     const now = this.clock.now();
     const paidAt = body.paidAt ?? now;
     const currency = body.currency;
     const converted = currency !== program.currencyISO;
     const inCampaign = (amount: number) => (converted ? this.rates.convert(amount, currency, program.currencyISO)!.amount : amount);
     const commissionable = body.netAmount ?? body.grossAmount - (body.taxAmount ?? 0);
-    const referrer = customer.referred_by ? ((await trx('participants').where({ id: customer.referred_by, program_id: program.id }).first()) as ParticipantRow | undefined) : undefined;
     const affiliate = earningAffiliate(referrer);
 
     // The customer's earlier sales: all of them (firstSale), and those credited to this affiliate (recurrence).

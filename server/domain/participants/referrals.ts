@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { forUpdate, trxRows, updateRows } from '../../db/rows.ts';
+import { forNoKeyUpdate, forUpdate, trxRows, updateRows } from '../../db/rows.ts';
 import { COLUMN_BOARD_NAMES, boardSpec, monthBoard, monthKey, monthScore, type ScoreLedger } from '../leaderboard.ts';
 import { RECENT_REFERRALS, decodeRecent, emailKey, encodeRecent, type ParticipantRow, type Q } from './model.ts';
 
@@ -32,7 +32,9 @@ const PENDING = 'CREDIT_PENDING';
  */
 export async function updateReferrer(trx: Knex.Transaction, ledger: ScoreLedger, referrerId: string, change: ReferrerChange, now: number): Promise<ParticipantRow | null> {
   const programId = ledger.programId;
-  const [old] = await trxRows<ParticipantRow>(trx, `SELECT * FROM participants WHERE id = ? AND program_id = ? LIMIT 1${forUpdate(trx)}`, [referrerId, programId]);
+  // FOR NO KEY UPDATE: this transaction may already hold FOR KEY SHARE on the referrer (it inserted a
+  // row referencing them), and so may others; FOR UPDATE waited for theirs while they waited for it.
+  const [old] = await trxRows<ParticipantRow>(trx, `SELECT * FROM participants WHERE id = ? AND program_id = ? LIMIT 1${forNoKeyUpdate(trx)}`, [referrerId, programId]);
   if (!old) return null;
   const cur = monthKey(now);
   // Roll the stored month forward; the effective counts of both months stay the same.
@@ -103,22 +105,35 @@ export function removeScores(ledger: ScoreLedger, row: ParticipantRow, now: numb
 }
 
 /**
+ * How a participant row is locked on PostgreSQL: `true` for a row whose non-key columns will change
+ * (FOR NO KEY UPDATE, which foreign-key inserts referencing it do not block), `'key'` for one that
+ * will be deleted or get a new email (FOR UPDATE). Nothing on SQLite.
+ */
+export type ParticipantLock = boolean | 'key';
+
+/** The SQL tail of a `ParticipantLock`. */
+function lockTail(q: Q, lock: ParticipantLock): string {
+  return lock === 'key' ? forUpdate(q) : lock ? forNoKeyUpdate(q) : '';
+}
+
+/**
  * The participant a path's `{participantIdOrEmail}` names: an address (it has `@`) matches the
  * lower-cased email, anything else the id. Null when none.
  */
-export async function findParticipant(q: Q, programId: string, idOrEmail: string, lock = false): Promise<ParticipantRow | null> {
+export async function findParticipant(q: Q, programId: string, idOrEmail: string, lock: ParticipantLock = false): Promise<ParticipantRow | null> {
   if (!idOrEmail || idOrEmail.length > 254) return null;
   if ((q as Knex.Transaction).isTransaction === true) {
     // The same query as below as a cached statement: every participant write starts here.
     const [row] = idOrEmail.includes('@')
-      ? await trxRows<ParticipantRow>(q as Knex.Transaction, `SELECT * FROM participants WHERE program_id = ? AND email_key = ? LIMIT 1${lock ? forUpdate(q) : ''}`, [programId, emailKey(idOrEmail)])
-      : await trxRows<ParticipantRow>(q as Knex.Transaction, `SELECT * FROM participants WHERE id = ? AND program_id = ? LIMIT 1${lock ? forUpdate(q) : ''}`, [idOrEmail, programId]);
+      ? await trxRows<ParticipantRow>(q as Knex.Transaction, `SELECT * FROM participants WHERE program_id = ? AND email_key = ? LIMIT 1${lockTail(q, lock)}`, [programId, emailKey(idOrEmail)])
+      : await trxRows<ParticipantRow>(q as Knex.Transaction, `SELECT * FROM participants WHERE id = ? AND program_id = ? LIMIT 1${lockTail(q, lock)}`, [idOrEmail, programId]);
     return row ?? null;
   }
   const query = idOrEmail.includes('@')
     ? q('participants').where({ program_id: programId, email_key: emailKey(idOrEmail) })
     : q('participants').where({ id: idOrEmail, program_id: programId });
-  if (lock) query.forUpdate();
+  if (lock === 'key') query.forUpdate();
+  else if (lock) query.forNoKeyUpdate();
   return ((await query.first()) as ParticipantRow | undefined) ?? null;
 }
 

@@ -7,6 +7,7 @@ import type { Program } from '../programs.ts';
 import { newId } from '../../crypto.ts';
 import { updateRows } from '../../db/rows.ts';
 import { ConflictError, ParticipantBlockedError, ValidationError, WrongProgramTypeError } from '../../errors.ts';
+import { isRetryableTxError } from '../../db/retry.ts';
 import { assertParticipantCapacity, type TeamBilling } from '../plans.ts';
 import { Leaderboard, ScoreLedger, boardSpec, readRows } from '../leaderboard.ts';
 import type {
@@ -37,7 +38,7 @@ import {
   type ScreeningDecision,
   type Q,
 } from './model.ts';
-import { findParticipant, findReferrer, removeScores, updateReferrer, type Credit } from './referrals.ts';
+import { findParticipant, findReferrer, removeScores, updateReferrer, type Credit, type ParticipantLock } from './referrals.ts';
 
 /** The reserved metadata key (rest-v2 §2.8) that holds recorded GDPR consent. */
 export const GDPR_AGREEMENTS = 'gdprAgreements';
@@ -89,7 +90,7 @@ export class Participants {
    * Resolves a path's `{participantIdOrEmail}` (an id, or an email compared lower-cased) within the
    * program; unknown → 400 as the spec requires, never 404. Every participant operation uses this.
    */
-  async resolve(q: Q, program: Program, idOrEmail: string, opts: { lock?: boolean } = {}): Promise<ParticipantRow> {
+  async resolve(q: Q, program: Program, idOrEmail: string, opts: { lock?: ParticipantLock } = {}): Promise<ParticipantRow> {
     const row = await findParticipant(q, program.id, idOrEmail, opts.lock);
     if (!row) {
       throw new ValidationError(`No participant with ${idOrEmail.includes('@') ? 'email' : 'id'} ${JSON.stringify(idOrEmail.slice(0, 254))} in program ${program.id}.`, [
@@ -228,7 +229,8 @@ export class Participants {
     if (patch.language) assertProgramLanguage(program, patch.language);
     return this.db.knex.transaction(async (trx) => {
       const now = this.clock.now();
-      const row = await this.resolve(trx, program, idOrEmail, { lock: true });
+      // A new email is a new unique key: FOR UPDATE then, else the lock foreign-key inserts do not block.
+      const row = await this.resolve(trx, program, idOrEmail, { lock: patch.email !== undefined ? 'key' : true });
       const changes: Record<string, unknown> = { updated_at: now };
       if (patch.email !== undefined) {
         const key = emailKey(patch.email);
@@ -304,7 +306,7 @@ export class Participants {
       let credited: ParticipantRow | null = null;
       if (moved) {
         // Both referrers locked in id order, so two opposite moves cannot deadlock.
-        await trx('participants').whereIn('id', [row.referred_by, newRef].filter((x): x is string => !!x).sort()).orderBy('id').forUpdate().select('id');
+        await trx('participants').whereIn('id', [row.referred_by, newRef].filter((x): x is string => !!x).sort()).orderBy('id').forNoKeyUpdate().select('id');
         if (row.referred_by) await updateReferrer(trx, ledger, row.referred_by, { from: oldStatus, to: null, creditedAt: row.credited_at, detach: row.id }, now);
         credited = await updateReferrer(trx, ledger, newRef!, { from: null, to: newStatus, creditedAt: null, attach: { id: row.id, at: now } }, now);
       } else if (newStatus !== oldStatus && newRef) {
@@ -333,7 +335,7 @@ export class Participants {
    */
   async setReferralStatus(trx: Knex.Transaction, program: Program, participantId: string, to: Exclude<Credit, null>, locked?: ParticipantRow): Promise<boolean> {
     const row: ParticipantRow | undefined =
-      locked?.id === participantId ? locked : await trx('participants').where({ id: participantId, program_id: program.id }).forUpdate().first();
+      locked?.id === participantId ? locked : await trx('participants').where({ id: participantId, program_id: program.id }).forNoKeyUpdate().first();
     if (!row || !row.referred_by || row.referral_status === to) return false;
     const now = this.clock.now();
     const changes: Partial<ParticipantRow> = { referral_status: to, updated_at: now };
@@ -353,7 +355,10 @@ export class Participants {
    * transaction and moves their board scores with them; for the engines that own those events.
    */
   async adjustCounters(trx: Knex.Transaction, programId: string, participantId: string, deltas: CounterDeltas): Promise<ParticipantRow | null> {
-    const row: ParticipantRow | undefined = await trx('participants').where({ id: participantId, program_id: programId }).forUpdate().first();
+    // FOR NO KEY UPDATE: callers have usually just inserted rows referencing this participant (a
+    // commission, a sale), holding FOR KEY SHARE on it as concurrent callers do; FOR UPDATE made
+    // each wait for the others' share locks: deadlock (issue #20).
+    const row: ParticipantRow | undefined = await trx('participants').where({ id: participantId, program_id: programId }).forNoKeyUpdate().first();
     if (!row) return null;
     const ledger = new ScoreLedger(programId);
     const patch: Record<string, number> = { updated_at: this.clock.now() };
@@ -373,7 +378,7 @@ export class Participants {
   /** P6: deletes one participant permanently. */
   async remove(program: Program, idOrEmail: string): Promise<{ success: true }> {
     await this.db.knex.transaction(async (trx) => {
-      const row = await this.resolve(trx, program, idOrEmail, { lock: true });
+      const row = await this.resolve(trx, program, idOrEmail, { lock: 'key' });
       const ledger = new ScoreLedger(program.id);
       await this.deleteRow(trx, program, ledger, row.id, this.clock.now());
       await ledger.flush(trx);
@@ -385,6 +390,8 @@ export class Participants {
   async bulkRemove(program: Program, identifiers: string[]): Promise<BulkDeleteResponse> {
     const results: BulkDeleteResponse['results'] = [];
     await this.db.knex.transaction(async (trx) => {
+      // A PostgreSQL deadlock runs this whole callback again (server/db/retry.ts): start afresh.
+      results.length = 0;
       const now = this.clock.now();
       const seen = new Map<string, number>();
       const ledger = new ScoreLedger(program.id);
@@ -409,6 +416,8 @@ export class Participants {
           await trx.transaction((sp) => this.deleteRow(sp, program, ledger, row.id, now));
           results.push({ index, identifier, status: 'DELETED', participantId: row.id, email: row.email });
         } catch (err) {
+          // A deadlock or serialization failure is the whole transaction's to retry, not this row's error.
+          if (isRetryableTxError(err)) throw err;
           ledger.rewind(mark);
           this.log.error('participant bulk delete row failed', { programId: program.id, participantId: row.id, err: String((err as Error)?.message ?? err) });
           results.push({ index, identifier, status: 'ERROR', participantId: row.id, message: 'This participant could not be deleted; try again.' });
