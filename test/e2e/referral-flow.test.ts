@@ -54,7 +54,7 @@ describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
     const dialog = page.getByRole('dialog');
     await dialog.waitFor({ state: 'visible', timeout: 15_000 });
     await dialog.getByRole('tab', { name: design.rewards.title, exact: true }).click();
-    await eventually(async () => ((await dialog.textContent()) ?? '').includes('Give $10, get $10'), 15_000, 'the reward in the window');
+    await eventually(async () => ((await dialog.textContent()) ?? '').includes('$10 store credit'), 15_000, 'the reward in the window');
 
     // 4. No serious or critical accessibility violations on the page with the window open (axe enters open shadow roots).
     const violations = await seriousA11yViolations(page);
@@ -87,4 +87,43 @@ describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'window-320.png') });
     await context.close();
   }, 60_000);
+
+  it('the store page wears the program design with no repeated headings, and an order updates the signed-in referrer’s rewards, summary and badge without a reload (issue #21)', async () => {
+    const design = await env.demo.rest('GET', `/campaign/${pid()}/design`);
+    const referrer = await participant(env.demo.state.people.referrer);
+    const context = await env.browser.newContext({ viewport: { width: 1024, height: 900 }, reducedMotion: 'reduce' });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    await page.goto(`${env.demo.url}/`);
+    // Signed out, each block is still a titled card: its own heading, once.
+    await page.locator('[data-grsf-block-rewards]').getByRole('heading', { name: design.rewards.title }).waitFor();
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'demo-store-signed-out.png'), fullPage: true });
+    await page.getByRole('button', { name: `Sign in as ${referrer.email}` }).click();
+    await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+    for (const title of [design.rewards.title, design.referralStatus.title, design.share.title]) {
+      await page.getByRole('heading', { name: title, exact: true }).first().waitFor();
+      expect(await page.getByRole('heading', { name: title, exact: true }).count(), title).toBe(1);
+    }
+    // The widget's primary buttons use the store's accent colour (the seeded design theme).
+    const copyButton = page.locator('[data-grsf-block-form]').getByRole('button', { name: design.share.copyButtonText ?? 'Copy link' });
+    expect(await copyButton.evaluate((b) => getComputedStyle(b).backgroundColor)).toBe('rgb(138, 75, 31)');
+    const rewards = page.locator('[data-grsf-block-rewards]');
+    await rewards.locator('li').first().waitFor();
+    const before = await rewards.locator('li').count();
+    await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+    // A pending friend of the referrer orders; the store's backend credits the referral.
+    const friend = `e2e-late-${Date.now()}@example.com`;
+    await env.demo.rest('POST', `/campaign/${pid()}/participant`, { email: friend, firstName: 'Lena', referredBy: referrer.id, referralStatus: 'CREDIT_PENDING' });
+    await page.locator('#purchase-email').fill(friend);
+    await page.getByRole('button', { name: 'Place order' }).click();
+    await eventually(async () => /"success": true/.test((await page.locator('#purchase-out').textContent()) ?? ''), 15_000, 'the purchase answer');
+    await eventually(async () => (await rewards.locator('li').count()) === before + 1, 15_000, 'the new reward in the block');
+    await rewards.getByText('For referring Lena').waitFor();
+    await page.locator('[data-grsf-block-referral-status]').getByText('Lena').waitFor();
+    expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'demo-store-after-order.png'), fullPage: true });
+    await context.close();
+  }, 120_000);
 });
