@@ -24,7 +24,14 @@ export interface ServeOptions {
 /** Builds everything, listens on the configured port and runs the job runner. */
 export async function serve(config: Config, opts: ServeOptions = {}): Promise<Running> {
   const deps = await createDeps(config, { log: createLogger(config.logLevel, undefined, logFormat(config.logFormat, process.stdout.isTTY)) });
-  const handler = createHandler(deps, opts.routes?.(deps) ?? []);
+  const app = createHandler(deps, opts.routes?.(deps) ?? []);
+  let draining = false;
+  // While draining, every answer closes its connection, so keep-alive clients (a load balancer, the
+  // demo's own seeding) cannot hold the server open with one request after another until the grace ends.
+  const handler: http.RequestListener = (req, res) => {
+    if (draining) res.setHeader('connection', 'close');
+    return app(req, res);
+  };
   const server = config.tls ? https.createServer({ cert: fs.readFileSync(config.tls.cert), key: fs.readFileSync(config.tls.key) }, handler) : http.createServer(handler);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -45,6 +52,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Ru
   const stop = () =>
     (stopping ??= (async () => {
       // Stop accepting, let in-flight requests finish (up to the grace period), then close the rest.
+      draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
