@@ -548,12 +548,12 @@ describe('webhook delivery', () => {
     for (const id of ['p1', 'p2', 'p3']) await emit(id);
     const started = app.clock.now();
     await app.deps.jobs.runDue();
-    let hook = (await listHooks(app, s.key, s.base))[0];
+    let hook = (await listHooks(app, s.key, s.base))[0]!;
     // Round n of attempts comes after the first n − 1 retry gaps; all three deliveries fail together.
     for (let round = 2; hook.isEnabled; round++) {
       app.clock.advance(RETRY_DELAYS_MS[round - 2]!);
       await app.deps.jobs.runDue();
-      hook = (await listHooks(app, s.key, s.base))[0];
+      hook = (await listHooks(app, s.key, s.base))[0]!;
       const failingFor = app.clock.now() - started;
       if (failingFor < AUTO_DISABLE_FAILING_FOR_MS) expect(hook.isEnabled, `round ${round}`).toBe(true);
     }
