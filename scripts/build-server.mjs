@@ -80,10 +80,21 @@ export async function ensureServerBuild() {
   return pathToFileURL(build.entry).href;
 }
 
-/** Removes all but the newest builds (a running server may still load chunks of the one it started from). */
+/**
+ * Removes all but the newest builds (a running server may still load chunks of the one it started
+ * from), and temporary folders of builds that were interrupted more than ten minutes ago.
+ */
 function prune(keep) {
-  const builds = fs
-    .readdirSync(OUT_ROOT)
+  const names = fs.readdirSync(OUT_ROOT);
+  for (const name of names.filter((n) => n.startsWith('.tmp-'))) {
+    const dir = path.join(OUT_ROOT, name);
+    try {
+      if (Date.now() - fs.statSync(dir).mtimeMs > 600_000) fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Already gone.
+    }
+  }
+  const builds = names
     .filter((n) => /^b\d+$/.test(n))
     .sort((a, b) => Number(b.slice(1)) - Number(a.slice(1)));
   for (const name of builds.slice(KEEP_BUILDS)) {
