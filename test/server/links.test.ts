@@ -131,7 +131,8 @@ describe('links in emails and in the window payload (issue #19)', () => {
     const bob = await ok(ref.key, 'POST', `/campaign/${ref.pid}/participant`, { email: 'bob@ref.example', firstName: 'Bob', referredBy: ann.id });
     await ok(ref.key, 'POST', `/campaign/${ref.pid}/participant/${bob.id}/ref`);
     await ok(ref.key, 'POST', `/campaign/${ref.pid}/participant/${ann.id}/invites`, { emailAddresses: ['carol@ref.example'], messageText: 'You will like it.' });
-    for (const emailType of ['referralLinkViewedFirstTime', 'campaignEndedWinners', 'campaignEndedNonWinners', 'progressUpdateMonthly']) {
+    // referralLinkUsed goes out for a credit that earns no reward (issue #21); here the credit earned one, so P11 sends it.
+    for (const emailType of ['referralLinkViewedFirstTime', 'referralLinkUsed', 'campaignEndedWinners', 'campaignEndedNonWinners', 'progressUpdateMonthly']) {
       await ok(ref.key, 'POST', `/campaign/${ref.pid}/participant/${ann.id}/email`, { emailType });
     }
     await ok(ref.key, 'POST', `/campaign/${ref.pid}/participant/${ann.id}/email`, { subject: 'News', body: '<p>Hi {{firstName}}, share {{shareUrl}} again.</p>' });
