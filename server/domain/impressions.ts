@@ -123,12 +123,20 @@ interface FoldStep {
   position: string;
   /** The step stopped at its size limit: there is more to fold now. */
   more: boolean;
-  /** Visits exist past the watermark that could not be folded yet (PostgreSQL: a transaction older than them still runs). */
+  /** Visits exist past the watermark that could not be folded yet (PostgreSQL: written after the cut). */
   behind: boolean;
 }
 
 /** Visits one fold step reads at most; a step is one short transaction. */
 export const FOLD_STEP = 5000;
+/**
+ * PostgreSQL: every visit write holds this advisory lock shared from before its transaction has an
+ * id until it ends (`VISIT_WRITE_LOCK`); a fold takes it exclusively for an instant to learn a
+ * transaction id below which every visit write has ended (its cut).
+ */
+export const VISIT_WRITE_LOCK_KEY = 720_200_020;
+/** The first statement of a visit write's transaction on PostgreSQL (see `VISIT_WRITE_LOCK_KEY`). */
+export const VISIT_WRITE_LOCK = `SELECT pg_advisory_xact_lock_shared(${VISIT_WRITE_LOCK_KEY})`;
 const WATERMARK = 'impressions';
 const FOLD_COLUMNS = 'program_id, visitor_key, created_at, referrer_id, utm, destination, referrer_url, country, device';
 const SQLITE_FOLD = `SELECT ${FOLD_COLUMNS} FROM visits WHERE rowid > ? AND rowid <= ? AND referrer_id IS NOT NULL ORDER BY rowid`;
@@ -145,7 +153,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * visitors, VISIT activity rows and the programs' counts. Nothing is held in memory, so a crash
  * loses no count: whoever folds next (this process within `flushMs` of a visit, any process on
  * PostgreSQL, or the next start-up) counts every acknowledged visit exactly once. The visit path
- * itself writes only its own row. Folds are serialised by the watermark row (SQLite: the write
+ * itself writes only its own row (on PostgreSQL after taking `VISIT_WRITE_LOCK` shared). Folds are serialised by the watermark row (SQLite: the write
  * lock; PostgreSQL: FOR UPDATE SKIP LOCKED, so one process folds a range and the others skip).
  */
 export class Impressions {
@@ -175,10 +183,7 @@ export class Impressions {
     this.#schedule(this.flushMs);
   }
 
-  /**
-   * Folds every visit committed before the call (tests, shutdown). On PostgreSQL a visit is folded
-   * once every older transaction has ended, so this waits (up to `waitMs`) for those.
-   */
+  /** Folds every visit committed before the call (tests, shutdown), waiting up to `waitMs` for another process's fold. */
   async flush(waitMs = 10_000): Promise<void> {
     const target = await this.#head();
     const deadline = performance.now() + waitMs;
@@ -261,6 +266,16 @@ export class Impressions {
    */
   async #fold(): Promise<FoldStep> {
     const pg = this.db.dialect === 'pg';
+    // PostgreSQL: with the write lock held exclusively no visit write is open, so every transaction
+    // id below the next one to be handed out belongs to a write that has ended and that the fold's
+    // statements see; nothing below the cut can still appear. Held for two statements only: visit
+    // writes wait that long at most.
+    const cut = pg
+      ? await this.db.knex.transaction(async (trx) => {
+          await trx.raw(`SELECT pg_advisory_xact_lock(${VISIT_WRITE_LOCK_KEY})`);
+          return String((await trx.raw('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS x')).rows[0].x);
+        })
+      : null;
     return this.db.knex.transaction(async (trx) => {
       const s = await this.db.statements(trx);
       const now = this.clock.now();
@@ -273,10 +288,7 @@ export class Impressions {
         const [w] = await s.all<{ position: string }>('SELECT position FROM counter_watermarks WHERE name = ? FOR UPDATE SKIP LOCKED', [WATERMARK]);
         if (!w) return { busy: true, position: '0', more: false, behind: true };
         from = w.position;
-        // Every transaction below the oldest one still running has ended, and the statements after
-        // this one see all of them: nothing below `to` can still appear.
-        const [x] = await s.all<{ x: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS x', []);
-        to = x!.x;
+        to = cut!;
         if (BigInt(to) < BigInt(from)) to = from;
         const [bound] = await s.all<{ t: string }>(PG_BOUND, [from, to]);
         more = !!bound && BigInt(bound.t) > BigInt(from);

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/connect.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
-import type { Impressions } from './impressions.ts';
+import { VISIT_WRITE_LOCK, type Impressions } from './impressions.ts';
 import type { MobileProgram } from './mobile-programs.ts';
 import type { Receipts } from './visit-receipts.ts';
 import { UnavailableError } from '../errors.ts';
@@ -290,6 +290,8 @@ export class Visits {
     let answers: Map<string, Stored & { inserted: boolean }>;
     try {
       answers = await this.db.batch(async (s) => {
+        // Before the INSERT gives the transaction its id: the impression fold's cut waits for it.
+        if (this.db.dialect === 'pg') await s.run(VISIT_WRITE_LOCK, []);
         const params: unknown[] = [];
         for (const { row } of firsts) for (const c of COLUMNS) params.push(row[c]);
         const inserted = await s.all<{ program_id: string; visit_id: string }>(insertVisits(firsts.length), params);

@@ -5,8 +5,9 @@ import type { Knex } from 'knex';
 // `visits` gains the two traits the VISIT activity row needs that were only held in memory (country,
 // device). The watermark is a position in commit order: SQLite's rowid (one writer at a time, so
 // rowid order is commit order), and on PostgreSQL the inserting transaction's 64-bit id
-// (`pg_current_xact_id()`), read back only below the oldest running transaction, so a visit still
-// being committed is never skipped. Its index is appended at the right edge like the time-ordered key.
+// (`pg_current_xact_id()`), read back only below a cut taken while no visit write is open (an
+// advisory lock), so a visit still being committed is never skipped. Its index is appended at the
+// right edge, like the time-ordered key's.
 
 /** Adds `visits.country`, `visits.device` (and `visits.txid` on PostgreSQL) and the `counter_watermarks` table. */
 export async function up(knex: Knex): Promise<void> {
