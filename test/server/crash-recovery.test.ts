@@ -3,7 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { freshDatabase, RAISED_LIMITS, startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
+import { freshDatabase, onPostgres, RAISED_LIMITS, startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
 import { addParticipant, mobileProgram } from '../helpers/mobile.ts';
 import { loadConfig } from '../../server/config.ts';
 import { openDb } from '../../server/db/connect.ts';
@@ -124,6 +124,42 @@ describe('issue #20: impression counts after a SIGKILL', () => {
       }
     } finally {
       if (child) await kill9(child);
+      await db.cleanup();
+    }
+  });
+});
+
+// Several processes share one database on PostgreSQL. (Two SQLite connections in one test process
+// cannot wait for each other's lock: better-sqlite3's busy wait blocks the thread the holder runs on.)
+describe.runIf(onPostgres)('issue #20: impression fold shared by several processes', () => {
+  it('counts each visit once when two processes on one database record and fold at the same time', { timeout: 60_000 }, async () => {
+    const db = await freshDatabase();
+    const a = await startApp(RAISED_LIMITS, { databaseUrl: db.url });
+    const b = await startApp(RAISED_LIMITS, { databaseUrl: db.url });
+    try {
+      const p = await mobileProgram(a);
+      const ann = await addParticipant(a, p, { email: 'ann@example.com' });
+      const send = async (app: TestApp, n: number) => {
+        const s = await app.request('POST', '/mobile/v2/sessions', { headers: { 'x-program-id': p.pid, 'x-public-key': p.publicKey! }, body: { instanceId: crypto.randomUUID() } });
+        let ok = 0;
+        for (let i = 0; i < n; i++) {
+          const res = await app.request('POST', '/mobile/v2/visits', { headers: { 'x-session-token': s.body.sessionToken }, body: { visitId: crypto.randomUUID(), attribution: { referralCode: ann.id } } });
+          if (res.body?.status === 'RECORDED') ok++;
+          // Folds race the visits on both sides.
+          if (i % 10 === 0) void (i % 20 ? a : b).deps.visits.flush().catch(() => undefined);
+        }
+        return ok;
+      };
+      const recorded = (await Promise.all([send(a, 60), send(b, 60), send(a, 40), send(b, 40)])).reduce((x, y) => x + y, 0);
+      expect(recorded).toBe(200);
+      await Promise.all([a.deps.visits.flush(), b.deps.visits.flush()]);
+      const row = await a.deps.db.knex('participants').where({ id: ann.id }).first('impression_count', 'unique_impression_count');
+      expect({ impressions: Number(row.impression_count), uniques: Number(row.unique_impression_count) }).toEqual({ impressions: 200, uniques: 4 });
+      expect(Number((await a.deps.db.knex('programs').where({ id: p.pid }).first('impression_count')).impression_count)).toBe(200);
+      expect(await a.deps.db.knex('activity_logs').where({ participant_id: ann.id, type: 'VISIT' }).count({ n: '*' })).toEqual([{ n: 200 }]);
+    } finally {
+      await b.close();
+      await a.close();
       await db.cleanup();
     }
   });
