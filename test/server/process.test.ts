@@ -113,7 +113,7 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 /** Starts a documented command in its own process group and waits until /healthz answers. */
 async function startCommand(command: string, args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; port: number; output: () => string }> {
   const port = await freePort();
-  const child = spawn(command, args, { cwd: root, env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1', LOG_FORMAT: 'json', JOBS: 'false' }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command, args, { cwd: root, env: childEnv({ LOG_FORMAT: 'json', ...env, PORT: String(port), HOST: '127.0.0.1', JOBS: 'false' }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
@@ -159,4 +159,49 @@ describe('issue #21: a signal to the started pid stops the server of every docum
       }
     }, 120_000);
   }
+});
+
+describe('issue #21: where to go after start-up', () => {
+  it('npm start seeds the demo without one 429 and then logs one ready entry with the store, outbox and docs links', async () => {
+    const db = await freshDatabase();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'refloop-ready-'));
+    const { child, port, output } = await startCommand('npm', ['start', '--silent'], { NODE_ENV: 'development', DATA_DIR: dataDir, DATABASE_URL: db.url });
+    try {
+      const deadline = Date.now() + 90_000;
+      while (!output().includes('"msg":"ready"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      const entries = output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l));
+      const ready = entries.find((e) => e.msg === 'ready');
+      expect(ready, output()).toMatchObject({ store: expect.stringMatching(/\/$/), outbox: expect.stringMatching(/\/_dev\/mail$/), docs: expect.stringMatching(/\/docs$/) });
+      expect(entries.filter((e) => e.msg === 'request' && e.status === 429)).toEqual([]);
+      expect(entries.filter((e) => e.level === 'error')).toEqual([]);
+    } finally {
+      child.kill('SIGTERM');
+      await stoppedWithin(child, port, 5000);
+      if (groupMembers(child.pid!).length > 0) process.kill(-child.pid!, 'SIGKILL');
+      await db.cleanup();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('refloop serve in development prints one readable ready line and readable request lines with LOG_FORMAT=pretty', async () => {
+    const db = await freshDatabase();
+    const { child, port, output } = await startCommand(process.execPath, ['bin/refloop.js', 'serve'], { NODE_ENV: 'development', DATABASE_URL: db.url, LOG_FORMAT: 'pretty' });
+    try {
+      const plain = () => output().replace(/\x1b\[[0-9;]*m/g, '');
+      const deadline = Date.now() + 10_000;
+      while (!plain().includes('refloop is ready') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const base = `http://localhost:${port}`;
+      expect(plain()).toContain(`refloop is ready → home: ${base}/  ·  outbox: ${base}/_dev/mail  ·  docs: ${base}/docs`);
+      expect(plain()).toMatch(/^\d\d:\d\d:\d\d GET \/healthz 200 [\d.]+ ms$/m);
+      expect(plain()).not.toContain('{"time"');
+    } finally {
+      child.kill('SIGTERM');
+      await stoppedWithin(child, port, 5000);
+      if (groupMembers(child.pid!).length > 0) process.kill(-child.pid!, 'SIGKILL');
+      await db.cleanup();
+    }
+  }, 60_000);
 });
