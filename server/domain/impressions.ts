@@ -153,8 +153,9 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * visitors, VISIT activity rows and the programs' counts. Nothing is held in memory, so a crash
  * loses no count: whoever folds next (this process within `flushMs` of a visit, any process on
  * PostgreSQL, or the next start-up) counts every acknowledged visit exactly once. The visit path
- * itself writes only its own row (on PostgreSQL after taking `VISIT_WRITE_LOCK` shared). Folds are serialised by the watermark row (SQLite: the write
- * lock; PostgreSQL: FOR UPDATE SKIP LOCKED, so one process folds a range and the others skip).
+ * itself writes only its own row (on PostgreSQL after taking `VISIT_WRITE_LOCK` shared). Folds are
+ * serialised by the watermark row (SQLite: the write lock; PostgreSQL: FOR UPDATE SKIP LOCKED, so
+ * one process folds a range and the others skip).
  */
 export class Impressions {
   /**
