@@ -13,6 +13,7 @@ import { newId } from '../crypto.ts';
 import { TeamNotVerifiedError } from '../errors.ts';
 import type { CampaignOptions } from '../../shared/schemas/program-config.ts';
 import type { Referral, ReferralList, ReferralListQuery, SendInvitesResponse } from '../../shared/schemas/referral.ts';
+import { plural } from '../../shared/plural.ts';
 
 // Email invitations and the referral lists (rest-v2 §2.14, §3.10 RF1–RF3) and follow-up reminders.
 // A Referral row is either a referred participant (its id, its CREDIT_* status) or an invitation
@@ -306,11 +307,11 @@ export class Invites {
         program,
         sender,
         {
-          subject: due.length === 1 ? 'Your invitation has not been accepted yet' : `${due.length} of your invitations have not been accepted yet`,
+          subject: plural(due.length, { one: 'Your invitation has not been accepted yet', other: '{count} of your invitations have not been accepted yet' }),
           preheader: 'A friendly nudge often helps.',
           body:
             '<p>Hi {{firstName}},</p>' +
-            `<p>You invited ${due.length === 1 ? 'a friend' : 'some friends'} to {{companyName}} who ${due.length === 1 ? 'has' : 'have'} not joined yet:</p>` +
+            `<p>${plural(due.length, { one: 'You invited a friend to {{companyName}} who has not joined yet:', other: 'You invited {count} friends to {{companyName}} who have not joined yet:' })}</p>` +
             `<ul>{{invitedContacts}}</ul>` +
             '<p>A personal reminder often helps. Here is your link to share again:</p>' +
             '<p><a href="{{shareUrl}}">{{shareUrl}}</a></p>',

@@ -510,6 +510,7 @@ describe('follow-up reminders', () => {
     const [mail, ...rest] = await reminders('rita@example.com');
     expect(rest).toEqual([]);
     expect(mail!.subject).toBe('2 of your invitations have not been accepted yet');
+    expect(mail!.text).toContain('You invited 2 friends to ');
     expect(mail!.html).toContain('<li>c1@example.org</li>');
     expect(mail!.html).toContain('<li>c2@example.org</li>');
     expect(mail!.html).not.toContain('c3@example.org');
