@@ -115,6 +115,9 @@ describe('plain (design text → text)', () => {
     expect(plain('Hi {{ firstName | friend }}!', {})).toBe('Hi friend!');
     expect(plain('&lt;img src=x onerror=alert(1)&gt;', {})).toBe('<img src=x onerror=alert(1)>');
     expect(plain('{{x}}', { x: '<i>y</i>' })).toBe('<i>y</i>');
+    // Issue #21: a value that ends its own sentence does not double the text's punctuation.
+    expect(plain('Earn {{reward}}. Share now!', { reward: 'A $10 credit for each order.' })).toBe('Earn A $10 credit for each order. Share now!');
+    expect(plain('Earn {{reward}}.', { reward: '$10 off' })).toBe('Earn $10 off.');
     expect(plain('{{constructor}}{{__proto__}}{{toString|fallback}}', {})).toBe('fallback');
     expect(plain('<style>.x{}</style><SCRIPT src="a.js"></SCRIPT>ok', {})).toBe('ok');
   });

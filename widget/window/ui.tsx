@@ -207,7 +207,7 @@ export function design(): DeepPartial<CampaignDesign> {
 }
 
 type Vars = Record<string, string | number | null | undefined>;
-const TAG = /(\s?)\{\{\s*([^{}|]+?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}/g;
+const TAG = /(\s?)\{\{\s*([^{}|]+?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}([,.!?;:]?)/g;
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
 
 /**
@@ -236,17 +236,18 @@ function tagValues(): Vars {
 /**
  * A design text as plain text: markup is stripped (never parsed or injected), common entities read
  * as their characters, and `{{tag}}` / `{{tag|fallback}}` filled as text like the server's emails
- * do (an unknown or empty tag gives its fallback or nothing, and "Hi {{firstName}}," reads "Hi,").
+ * do (an unknown or empty tag gives its fallback or nothing, and "Hi {{firstName}}," reads "Hi,"; a
+ * value that ends its own sentence swallows the text's full stop after the tag, as in the emails).
  */
 export function plain(value: string, vars: Vars): string {
   return value
     .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>|<\/?[a-z!][^>]*>/gi, '')
     .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, e: string) => ENTITIES[e]!)
-    .replace(TAG, (m: string, space: string, name: string, fallback: string | undefined, at: number, whole: string) => {
+    .replace(TAG, (_: string, space: string, name: string, fallback: string | undefined, punct: string) => {
       // Own keys only: a tag named after an Object.prototype member ({{constructor}}) is unknown, not code.
       const v = Object.hasOwn(vars, name) ? vars[name] : null;
       const out = v == null || v === '' ? (fallback ?? '') : String(v);
-      return out === '' && /^[,.!?;:]$/.test(whole[at + m.length] ?? '') ? '' : space + out;
+      return out ? space + out + (/[.!?…]$/.test(out) && /[.!?]/.test(punct) ? '' : punct) : punct;
     })
     .trim();
 }
