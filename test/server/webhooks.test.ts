@@ -588,6 +588,30 @@ describe('webhook delivery', () => {
     expect(ep.requests).toHaveLength(sentBeforeOff + 3);
   });
 
+  it('issue #20: a change to the webhook starts its 12 hours of failures again', async () => {
+    const s = await setup();
+    const ep = receiver.endpoint();
+    await createHook(app, s.key, s.base, { payloadUrl: ep.url, events: ['NEW_PARTICIPANT_ADDED'] });
+    for (let i = 0; i < 200; i++) ep.replies.push({ status: 500 });
+    for (const id of ['p1', 'p2']) await app.deps.db.knex.transaction((trx) => app.deps.webhooks.emit(trx, s.program.id, 'NEW_PARTICIPANT_ADDED', { id, campaign: { id: s.program.id } }));
+    const started = app.clock.now();
+    await app.deps.jobs.runDue();
+    let patchedAt = 0;
+    for (let round = 2; round <= MAX_DELIVERY_ATTEMPTS; round++) {
+      app.clock.advance(RETRY_DELAYS_MS[round - 2]!);
+      if (!patchedAt && app.clock.now() - started > AUTO_DISABLE_FAILING_FOR_MS - 3600_000) {
+        expect((await app.request('PATCH', `${s.base}/primary`, { key: s.key, body: { events: ['NEW_PARTICIPANT_ADDED'] } })).status).toBe(200);
+        patchedAt = app.clock.now();
+      }
+      await app.deps.jobs.runDue();
+      const [hook] = await listHooks(app, s.key, s.base);
+      // Failing for more than 12 hours since the first failure, but not since the change.
+      const sincePatch = patchedAt ? app.clock.now() - patchedAt : app.clock.now() - started;
+      expect(hook!.isEnabled, `round ${round}`).toBe(sincePatch < AUTO_DISABLE_FAILING_FOR_MS);
+    }
+    expect(app.clock.now() - started).toBeGreaterThan(AUTO_DISABLE_FAILING_FOR_MS + 3600_000);
+  });
+
   it('sends nothing for an event emitted in a transaction that rolls back', async () => {
     const s = await setup();
     const ep = receiver.endpoint();
