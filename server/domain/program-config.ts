@@ -218,7 +218,8 @@ export class ProgramConfig {
     if (errors.length) fail(errors);
 
     return this.db.knex.transaction(async (trx) => {
-      const row = await trx('programs').where({ id: program.id }).forUpdate().first(kind);
+      // FOR NO KEY UPDATE: documents are not keys, and sign-ups' foreign-key share locks on the row need not wait for this (issue #20).
+      const row = await trx('programs').where({ id: program.id }).forNoKeyUpdate().first(kind);
       if (!row) throw new NotFoundError(`No program ${program.id}.`);
       const stored = completeDocument(kind, program, JSON.parse(row[kind])) as Doc;
       const view = this.#view(kind, structuredClone(stored) as ProgramDocuments[K]) as Doc;

@@ -198,7 +198,8 @@ export class Programs {
   /** `PATCH /campaign/{id}`: name and company fields, launch (IN_PROGRESS) and end (COMPLETE). */
   async update(program: Program, patch: CampaignUpdate): Promise<Campaign> {
     return this.db.knex.transaction(async (trx) => {
-      const current = toProgram(await trx('programs').where({ id: program.id }).forUpdate().first());
+      // FOR NO KEY UPDATE: it orders program edits without stopping the foreign-key inserts (sign-ups, sales) that share-lock the row (issue #20).
+      const current = toProgram(await trx('programs').where({ id: program.id }).forNoKeyUpdate().first());
       const now = this.clock.now();
       const changes: Record<string, unknown> = { updated_at: now };
       if (patch.name !== undefined) changes.name = patch.name;

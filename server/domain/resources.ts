@@ -472,9 +472,13 @@ export class Resources {
   }
 }
 
-/** Serialises list changes of one program (positions) behind its row lock (PostgreSQL; SQLite writes are serial). */
+/**
+ * Serialises list changes of one program (positions) behind its row lock (PostgreSQL; SQLite writes
+ * are serial). FOR NO KEY UPDATE: the foreign-key inserts of sign-ups and sales share-lock the
+ * same row and need not wait for a resource edit (issue #20).
+ */
 async function lockProgram(trx: Knex.Transaction, programId: string): Promise<void> {
-  await trx('programs').where({ id: programId }).forUpdate().first('id');
+  await trx('programs').where({ id: programId }).forNoKeyUpdate().first('id');
 }
 
 async function countResources(trx: Knex.Transaction, programId: string): Promise<number> {

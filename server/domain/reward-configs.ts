@@ -497,7 +497,8 @@ export class RewardConfigs {
 
   /** The program's copy documents, with its row locked for the rest of the transaction. */
   private async copyOf(trx: Knex.Transaction, programId: string): Promise<Record<string, unknown>> {
-    const row = await trx('programs').where({ id: programId }).forUpdate().first(...COPY_DOCUMENTS);
+    // FOR NO KEY UPDATE: serialises copy edits without holding up the inserts that share-lock the program row (issue #20).
+    const row = await trx('programs').where({ id: programId }).forNoKeyUpdate().first(...COPY_DOCUMENTS);
     if (!row) throw new NotFoundError(`No program ${programId}.`);
     return Object.fromEntries(COPY_DOCUMENTS.map((d) => [d, JSON.parse(row[d])]));
   }
