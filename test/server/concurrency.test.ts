@@ -190,6 +190,28 @@ describe('issue #20: concurrent writes sharing a referrer or affiliate', () => {
     expect(await count('participants', { program_id: pid })).toBe(1);
   }, SLOW);
 
+  it('PATCH /campaign/{id} and …/options racing sign-ups and triggers of one referrer: every call succeeds', async () => {
+    const { key, pid, referrer } = await referralProgram();
+    const pending = await friendsOf(key, pid, referrer.id, { referralStatus: 'CREDIT_PENDING' });
+    expectAllOk(pending);
+    // Each round: 3 sign-ups and 3 triggers (rows that share-lock the program row and the referrer), and two program edits.
+    const responses: Res[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const calls: Array<Promise<Res>> = [];
+      for (let j = 0; j < 3; j++) {
+        calls.push(app.request('POST', `/v2/campaign/${pid}/participant`, { key, body: { email: `late${round}-${j}-${pid}@example.com`, referredBy: referrer.id } }));
+        calls.push(app.request('POST', `/v2/campaign/${pid}/participant/${pending[round * 3 + j]!.body.id}/ref`, { key, body: {} }));
+      }
+      calls.push(app.request('PATCH', `/v2/campaign/${pid}`, { key, body: { companyName: `Acme ${round}` } }));
+      calls.push(app.request('PATCH', `/v2/campaign/${pid}/options`, { key, body: { fraud: { blockedEmails: [`blocked${round}@example.com`] } } }));
+      responses.push(...(await Promise.all(calls)));
+    }
+    expectAllOk(responses);
+    expect(await participantRow(referrer.id)).toMatchObject({ referral_count: 2 * 3 * ROUNDS, lead_count: CALLS - 3 * ROUNDS });
+    expect(await programRow(pid)).toMatchObject({ participant_count: 1 + CALLS + 3 * ROUNDS, referral_count: 2 * 3 * ROUNDS });
+    expect(await db()('programs').where({ id: pid }).first('company_name')).toEqual({ company_name: `Acme ${ROUNDS - 1}` });
+  }, SLOW);
+
   it.skipIf(!onPostgres)('a deadlock victim runs its whole transaction again, and the retry is logged', async () => {
     const knex = app.deps.db.knex;
     await knex.schema.createTable('issue20_probe', (t) => {
