@@ -118,6 +118,19 @@ async function buildSingle(outDir: string, entry: string, fileName: string, form
   return chunks[0]!.fileName;
 }
 
+/**
+ * Vite wraps every dynamic import in its preload helper (about 1 KB gzip of link-tag and CSS
+ * preloading) even with `modulePreload: false`; the window has no CSS and imports its chunks
+ * relative to itself, so the helper only has to call the import.
+ */
+const PRELOAD_HELPER = '\0vite/preload-helper.js';
+const noPreloadHelper = {
+  name: 'refloop:no-preload-helper',
+  enforce: 'pre' as const,
+  resolveId: (id: string) => (id === PRELOAD_HELPER ? id : null),
+  load: (id: string) => (id === PRELOAD_HELPER ? 'export const __vitePreload = (f) => f();' : null),
+};
+
 async function buildWindow(outDir: string, entry: string): Promise<Rolldown.OutputChunk[]> {
   const out = await build({
     configFile: false,
@@ -126,6 +139,7 @@ async function buildWindow(outDir: string, entry: string): Promise<Rolldown.Outp
     logLevel: 'warn',
     define: PRODUCTION,
     oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+    plugins: [noPreloadHelper],
     build: {
       outDir,
       emptyOutDir: false,

@@ -1,6 +1,6 @@
 // The participant API client (docs/participant-api.md). Types come from shared/schemas/mobile.ts
-// as TYPE imports only: zod never reaches the widget bundle. Requests go through `send`, a few lines
-// over fetch (it replaced ky, a third of the window's first load, for the four features used here).
+// as TYPE imports only: zod never reaches the widget bundle.
+import ky from 'ky';
 import type { z } from 'zod';
 import type * as M from '../../shared/schemas/mobile.ts';
 import type { referralList, sendInvitesResponse } from '../../shared/schemas/referral.ts';
@@ -95,7 +95,11 @@ export class Api {
   private sessionPromise?: Promise<string>;
   /** The participant token, or undefined when nobody is signed in. */
   token?: string;
-  constructor(private rt: WidgetRuntime) {}
+  private http;
+
+  constructor(private rt: WidgetRuntime) {
+    this.http = ky.create({ prefixUrl: rt.apiBase, throwHttpErrors: false, retry: { limit: 2, methods: ['get'] }, timeout: 15_000 });
+  }
 
   /** Loads the stored participant token (boot). */
   async load(): Promise<void> {
@@ -122,7 +126,7 @@ export class Api {
       try {
         const headers: Record<string, string> = { 'X-Program-Id': this.rt.programId };
         if (this.rt.publicKey) headers['X-Public-Key'] = this.rt.publicKey;
-        const res = await send(this.rt.apiBase, 'post', 'sessions', headers, { instanceId: this.rt.instanceId });
+        const res = await this.http.post('sessions', { headers, json: { instanceId: this.rt.instanceId } });
         const s = await read<z.infer<typeof M.mobileSession>>(res);
         this.session = { token: s.sessionToken, expiresAt: s.expiresAt };
         await this.rt.store.set(STORE_KEYS.sessionToken, this.session);
@@ -144,7 +148,7 @@ export class Api {
     }
     const headers: Record<string, string> = { 'X-Session-Token': await this.sessionToken() };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
-    const res = await send(this.rt.apiBase, method, path, headers, json, searchParams);
+    const res = await this.http(path, { method, headers, json, searchParams });
     try {
       return await read<T>(res);
     } catch (e) {
@@ -221,30 +225,6 @@ export class Api {
   apply = (body: A.ApplicationInput) => this.call<A.ApplicationResult>('post', PENDING_PATHS.applications, body);
   /** MRS2: the published resources a participant may see (FILE without a link: MRS1 signs one per open). */
   resources = () => this.call<z.infer<typeof M.mobileResourceList>>('get', PENDING_PATHS.resources);
-}
-
-const RETRY = [408, 429, 500, 502, 503, 504];
-
-/**
- * One call: the path under the API base, a JSON body, query parameters, 15 s to answer. A GET is
- * retried twice (0.3 s, then 0.6 s later) after a network error or a passing server error; writes
- * never are (the server is not asked to do a write twice).
- */
-async function send(base: string, method: string, path: string, headers: Record<string, string>, json?: Body, query?: Record<string, string | number>, tries = 0): Promise<Response> {
-  // A page's own call may leave a parameter undefined: it is left out, not sent as "undefined".
-  const q = new URLSearchParams(Object.entries(query ?? {}).filter(([, v]) => v != null) as string[][]) + '';
-  if (json) headers['Content-Type'] = 'application/json';
-  let res: Response | undefined;
-  try {
-    res = await fetch(`${base}/${path}${q && '?' + q}`, { method: method.toUpperCase(), headers, body: json && JSON.stringify(json), signal: AbortSignal.timeout?.(15_000) });
-  } catch (e) {
-    if (method !== 'get' || tries > 1) throw e;
-  }
-  if (method === 'get' && tries < 2 && (!res || RETRY.includes(res.status))) {
-    await new Promise((r) => setTimeout(r, 300 << tries));
-    return send(base, method, path, headers, json, query, tries + 1);
-  }
-  return res!;
 }
 
 /** The body of a 200, or an ApiError built from the REST error object. */
