@@ -61,7 +61,7 @@ export async function enrollAffiliate(
     { source, trx, ...(request ? { request } : {}) },
   );
   if (created.isNew) return { participantId: created.id, isNew: true };
-  const row: ParticipantRow = await trx('participants').where({ id: created.id }).forUpdate().first();
+  const row: ParticipantRow = await trx('participants').where({ id: created.id }).forNoKeyUpdate().first();
   if (!row.is_affiliate) {
     await trx('participants').where({ id: row.id }).update({ is_affiliate: true, affiliate_status: 'APPROVED', affiliate_enrollment_source: source, updated_at: now });
   }

@@ -283,7 +283,7 @@ export class Invites {
       const program = toProgram(row);
       const reminder = (completeDocument('options', program, program.documents.options) as CampaignOptions).followUpReminder;
       if (!reminder.isEnabled || reminder.enabledAt == null) return 0;
-      const sender: ParticipantRow | undefined = await trx('participants').where({ id: participantId, program_id: programId }).forUpdate().first();
+      const sender: ParticipantRow | undefined = await trx('participants').where({ id: participantId, program_id: programId }).forNoKeyUpdate().first();
       if (!sender) return 0;
       const now = this.clock.now();
       const delay = reminder.delayDays * DAY;

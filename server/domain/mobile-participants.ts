@@ -200,7 +200,7 @@ export class MobileParticipants {
   async trackShare(view: MobileProgram, participantId: string, type: (typeof SHARE_TYPES)[number]): Promise<z.infer<typeof mobileShareTracked>> {
     const { db, activity, clock } = this.deps;
     return db.knex.transaction(async (trx) => {
-      const row = await trx('participants').where({ id: participantId, program_id: view.program.id }).forUpdate().first('share_count');
+      const row = await trx('participants').where({ id: participantId, program_id: view.program.id }).forNoKeyUpdate().first('share_count');
       const shareCount = parseJson<Record<string, number>>(row?.share_count ?? null, {});
       shareCount[type] = (shareCount[type] ?? 0) + 1;
       await trx('participants').where({ id: participantId }).update({ share_count: JSON.stringify(shareCount), updated_at: clock.now() });

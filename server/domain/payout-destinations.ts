@@ -161,7 +161,7 @@ export class PayoutDestinations {
     if (!(await this.programEmails.teamVerified(this.db.knex, program.teamId))) throw new TeamNotVerifiedError('The team must be verified before payout confirmation emails can be sent. Request verification with POST /team/verification-request.');
     return this.db.knex.transaction(async (trx) => {
       const now = this.clock.now();
-      const p: ParticipantRow = await trx('participants').where({ id: participantId, program_id: program.id }).forUpdate().first();
+      const p: ParticipantRow = await trx('participants').where({ id: participantId, program_id: program.id }).forNoKeyUpdate().first();
       const refusal = await this.#refusal(trx, program, p, provider);
       if (refusal) throw new InvalidStateError(refusal);
       const last = await trx('payout_confirmations').where({ participant_id: p.id, provider }).max({ at: 'created_at' }).first();
@@ -230,7 +230,7 @@ export class PayoutDestinations {
       if (c.used_at !== null) return { token: 'tokenUsed' };
       if (Number(c.expires_at) <= now) return { token: 'tokenExpired' };
       const programRow = await trx('programs').where({ id: c.program_id }).first();
-      const p: ParticipantRow | undefined = await trx('participants').where({ id: c.participant_id }).forUpdate().first();
+      const p: ParticipantRow | undefined = await trx('participants').where({ id: c.participant_id }).forNoKeyUpdate().first();
       if (!programRow || !p) return { token: 'generic' };
       const program = toProgram(programRow);
       if (!enabledProviders(program).includes(c.provider) || (await this.#refusal(trx, program, p, c.provider))) return { token: 'generic' };

@@ -487,7 +487,7 @@ ${design.logoUrl ? `<p><img src="${escapeHtml(design.logoUrl)}" alt="${escapeHtm
     const ids = this.readUnsubscribeToken(token);
     if (!ids) return false;
     return this.db.knex.transaction(async (trx) => {
-      const row = await trx('participants').where({ id: ids.participantId, program_id: ids.programId }).forUpdate().first('id', 'unsubscribed');
+      const row = await trx('participants').where({ id: ids.participantId, program_id: ids.programId }).forNoKeyUpdate().first('id', 'unsubscribed');
       if (!row) return false;
       if (row.unsubscribed) return true;
       await trx('participants').where({ id: row.id }).update({ unsubscribed: true, updated_at: this.clock.now() });
