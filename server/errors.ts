@@ -46,7 +46,7 @@ export class EmailNotVerifiedError extends AppError {
       403,
       ERROR_CODES.EMAIL_NOT_VERIFIED,
       'EmailNotVerifiedError',
-      'The team owner has not verified their email address yet. Open the verification link we emailed, or resend it with POST /team/owner/verification-email; GET /team shows the state.',
+      'The team owner has not verified their email address yet. Open the verification link we emailed, or resend it with POST /v2/team/owner/verification-email; GET /v2/team shows the state.',
     );
   }
 }
@@ -67,7 +67,7 @@ export class PaidPlanRequiredError extends AppError {
 
 /** 403: participant emails need a VERIFIED team. */
 export class TeamNotVerifiedError extends AppError {
-  constructor(message = 'The team must be verified before participant emails can be sent. Request verification with POST /team/verification-request.') {
+  constructor(message = 'The team must be verified before participant emails can be sent. Request verification with POST /v2/team/verification-request.') {
     super(403, ERROR_CODES.TEAM_NOT_VERIFIED, 'TeamNotVerifiedError', message);
   }
 }

@@ -65,7 +65,7 @@ export function localTools(): LocalTool[] {
           '4. **Add participants** at sign-up: `growsurf.addParticipant({ email })` in the page, or `growsurf_add_participant` / `POST ' + api + '/campaign/{id}/participant` from your backend.',
           '5. **Authentication**: sign participants in automatically with `window.grsfConfig = { email, hash }`, where `hash` is the HMAC-SHA256 hex of the email keyed with the program’s participant auth secret — compute it on the server, never in the browser.',
         ];
-        if (type !== 'affiliate') parts.push('6. **Trigger referral credit** from your backend when the referred friend qualifies (`growsurf_trigger_referral`, `POST /campaign/{id}/participant/{p}/ref`, optionally delayed 1–90 days).');
+        if (type !== 'affiliate') parts.push('6. **Trigger referral credit** from your backend when the referred friend qualifies (`growsurf_trigger_referral`, `POST /v2/campaign/{id}/participant/{p}/ref`, optionally delayed 1–90 days).');
         if (type !== 'referral') parts.push('6. **Affiliate sales** are recorded from your backend with the transaction endpoint once it is available on this server.');
         parts.push(
           '7. **Single-page apps**: call `growsurf.init()` after the signed-in user changes and `growsurf.initElements()` after rendering `data-grsf-block-*` elements; wait for `grsfReady` before any `growsurf.*` call.',
