@@ -26,10 +26,7 @@ export const createAccountTool: ToolDef = restTool({
   profile: 'CONTENT_EXTERNAL',
 });
 
-/**
- * The tools of mcp.md §2 that map to REST operations existing today, in the reference's order.
- * Not here yet: `growsurf_capture_referral_flow_screenshots` (no screenshot service exists).
- */
+/** The tools of mcp.md §2 that map to REST operations, in the reference's order. */
 function restTools(): ToolDef[] {
   return [
     restTool({ name: 'growsurf_get_campaign', title: 'Get a program', description: 'Read one program (campaign): counts, status, currency and embedded rewards.', op: campaigns.getCampaign, profile: 'READ' }),
