@@ -353,7 +353,7 @@ export class Impressions {
       }
       const ids = [...perReferrer.keys()].sort();
       for (let n = 0; n < ids.length; n += CHUNK) {
-        await trx('participants').whereIn('id', ids.slice(n, n + CHUNK)).orderBy('id').forUpdate().select('id');
+        await trx('participants').whereIn('id', ids.slice(n, n + CHUNK)).orderBy('id').forNoKeyUpdate().select('id');
       }
       let total = 0;
       let entries: unknown[][] = [];

@@ -262,7 +262,7 @@ export class Webhooks {
     return this.db.knex.transaction(async (trx) => {
       this.#subscriptions.delete(trx);
       // Serialises creates per program so two at once cannot both take `primary`.
-      await trx('programs').where({ id: program.id }).forUpdate().first('id');
+      await trx('programs').where({ id: program.id }).forNoKeyUpdate().first('id');
       const existing = await trx('webhooks').where({ program_id: program.id }).select('id');
       if (existing.length >= MAX_WEBHOOKS_PER_PROGRAM) {
         throw new ValidationError(`A program may have at most ${MAX_WEBHOOKS_PER_PROGRAM} webhooks; delete one first.`);
