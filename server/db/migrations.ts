@@ -22,6 +22,7 @@ import * as m020 from './migrations/020_team_notifications.ts';
 import * as m021 from './migrations/021_participant_login_tokens.ts';
 import * as m022 from './migrations/022_commission_adjusted_at.ts';
 import * as m023 from './migrations/023_visit_counter_fold.ts';
+import * as m024 from './migrations/024_webhook_failing_since.ts';
 
 /** A migration: name plus up/down, kept in code so the CLI, tests and the server share one ordered list. */
 interface Migration {
@@ -54,6 +55,7 @@ const migrations: Migration[] = [
   { name: '021_participant_login_tokens', ...m021 },
   { name: '022_commission_adjusted_at', ...m022 },
   { name: '023_visit_counter_fold', ...m023 },
+  { name: '024_webhook_failing_since', ...m024 },
 ];
 
 /** knex migration source over the in-code list (no file globbing, so it works under tsx and bundlers). */

@@ -302,9 +302,12 @@ export class Webhooks {
       if (patch.events !== undefined) changes.events = JSON.stringify(unique(patch.events));
       if (patch.secret !== undefined) changes.secret_enc = this.sealer.seal(patch.secret);
       if (patch.isEnabled !== undefined) changes.is_enabled = patch.isEnabled;
+      // A change during a failure streak starts its clock again (SET reads the old count).
+      changes.failing_since = this.db.knex.raw('CASE WHEN failure_count = 0 THEN NULL ELSE CAST(? AS BIGINT) END', [changes.updated_at]);
       if (patch.isEnabled === true) {
         changes.auto_disabled = false;
         changes.failure_count = 0;
+        changes.failing_since = null;
       }
       await trx('webhooks').where({ program_id: program.id, id: webhookId }).update(changes);
       if (patch.isEnabled === true && !before.is_enabled) resumed = await this.#resume(trx, program.id, webhookId);
@@ -469,23 +472,22 @@ export class Webhooks {
       this.#subscriptions.delete(trx);
       if (outcome.ok) {
         await trx('webhook_deliveries').where({ id: deliveryId }).update({ status: 'SUCCEEDED', attempts: attempt, next_attempt_at: null, completed_at: now, updated_at: now });
-        await trx('webhooks').where(where).update({ failure_count: 0 });
+        await trx('webhooks').where(where).update({ failure_count: 0, failing_since: null });
         return;
       }
-      // The first failure after a success starts the streak: `updated_at` then holds when it began
-      // (or when the webhook was last changed, which starts the clock again). SET reads the old count.
+      // The first failure after a success starts the streak (SET reads the old count).
       await trx('webhooks')
         .where(where)
-        .update({ failure_count: trx.raw('failure_count + 1'), last_failure_at: now, updated_at: trx.raw('CASE WHEN failure_count = 0 THEN ? ELSE updated_at END', [now]) });
-      const after = await trx('webhooks').where(where).first('failure_count', 'is_enabled', 'updated_at');
+        .update({ failure_count: trx.raw('failure_count + 1'), last_failure_at: now, failing_since: trx.raw('CASE WHEN failure_count = 0 OR failing_since IS NULL THEN ? ELSE failing_since END', [now]) });
+      const after = await trx('webhooks').where(where).first('failure_count', 'is_enabled', 'failing_since');
       const exhausted = attempt >= MAX_DELIVERY_ATTEMPTS;
-      if (after && after.is_enabled && Number(after.failure_count) >= AUTO_DISABLE_AFTER_FAILURES && now - Number(after.updated_at) >= AUTO_DISABLE_FAILING_FOR_MS) {
+      if (after && after.is_enabled && Number(after.failure_count) >= AUTO_DISABLE_AFTER_FAILURES && now - Number(after.failing_since) >= AUTO_DISABLE_FAILING_FOR_MS) {
         await trx('webhooks').where(where).update({ is_enabled: false, auto_disabled: true });
         // This delivery is held like the rest of the backlog, unless it has used up its attempts.
         await trx('webhook_deliveries')
           .where({ id: deliveryId })
           .update(exhausted ? { status: 'FAILED', attempts: attempt, next_attempt_at: null, completed_at: now, updated_at: now } : { attempts: attempt, next_attempt_at: null, updated_at: now });
-        this.log.warn('webhook auto-disabled after failing for hours', { programId: current.program_id, webhookId: current.webhook_id, failures: Number(after.failure_count), failingSince: Number(after.updated_at) });
+        this.log.warn('webhook auto-disabled after failing for hours', { programId: current.program_id, webhookId: current.webhook_id, failures: Number(after.failure_count), failingSince: Number(after.failing_since) });
         return;
       }
       if (exhausted) {
