@@ -297,13 +297,14 @@ export class Webhooks {
     const updated = await this.db.knex.transaction(async (trx) => {
       this.#subscriptions.delete(trx);
       const before = await this.#row(trx, program.id, webhookId);
-      const changes: Record<string, unknown> = { updated_at: this.clock.now() };
+      const now = this.clock.now();
+      const changes: Record<string, unknown> = { updated_at: now };
       if (patch.payloadUrl !== undefined) changes.payload_url = patch.payloadUrl;
       if (patch.events !== undefined) changes.events = JSON.stringify(unique(patch.events));
       if (patch.secret !== undefined) changes.secret_enc = this.sealer.seal(patch.secret);
       if (patch.isEnabled !== undefined) changes.is_enabled = patch.isEnabled;
       // A change during a failure streak starts its clock again (SET reads the old count).
-      changes.failing_since = this.db.knex.raw('CASE WHEN failure_count = 0 THEN NULL ELSE CAST(? AS BIGINT) END', [changes.updated_at]);
+      changes.failing_since = this.db.knex.raw('CASE WHEN failure_count = 0 THEN NULL ELSE CAST(? AS BIGINT) END', [now]);
       if (patch.isEnabled === true) {
         changes.auto_disabled = false;
         changes.failure_count = 0;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, createAccount, verifiedAccount, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
-import { EMAIL_TEMPLATE_KEYS } from '../../shared/schemas/program-config.ts';
+import { EMAIL_TEMPLATE_KEYS, NOTIFICATION_EVENTS } from '../../shared/schemas/program-config.ts';
 import type { OutboxMessage } from '../../server/domain/mail.ts';
 
 // Issue #19: every link we put in an email or in the window payload resolves. Participants of a
@@ -458,22 +458,8 @@ function mobileCall(s: { token: string }, method: string, path: string, body?: u
 }
 
 /** Every team notification event, on. */
-const REFERRAL_EVENTS = Object.fromEntries(['PARTICIPANT_REACHED_A_GOAL', 'NEW_PARTICIPANT_ADDED_NON_REFERRED', 'NEW_PARTICIPANT_ADDED_REFERRED', 'CAMPAIGN_ENDED', 'WEEKLY_PERFORMANCE_REPORT', 'MONTHLY_PERFORMANCE_REPORT'].map((e) => [e, true]));
-const AFFILIATE_EVENTS = Object.fromEntries(
-  [
-    'NEW_PARTICIPANT_ADDED_NON_REFERRED',
-    'NEW_PARTICIPANT_ADDED_REFERRED',
-    'CAMPAIGN_ENDED',
-    'WEEKLY_PERFORMANCE_REPORT',
-    'MONTHLY_PERFORMANCE_REPORT',
-    'NEW_COMMISSION_ADDED',
-    'COMMISSION_ADJUSTED',
-    'NEW_PAYOUT_ISSUED',
-    'AFFILIATE_BATCH_PAYOUT_COMPLETED',
-    'MONTHLY_PAYOUT_REMINDER',
-    'AFFILIATE_APPLICATIONS_PENDING_REVIEW',
-  ].map((e) => [e, true]),
-);
+const REFERRAL_EVENTS = Object.fromEntries(NOTIFICATION_EVENTS.REFERRAL.map((e) => [e, true]));
+const AFFILIATE_EVENTS = Object.fromEntries(NOTIFICATION_EVENTS.AFFILIATE.map((e) => [e, true]));
 /** The events this scenario gives rise to (no affiliate application arrives; the affiliate program does not end). */
 const REFERRAL_EVENTS_SENT = Object.keys(REFERRAL_EVENTS);
 const AFFILIATE_EVENTS_SENT = Object.keys(AFFILIATE_EVENTS).filter((e) => e !== 'CAMPAIGN_ENDED' && e !== 'AFFILIATE_APPLICATIONS_PENDING_REVIEW');
