@@ -15,6 +15,7 @@ import { completeDocument } from './program-config.ts';
 import { TeamNotVerifiedError, ValidationError } from '../errors.ts';
 import type { CampaignEmails, EmailTemplate } from '../../shared/schemas/program-config.ts';
 import { AFFILIATE_EMAIL_TYPES, REFERRAL_EMAIL_TYPES, type EmailParticipant } from '../../shared/schemas/referral.ts';
+import { fillTags } from '../../shared/merge-tags.ts';
 
 // Program emails: the program's templates (rest-v2 §2.19) rendered with merge tags, wrapped in one
 // layout with the company footer and an unsubscribe link, sent through the mailer inside the
@@ -117,26 +118,22 @@ export function textAsHtml(text: string): SafeHtml {
   return { html: escapeHtml(text).replace(/\r?\n/g, '<br>') };
 }
 
-const TAG = /(\s?)\{\{\s*([^{}|]+?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}([,.!?;:]?)/g;
-
 /**
- * Renders `{{tag}}` and `{{tag|fallback}}` merge tags. Unknown or empty tags render as the fallback
- * (or nothing); an empty value right before punctuation also drops the space before it, so
- * "Hi {{firstName}}," reads "Hi," for a participant without a first name. A value that ends a
- * sentence itself (an owner's reward description "… their first order.") swallows the template's
- * full stop, question or exclamation mark after the tag, so no email reads "order..".
+ * Renders `{{tag}}` and `{{tag|fallback}}` merge tags by the shared rules (shared/merge-tags.ts):
+ * unknown or empty tags give the fallback or nothing, "Hi {{firstName}}," reads "Hi," without a
+ * first name, and a value that ends its own sentence swallows the template's full stop after it.
  */
 export function renderTags(template: string, vars: EmailVars, mode: 'html' | 'text'): string {
-  return template.replace(TAG, (_match, space: string, name: string, fallback: string | undefined, punct: string) => {
-    const v = vars[name];
-    let out: string;
-    if (v !== null && typeof v === 'object') out = mode === 'html' ? v.html : htmlToText(v.html);
-    else if (v === undefined || v === null || v === '') out = fallback === undefined ? '' : mode === 'html' ? escapeHtml(fallback) : fallback;
-    else out = mode === 'html' ? escapeHtml(v) : String(v);
-    if (out === '') return punct;
-    if (/[.!?…]\s*$/.test(out) && /^[.!?]$/.test(punct)) return space + out.trimEnd();
-    return space + out + punct;
-  });
+  return fillTags(
+    template,
+    (name) => {
+      const v = vars[name];
+      if (v !== null && typeof v === 'object') return mode === 'html' ? v.html : htmlToText(v.html);
+      if (v === undefined || v === null || v === '') return '';
+      return mode === 'html' ? escapeHtml(v) : String(v);
+    },
+    (fallback) => (mode === 'html' ? escapeHtml(fallback) : fallback),
+  );
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };

@@ -6,6 +6,7 @@ import { signal } from '@preact/signals';
 import { t, type MessageKey } from '../i18n/index.ts';
 import { ApiError } from './api.ts';
 import type { CampaignDesign, DeepPartial } from '../../shared/schemas/program-config.ts';
+import { designText } from '../../shared/merge-tags.ts';
 import { loads, state } from './state.ts';
 
 /** Theme keys the design's `theme` section and `open({theme})` may set. */
@@ -207,8 +208,6 @@ export function design(): DeepPartial<CampaignDesign> {
 }
 
 type Vars = Record<string, string | number | null | undefined>;
-const TAG = /(\s?)\{\{\s*([^{}|]+?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}([,.!?;:]?)/g;
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
 
 /**
  * Merge-tag values the window knows (the server's email tags where they apply): the signed-in
@@ -233,24 +232,8 @@ function tagValues(): Vars {
   };
 }
 
-/**
- * A design text as plain text: markup is stripped (never parsed or injected), common entities read
- * as their characters, and `{{tag}}` / `{{tag|fallback}}` filled as text like the server's emails
- * do (an unknown or empty tag gives its fallback or nothing, and "Hi {{firstName}}," reads "Hi,"; a
- * value that ends its own sentence swallows the text's full stop after the tag, as in the emails).
- */
-export function plain(value: string, vars: Vars): string {
-  return value
-    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>|<\/?[a-z!][^>]*>/gi, '')
-    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, e: string) => ENTITIES[e]!)
-    .replace(TAG, (_: string, space: string, name: string, fallback: string | undefined, punct: string) => {
-      // Own keys only: a tag named after an Object.prototype member ({{constructor}}) is unknown, not code.
-      const v = Object.hasOwn(vars, name) ? vars[name] : null;
-      const out = v == null || v === '' ? (fallback ?? '') : String(v);
-      return out ? space + out + (/[.!?…]$/.test(out) && /[.!?]/.test(punct) ? '' : punct) : punct;
-    })
-    .trim();
-}
+/** A design text as plain text with its merge tags filled, by the emails' rules (shared/merge-tags.ts). */
+export const plain = designText;
 
 /** A design text as plain text with its merge tags filled; '' when the design has none. */
 export function dtext(value: unknown, vars?: Record<string, string | number>): string {

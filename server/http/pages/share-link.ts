@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.ts';
 import type { Program } from '../../domain/programs.ts';
 import { completedDocument } from '../../domain/program-config.ts';
 import { esc, page } from './html.ts';
+import { designText } from '../../../shared/merge-tags.ts';
 
 // `/r/{programId}`: the default share link (participants' `shareUrl` and the window's
 // `share.fallbackUrl` while installation.shareUrl is unset; issue #19). When the program knows its
@@ -73,25 +74,13 @@ export function withQuery(site: string, querystring: string): string {
   return `${base}?${[...kept, querystring].join('&')}${frag}`;
 }
 
-const TAG = /(\s?)\{\{\s*([^{}|]+?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}/g;
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
-
 /**
- * A design text as plain text, the way the widget shows it (ui.tsx `plain`): markup stripped,
+ * A design text as plain text, the way the widget shows it (shared/merge-tags.ts): markup stripped,
  * entities read, `{{tag|fallback}}` filled from what a page for every visitor knows (no
  * participant, the referrer only as the design's fallback name).
  */
 function plainText(value: string | null | undefined, vars: Record<string, string>): string {
-  if (!value) return '';
-  return value
-    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>|<\/?[a-z!][^>]*>/gi, '')
-    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, e: string) => ENTITIES[e]!)
-    .replace(TAG, (m: string, space: string, name: string, fallback: string | undefined, at: number, whole: string) => {
-      const v = Object.hasOwn(vars, name) ? vars[name] : '';
-      const out = v || (fallback ?? '');
-      return out === '' && /^[,.!?;:]$/.test(whole[at + m.length] ?? '') ? '' : space + out;
-    })
-    .trim();
+  return value ? designText(value, vars) : '';
 }
 
 /** What the hosted page shows: names, the referred friend's offer and whether sign-ups can work. */
