@@ -1,12 +1,12 @@
 import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CONFIG_VARIABLES } from '../server/config.ts';
+import { freePort } from '../scripts/free-port.ts';
 
 // `npm run bench`: throughput, latency and server CPU per request of the real server (a child
 // process running `refloop serve`) against a bare Koa app, with the load generated here over
@@ -95,17 +95,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
   await exited;
   clearTimeout(timer);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Polls `url` until it answers 200; fails if the child exits or 30 s pass. */

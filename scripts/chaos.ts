@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
+import { freePort } from './free-port.ts';
 
 // `npm run chaos` (issue #20): a real `refloop serve` child under a mixed write load over HTTP
 // (referred visits, participant sign-ups, referral triggers, affiliate sales), killed with SIGKILL
@@ -50,17 +50,6 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 interface Server {
   proc: ChildProcess;
   exited: Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function startServer(env: Record<string, string>, base: string): Promise<Server> {

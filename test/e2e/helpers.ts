@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -8,6 +7,7 @@ import { startApp, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
 import { demoRoutes } from '../../demo/routes.ts';
 import { ensureDemo, type DemoState } from '../../demo/seed.ts';
 import { buildWidget } from '../../scripts/build-widget.ts';
+import { freePort } from '../../scripts/free-port.ts';
 
 // Shared pieces of the browser suites: Debian's Chromium through playwright-core, the real server
 // with the demo store on a fixed local port (so PUBLIC_URL, the Universal Code's host, is reachable),
@@ -23,17 +23,8 @@ if (SKIP_BROWSER) console.warn('[e2e] Chromium not found at /usr/bin/chromium: b
 /** Where browser tests leave screenshots for people to look at. */
 export const ARTIFACTS = path.resolve('test-artifacts');
 
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+/** A free TCP port on 127.0.0.1 (the one helper the bench and the chaos script use too). */
+export { freePort };
 
 /** The running demo: the real app on 127.0.0.1 with the demo store seeded through its REST API. */
 export interface DemoServer {

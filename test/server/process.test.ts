@@ -8,6 +8,7 @@ import https from 'node:https';
 import { freshDatabase } from '../helpers/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import { serve } from '../../server/main.ts';
+import { freePort } from '../../scripts/free-port.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -74,15 +75,6 @@ describe('refloop serve process', () => {
     }
   });
 });
-
-/** A port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /** True while something accepts connections on the port. */
 function listening(port: number): Promise<boolean> {
