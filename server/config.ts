@@ -61,7 +61,7 @@ const envSchema = z.object({
   MOBILE_PROGRAM_RATE_LIMIT_PER_MINUTE: int(1, 1e9).default(60_000),
   MOBILE_PROGRAM_VISITS_PER_MINUTE: int(1, 1e9).default(240_000),
   MOBILE_VISIT_WAIT_MS: int(1, 60_000).default(1000),
-  MOBILE_COUNTER_FLUSH_MS: int(10, 1000).default(1000),
+  MOBILE_COUNTER_FLUSH_MS: int(10, 60_000).default(1000),
   MOBILE_PROGRAM_CACHE_MS: int(0, 60_000).default(5000),
   EXCHANGE_RATES_FILE: z.string().min(1).optional(),
   MCP_PATH: z.string().regex(/^\/[A-Za-z0-9._~\/-]*[A-Za-z0-9._~-]$/, 'MCP_PATH must start with / and name a path other than /').default('/mcp'),

@@ -265,32 +265,38 @@ describe('POST /mobile/v2/visits', () => {
   });
 
   it('counts impressions and unique impressions on the referrer after the counter flush', async () => {
-    const p = await mobileProgram(app);
-    const ann = await addParticipant(app, p, { email: 'ann@example.com' });
-    const bob = await addParticipant(app, p, { email: 'bob@example.com' });
-    const one = await session(app, p);
-    const two = await session(app, p);
-    await visit(one, { visitId: vid(), attribution: referred(shareKey(ann), { utm: { utm_source: 'news' } }) });
-    await visit(one, { visitId: vid(), attribution: referred(shareKey(ann)) });
-    await visit(two, { visitId: vid(), attribution: referred(ann.id, { referrer: 'https://Blog.Example.org/post?x=1' }) });
-    await visit(two, { visitId: vid(), attribution: referred(bob.id) });
-    const before = await app.request('GET', `/v2/campaign/${p.pid}/participant/${ann.id}`, { key: p.key });
-    expect(before.body).toMatchObject({ impressionCount: 0, uniqueImpressionCount: 0 });
-    await app.deps.visits.flush();
-    const annAfter = await app.request('GET', `/v2/campaign/${p.pid}/participant/${ann.id}`, { key: p.key });
-    expect(annAfter.body).toMatchObject({ impressionCount: 3, uniqueImpressionCount: 2 });
-    const bobAfter = await app.request('GET', `/v2/campaign/${p.pid}/participant/${bob.id}`, { key: p.key });
-    expect(bobAfter.body).toMatchObject({ impressionCount: 1, uniqueImpressionCount: 1 });
-    expect((await app.request('GET', `/v2/campaign/${p.pid}`, { key: p.key })).body.impressionCount).toBe(4);
-    const board = await app.request('GET', `/v2/campaign/${p.pid}/leaderboard?leaderboardType=TOTAL_IMPRESSION_COUNT`, { key: p.key });
-    expect(board.body.participants.map((x: { id: string }) => x.id).slice(0, 2)).toEqual([ann.id, bob.id]);
-    const rows = await app.deps.db.knex('activity_logs').where({ program_id: p.pid, type: 'VISIT' }).select('participant_id', 'action', 'data');
-    expect(rows.filter((r) => r.participant_id === ann.id).map((r) => r.action).sort()).toEqual(['visit.repeat', 'visit.unique', 'visit.unique']);
-    expect(rows.map((r) => r.data && JSON.parse(r.data).source).filter(Boolean).sort()).toEqual(['blog.example.org', 'news']);
-    // A later visit by a known visitor is not unique again.
-    await visit(one, { visitId: vid(), attribution: referred(ann.id) });
-    await app.deps.visits.flush();
-    expect((await app.request('GET', `/v2/campaign/${p.pid}/participant/${ann.id}`, { key: p.key })).body).toMatchObject({ impressionCount: 4, uniqueImpressionCount: 2 });
+    // Its own server whose timer folds nothing during the test: the counts move only when flushed.
+    const app = await startApp({ ...RAISED_LIMITS, MOBILE_COUNTER_FLUSH_MS: '60000' });
+    try {
+      const p = await mobileProgram(app);
+      const ann = await addParticipant(app, p, { email: 'ann@example.com' });
+      const bob = await addParticipant(app, p, { email: 'bob@example.com' });
+      const one = await session(app, p);
+      const two = await session(app, p);
+      await visit(one, { visitId: vid(), attribution: referred(shareKey(ann), { utm: { utm_source: 'news' } }) }, app);
+      await visit(one, { visitId: vid(), attribution: referred(shareKey(ann)) }, app);
+      await visit(two, { visitId: vid(), attribution: referred(ann.id, { referrer: 'https://Blog.Example.org/post?x=1' }) }, app);
+      await visit(two, { visitId: vid(), attribution: referred(bob.id) }, app);
+      const before = await app.request('GET', `/v2/campaign/${p.pid}/participant/${ann.id}`, { key: p.key });
+      expect(before.body).toMatchObject({ impressionCount: 0, uniqueImpressionCount: 0 });
+      await app.deps.visits.flush();
+      const annAfter = await app.request('GET', `/v2/campaign/${p.pid}/participant/${ann.id}`, { key: p.key });
+      expect(annAfter.body).toMatchObject({ impressionCount: 3, uniqueImpressionCount: 2 });
+      const bobAfter = await app.request('GET', `/v2/campaign/${p.pid}/participant/${bob.id}`, { key: p.key });
+      expect(bobAfter.body).toMatchObject({ impressionCount: 1, uniqueImpressionCount: 1 });
+      expect((await app.request('GET', `/v2/campaign/${p.pid}`, { key: p.key })).body.impressionCount).toBe(4);
+      const board = await app.request('GET', `/v2/campaign/${p.pid}/leaderboard?leaderboardType=TOTAL_IMPRESSION_COUNT`, { key: p.key });
+      expect(board.body.participants.map((x: { id: string }) => x.id).slice(0, 2)).toEqual([ann.id, bob.id]);
+      const rows = await app.deps.db.knex('activity_logs').where({ program_id: p.pid, type: 'VISIT' }).select('participant_id', 'action', 'data');
+      expect(rows.filter((r) => r.participant_id === ann.id).map((r) => r.action).sort()).toEqual(['visit.repeat', 'visit.unique', 'visit.unique']);
+      expect(rows.map((r) => r.data && JSON.parse(r.data).source).filter(Boolean).sort()).toEqual(['blog.example.org', 'news']);
+      // A later visit by a known visitor is not unique again.
+      await visit(one, { visitId: vid(), attribution: referred(ann.id) }, app);
+      await app.deps.visits.flush();
+      expect((await app.request('GET', `/v2/campaign/${p.pid}/participant/${ann.id}`, { key: p.key })).body).toMatchObject({ impressionCount: 4, uniqueImpressionCount: 2 });
+    } finally {
+      await app.close();
+    }
   });
 
   it('answers PROCESSING while the write is held up, then the stored answer to the retry', async () => {
