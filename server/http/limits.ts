@@ -22,6 +22,9 @@ export interface TeamCharge {
 
 const HEADER_PREFIXES = ['Service', 'GrowSurf'] as const;
 
+/** How far apart two readings of one fixed window's reset time may be (clock reads, store latency); further apart is a new window. */
+const IP_WINDOW_JITTER_MS = 1000;
+
 /**
  * Every REST limit: the per-IP public budget, the per-team second/minute/hour policies, the write
  * slowdown counter, account-creation and verification-email limits (all through rate-limiter-flexible,
@@ -80,7 +83,13 @@ export class Limits {
     const res = await consume(this.#ip, ip);
     const remaining = Math.max(0, res.res.remainingPoints);
     // Remembered while the IP has requests in flight, for a CONCURRENCY 429 that charges nothing.
-    if (this.#inFlightPerIp.has(ip)) this.#lastIpCharge.set(ip, { remaining, resetAt: Date.now() + res.res.msBeforeNext });
+    // Charges of one IP can come back out of order (a database store answers each on its own
+    // connection), so within one window the lowest remaining count is the latest state.
+    if (this.#inFlightPerIp.has(ip)) {
+      const resetAt = Date.now() + res.res.msBeforeNext;
+      const prev = this.#lastIpCharge.get(ip);
+      if (!prev || remaining < prev.remaining || resetAt - prev.resetAt > IP_WINDOW_JITTER_MS) this.#lastIpCharge.set(ip, { remaining, resetAt });
+    }
     const reset = Math.max(0, Math.ceil(res.res.msBeforeNext / 1000));
     const headers = this.#ipHeaders(remaining, reset);
     if (!res.over) return { headers, error: null };
