@@ -71,6 +71,18 @@ describe.skipIf(SKIP_BROWSER)('owner and link pages in Chromium (issue #19)', ()
     const [res] = await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: button, exact: true }).click()]);
     return res!;
   };
+  /** Types a new password twice (set-password or invitation page) and submits the form with `button`. */
+  const choosePassword = async (page: Page, button: string) => {
+    await page.getByLabel('New password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Repeat the new password').fill(PASSWORD);
+    return submit(page, button);
+  };
+  /** Signs `email` in on the sign-in form the page shows. */
+  const signIn = async (page: Page, email: string) => {
+    await page.getByLabel('Email address').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    return submit(page, 'Sign in');
+  };
   const expectAccessible = async (page: Page) => expect(await seriousA11yViolations(page)).toEqual([]);
   const shot = async (page: Page, name: string) => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -110,13 +122,9 @@ describe.skipIf(SKIP_BROWSER)('owner and link pages in Chromium (issue #19)', ()
     await page.getByRole('heading', { name: 'Email verified' }).waitFor();
     await page.goBack();
     await page.getByRole('link', { name: /\/set-password\?token=/ }).first().click();
-    await page.getByLabel('New password', { exact: true }).fill(PASSWORD);
-    await page.getByLabel('Repeat the new password').fill(PASSWORD);
-    await submit(page, 'Set password');
+    await choosePassword(page, 'Set password');
     await page.getByText('Your password is set. Sign in with it now.').waitFor();
-    await page.getByLabel('Email address').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await submit(page, 'Sign in');
+    await signIn(page, email);
     expect(new URL(page.url()).pathname).toBe('/keys');
     await page.getByRole('heading', { name: /^New API key for team Northwind Roasters/ }).waitFor();
     await context.close();
@@ -132,9 +140,7 @@ describe.skipIf(SKIP_BROWSER)('owner and link pages in Chromium (issue #19)', ()
     await page.getByRole('heading', { name: 'Email verified' }).waitFor();
     await page.goto(app.local(acct.passwordLink));
     await expectAccessible(page);
-    await page.getByLabel('New password', { exact: true }).fill(PASSWORD);
-    await page.getByLabel('Repeat the new password').fill(PASSWORD);
-    expect((await submit(page, 'Set password')).status()).toBe(200);
+    expect((await choosePassword(page, 'Set password')).status()).toBe(200);
     await page.getByLabel('Email address').fill(acct.email);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await expectAccessible(page);
@@ -198,13 +204,9 @@ describe.skipIf(SKIP_BROWSER)('owner and link pages in Chromium (issue #19)', ()
     const p2 = await second.newPage();
     await p2.goto(await mailLink(mate, '/invite/accept?token='));
     await expectAccessible(p2);
-    await p2.getByLabel('New password', { exact: true }).fill(PASSWORD);
-    await p2.getByLabel('Repeat the new password').fill(PASSWORD);
-    await submit(p2, 'Join the team');
+    await choosePassword(p2, 'Join the team');
     await p2.getByText('You joined the team. Sign in to continue.').waitFor();
-    await p2.getByLabel('Email address').fill(mate);
-    await p2.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await submit(p2, 'Sign in');
+    await signIn(p2, mate);
     expect(new URL(p2.url()).pathname).toBe('/keys');
     await p2.getByRole('link', { name: 'Team members' }).click();
     await p2.getByRole('cell', { name: mate }).waitFor();
@@ -360,12 +362,8 @@ describe.skipIf(SKIP_BROWSER)('owner and link pages in Chromium (issue #19)', ()
       context = await newContext();
       const page = await context.newPage();
       await page.goto(app.local(victim.passwordLink));
-      await page.getByLabel('New password', { exact: true }).fill(PASSWORD);
-      await page.getByLabel('Repeat the new password').fill(PASSWORD);
-      await submit(page, 'Set password');
-      await page.getByLabel('Email address').fill(victim.email);
-      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-      await submit(page, 'Sign in');
+      await choosePassword(page, 'Set password');
+      await signIn(page, victim.email);
       csrf = (await page.locator('input[name=csrf]').first().getAttribute('value'))!;
       // The first sign-in replaced the account-creation key.
       victim.key = (await page.locator('code.secret').textContent())!.trim();
