@@ -2,7 +2,7 @@
 # One process per container: node itself is PID 1 (exec-form CMD), so `docker stop`'s SIGTERM reaches
 # the server, which finishes the requests in progress, closes the database and exits 0.
 
-# --- build: dependencies (better-sqlite3 falls back to a source build), the widget and the compiled server
+# --- build: dependencies (better-sqlite3 falls back to a source build), the widget, the console and the compiled server
 FROM node:20-bookworm-slim AS build
 RUN apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends python3 make g++ >/dev/null \
@@ -14,7 +14,8 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN npm rebuild better-sqlite3 esbuild \
  && node scripts/build-server.mjs \
- && node --import tsx scripts/build-widget.ts
+ && node --import tsx scripts/build-widget.ts \
+ && node --import tsx scripts/build-console.ts
 
 # --- runtime
 FROM node:20-bookworm-slim

@@ -7,6 +7,9 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits up to 10 s (vitest's default is 1 s): a browser test reads a list after a click and a
+    // fetch, which on CI's two loaded cores (both databases' suites side by side) can take longer than 1 s.
+    expect: { poll: { timeout: 10_000 } },
     reporters: process.env.CI ? ['default'] : ['default'],
   },
 });

@@ -60,6 +60,21 @@ document.addEventListener('click', async (e) => {
     // The store's backend changed what the widget shows (a reward, a commission): growsurf.init()
     // reloads the embedded summary, lists and badge in place (docs/widget.md), with no page reload.
     if (r.ok) whenReady(() => window.growsurf.init().catch(() => {}));
+  } else if (action === 'stripe-test') {
+    const email = document.getElementById('stripe-email').value;
+    show('stripe-out', 'Paying…');
+    whenReady(async () => {
+      // The value a store's checkout code sends its backend for client_reference_id (docs/integrations.md).
+      let referral = null;
+      try { referral = await window.growsurf.getReferralCode(); } catch (err) { referral = null; }
+      const r = await backend('stripe-test', { email, referral });
+      if (!r.ok) return show('stripe-out', 'HTTP ' + r.status + '\\n' + JSON.stringify(r.json, null, 2));
+      const money = (n, c) => new Intl.NumberFormat('en-US', { style: 'currency', currency: c }).format(n / 100);
+      const c = r.json.commission;
+      show('stripe-out', 'Stripe event ' + r.json.eventId + ' (client_reference_id: ' + (r.json.clientReferenceId || 'none') + ')\\nrefloop: ' + r.json.outcome + (r.json.reason ? ': ' + r.json.reason : '') +
+        (c ? '\\nCommission for ' + c.referrerEmail + ': ' + money(c.amount, c.currencyISO) + ' on a ' + money(c.saleAmount, c.currencyISO) + ' sale' : '\\nNo commission.'));
+      window.growsurf.init().catch(() => {});
+    });
   }
 });
 `;
@@ -150,6 +165,14 @@ export function partnersPage(publicUrl: string, s: DemoState): string {
 <input id="sale-email" type="email" autocomplete="email" value="${esc(s.people.customer)}" required>
 <p><button type="button" data-demo="sale">Record a $24.00 sale</button></p>
 <output id="sale-out" aria-live="polite"></output>
+</section>
+<section>
+<h2>Pay with Stripe (test)</h2>
+<p><a href="/demo/as-customer">Arrive as a customer of ${esc(s.people.affiliate)}</a> (through her affiliate link), then pay. No Stripe account is needed: the store's backend builds the <code>checkout.session.completed</code> event Stripe would send, with your referral as <code>client_reference_id</code>, signs it with this program's Stripe signing secret and posts it to refloop's Stripe endpoint.</p>
+<label for="stripe-email">Customer email</label>
+<input id="stripe-email" type="email" autocomplete="email" value="stripe.customer@example.com" required>
+<p><button type="button" data-demo="stripe-test">Pay with Stripe (test)</button></p>
+<output id="stripe-out" aria-live="polite"></output>
 </section>
 <section><div data-grsf-block-form></div></section>
 <section><div data-grsf-block-affiliate-summary></div></section>

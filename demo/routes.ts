@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import Stripe from 'stripe';
 import type Koa from 'koa';
 import type { Deps } from '../server/deps.ts';
 import { rest, RestError, type DemoState } from './seed.ts';
@@ -45,6 +46,12 @@ export function demoRoutes(deps: Deps, state: () => DemoState | null, base: () =
       ctx.redirect(referrer.shareUrl);
       return;
     }
+    if (ctx.method === 'GET' && ctx.path === '/demo/as-customer') {
+      // Opens the partners page as the affiliate's customer would: through her affiliate link.
+      const affiliate = await rest(base(), key(), 'GET', `/campaign/${s.affiliateProgramId}/participant/${encodeURIComponent(s.people.affiliate)}`);
+      ctx.redirect(affiliate.shareUrl);
+      return;
+    }
     if (ctx.method !== 'POST' || !ctx.path.startsWith('/demo/api/')) return next();
     const body = await jsonBody(ctx);
     const email = typeof body.email === 'string' ? body.email.trim().slice(0, 254) : '';
@@ -67,6 +74,10 @@ export function demoRoutes(deps: Deps, state: () => DemoState | null, base: () =
         ctx.body = await rest(base(), key(), 'POST', `/campaign/${s.referralProgramId}/participant/${encodeURIComponent(email)}/ref`, {});
         return;
       }
+      if (ctx.path === '/demo/api/stripe-test') {
+        ctx.body = await stripeTestPayment(deps, s, base(), key(), email, typeof body.referral === 'string' ? body.referral.slice(0, 200) : null);
+        return;
+      }
       if (ctx.path === '/demo/api/sale') {
         const amount = Number.isSafeInteger(body.amount) && (body.amount as number) > 0 ? (body.amount as number) : 2400;
         ctx.body = await rest(base(), key(), 'POST', `/campaign/${s.affiliateProgramId}/participant/${encodeURIComponent(email)}/transaction`, {
@@ -87,4 +98,77 @@ export function demoRoutes(deps: Deps, state: () => DemoState | null, base: () =
     }
     return next();
   };
+}
+
+/**
+ * "Pay with Stripe (test)": what Stripe would send after a $24.00 Checkout payment, without a Stripe
+ * account. The demo builds a `checkout.session.completed` event shaped as Stripe sends it (API version
+ * 2024-06-20) with the visitor's referral as `client_reference_id`, signs it with the affiliate
+ * program's connection secret through the official package's test-header helper, and posts it to
+ * refloop's real inbound endpoint. Then it reads, over REST, what refloop made of it: the event
+ * log's row (BI5) and the commission the sale earned.
+ */
+async function stripeTestPayment(deps: Deps, s: DemoState, base: string, key: string, email: string, referral: string | null) {
+  if (!s.stripe) throw new RestError(409, { message: 'The demo has no Stripe connection; restart the demo server.' }, 'stripe-test');
+  const secret = deps.sealer.open(s.stripe.secret)!;
+  const now = Math.floor(Date.now() / 1000);
+  const id = (prefix: string) => `${prefix}_test_${crypto.randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
+  const event = {
+    id: id('evt'),
+    object: 'event',
+    api_version: '2024-06-20',
+    created: now,
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type: 'checkout.session.completed',
+    data: {
+      object: {
+        id: id('cs'),
+        object: 'checkout.session',
+        amount_subtotal: 2400,
+        amount_total: 2400,
+        client_reference_id: referral,
+        created: now,
+        currency: 'usd',
+        customer: null,
+        customer_creation: 'if_required',
+        customer_details: { address: null, email, name: null, phone: null, tax_exempt: 'none', tax_ids: [] },
+        customer_email: email,
+        expires_at: now + 86_400,
+        invoice: null,
+        livemode: false,
+        metadata: {},
+        mode: 'payment',
+        payment_intent: id('pi'),
+        payment_link: null,
+        payment_status: 'paid',
+        status: 'complete',
+        subscription: null,
+        total_details: { amount_discount: 0, amount_shipping: 0, amount_tax: 0 },
+        url: null,
+      },
+    },
+  };
+  const payload = JSON.stringify(event, null, 2);
+  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret });
+  const res = await fetch(base + new URL(s.stripe.webhookUrl).pathname, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature, 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks) refloop-demo' },
+    body: payload,
+  });
+  if (!res.ok) throw new RestError(res.status, await res.json().catch(() => ({})), 'the Stripe endpoint');
+  const log = await rest(base, key, 'GET', `/campaign/${s.affiliateProgramId}/integrations/stripe/events?limit=20`);
+  const row = (log.events as Array<Record<string, any>>).find((e) => e.eventId === event.id) ?? null;
+  let commission: Record<string, unknown> | null = null;
+  if (row?.participantId) {
+    const customer = await rest(base, key, 'GET', `/campaign/${s.affiliateProgramId}/participant/${encodeURIComponent(row.participantId)}`);
+    const referrerId = customer.referrer?.id ?? customer.referredBy;
+    if (referrerId) {
+      const list = await rest(base, key, 'GET', `/campaign/${s.affiliateProgramId}/participant/${encodeURIComponent(referrerId)}/commissions?limit=20`);
+      commission = (list.commissions as Array<Record<string, any>>).find((c) => c.referredId === row.participantId) ?? null;
+      if (commission) commission = { ...commission, referrerEmail: (await rest(base, key, 'GET', `/campaign/${s.affiliateProgramId}/participant/${encodeURIComponent(referrerId)}`)).email };
+    }
+  }
+  return { eventId: event.id, clientReferenceId: referral, outcome: row?.outcome ?? null, reason: row?.reason ?? null, commission };
 }

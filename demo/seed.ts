@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Deps } from '../server/deps.ts';
@@ -19,6 +20,14 @@ export interface DemoState {
   authSecrets: Record<string, string>;
   /** The seeded people a visitor can sign in as. */
   people: { referrer: string; friendPending: string; affiliate: string; customer: string };
+  /**
+   * The affiliate program's Stripe connection (issue #25), made with a generated signing secret so the
+   * partners page's "Pay with Stripe (test)" can sign a Stripe-shaped event locally: the secret
+   * (sealed) and the endpoint URL refloop gave. Absent in a demo.json from before it existed.
+   */
+  stripe?: { secret: string; webhookUrl: string };
+  /** The demo team's owner: the console's one-click dev sign-in (demo/dev-sign-in.ts) signs in as them with this sealed password. */
+  owner: { email: string; password: string };
 }
 
 const OWNER = 'owner@acme-coffee-demo.com';
@@ -62,12 +71,28 @@ async function paceAfter(res: Response): Promise<void> {
   if (wait > 0) await new Promise((r) => setTimeout(r, Math.min(wait, 10) * 1000));
 }
 
+/**
+ * Set when the process is told to stop: seeding then starts no new request (one sent to a draining
+ * server can hold its drain open), while a request already in flight finishes normally.
+ */
+let stopping = false;
+/** Stops the seeding before its next request (a stop signal arrived while seeding). */
+export function abortSeeding(): void {
+  stopping = true;
+}
+
+/** `fetch`, unless the process is stopping. */
+function seedFetch(url: string, init?: RequestInit): Promise<Response> {
+  if (stopping) return Promise.reject(new Error('seeding stopped: the server is shutting down'));
+  return fetch(url, init);
+}
+
 /** A REST call of the demo against its own server; throws a RestError on failure. */
 export async function rest(base: string, key: string | null, method: string, p: string, body?: unknown): Promise<any> {
   let res: Response;
   // A well-behaved client: the team's per-second budget is small, so seeding waits as told on 429.
   for (let attempt = 0; ; attempt++) {
-    res = await fetch(`${base}/v2${p}`, {
+    res = await seedFetch(`${base}/v2${p}`, {
       method,
       headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       body: body !== undefined ? JSON.stringify(body) : undefined,
@@ -91,6 +116,16 @@ export async function rest(base: string, key: string | null, method: string, p: 
   return json;
 }
 
+/**
+ * Connects the affiliate program to Stripe as an owner would (BI2), with a signing secret made here:
+ * no Stripe account is involved, the demo signs its test events with it (demo/routes.ts).
+ */
+async function connectStripe(deps: Deps, base: string, key: string, programId: string): Promise<NonNullable<DemoState['stripe']>> {
+  const secret = `whsec_${crypto.randomBytes(24).toString('base64url')}`;
+  const connection = await rest(base, key, 'POST', `/campaign/${programId}/integrations/stripe`, { webhookSigningSecret: secret });
+  return { secret: deps.sealer.seal(secret), webhookUrl: connection.webhookUrl as string };
+}
+
 /** Loads the saved demo state if its programs still exist, else seeds everything through the API. */
 export async function ensureDemo(deps: Deps, base: string): Promise<DemoState> {
   const file = path.join(deps.config.dataDir, 'demo.json');
@@ -99,8 +134,14 @@ export async function ensureDemo(deps: Deps, base: string): Promise<DemoState> {
       const state = JSON.parse(fs.readFileSync(file, 'utf8')) as DemoState;
       const alive = await deps.db.knex('programs').whereIn('id', [state.referralProgramId, state.affiliateProgramId]).whereNot({ status: 'DELETED' }).count({ n: '*' }).first();
       const key = deps.sealer.open(state.apiKey);
-      if (Number(alive?.n) === 2 && key && (await deps.keys.lookup(key))) {
+      const live = key ? await deps.keys.lookup(key) : null;
+      if (Number(alive?.n) === 2 && key && live && live.revokedAt == null && state.owner) {
         await designDemo(base, key, [state.referralProgramId, state.affiliateProgramId]);
+        const connected = state.stripe && (await rest(base, key, 'GET', `/campaign/${state.affiliateProgramId}/integrations/stripe`)).state === 'ACTIVE';
+        if (!connected) {
+          state.stripe = await connectStripe(deps, base, key, state.affiliateProgramId);
+          fs.writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 });
+        }
         return state;
       }
     } catch {
@@ -121,9 +162,18 @@ export async function seedDemo(deps: Deps, base: string): Promise<DemoState> {
   const verify = mail?.links.find((l) => l.includes('/verify?'));
   if (!verify) throw new Error('the demo account’s welcome email has no verification link');
   const u = new URL(verify);
-  const verified = await fetch(`${base}${u.pathname}${u.search}`);
+  const verified = await seedFetch(`${base}${u.pathname}${u.search}`);
   if (!verified.ok) throw new Error(`verifying the demo account answered ${verified.status}`);
-  const key: string = account.apiKey;
+  // The owner's password through the welcome email's set-password link, as the owner would choose
+  // it, so the console can be signed in to; and the account-creation key rotated (T5), since the
+  // owner's first sign-in replaces an account-creation key and the demo's backend keeps using its own.
+  const password = crypto.randomBytes(18).toString('base64url');
+  const setPassword = mail!.links.find((l) => l.includes('/set-password?'));
+  if (!setPassword) throw new Error('the demo account’s welcome email has no set-password link');
+  const link = new URL(setPassword);
+  const chosen = await seedFetch(`${base}${link.pathname}${link.search}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ password, confirm: password }) });
+  if (chosen.status !== 303) throw new Error(`setting the demo owner’s password answered ${chosen.status}`);
+  const key: string = (await rest(base, account.apiKey, 'POST', '/api-key/rotate', {})).apiKey;
   // The operator's approval (`refloop team verify`), so program emails leave. The wire Team has no id.
   const team = { id: (await deps.keys.lookup(key))!.teamId };
   await deps.teams.approveVerification(team.id);
@@ -181,6 +231,7 @@ export async function seedDemo(deps: Deps, base: string): Promise<DemoState> {
   }
 
   await designDemo(base, key, [referral.id, affiliate.id]);
+  const stripe = await connectStripe(deps, base, key, affiliate.id);
   return {
     teamId: team.id,
     referralProgramId: referral.id,
@@ -188,5 +239,7 @@ export async function seedDemo(deps: Deps, base: string): Promise<DemoState> {
     apiKey: deps.sealer.seal(key),
     authSecrets: { [referral.id]: deps.sealer.seal(referralSecret), [affiliate.id]: deps.sealer.seal(affiliateSecret) },
     people: { referrer: alice.email, friendPending: bob.email, affiliate: dana.email, customer: erin.email },
+    owner: { email, password: deps.sealer.seal(password) },
+    stripe,
   };
 }

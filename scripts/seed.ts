@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type Database from 'better-sqlite3';
 import type { Db } from '../server/db/connect.ts';
 import { newId } from '../server/crypto.ts';
-import { monthBoard, monthKey } from '../server/domain/leaderboard.ts';
+import { monthBoard, monthKey } from '../server/domain/participants/boards.ts';
 import { RECENT_REFERRALS, newShareKey } from '../server/domain/participants/model.ts';
 
 // `npm run seed -- --participants N [--program ID] [--database URL]`: fills a program with N
@@ -232,7 +232,7 @@ export async function seedParticipants(db: Db, opts: SeedOptions): Promise<SeedR
         }
         for (const i of indexes) conn.exec(i.sql);
         for (const b of buckets.values()) bucket.run(opts.programId, b.board, b.score, b.n);
-        conn.prepare('UPDATE programs SET participant_count = participant_count + ?, referral_count = referral_count + ? WHERE id = ?').run(n, credited, opts.programId);
+        conn.prepare('UPDATE program_counters SET participant_count = participant_count + ?, referral_count = referral_count + ? WHERE program_id = ?').run(n, credited, opts.programId);
       })();
     } finally {
       conn.pragma(`cache_size = ${Number(cacheSize)}`);
@@ -256,8 +256,8 @@ export async function seedParticipants(db: Db, opts: SeedOptions): Promise<SeedR
           .onConflict(['program_id', 'board', 'score'])
           .merge({ n: trx.raw('?? + excluded.n', ['leaderboard_scores.n']) });
       }
-      await trx('programs')
-        .where({ id: opts.programId })
+      await trx('program_counters')
+        .where({ program_id: opts.programId })
         .update({ participant_count: trx.raw('participant_count + ?', [n]), referral_count: trx.raw('referral_count + ?', [credited]) });
     });
   }

@@ -1,14 +1,17 @@
 import Koa from 'koa';
 import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from './log.ts';
 import { visitFastPath } from './http/mobile/visit-fast-path.ts';
 import type { Deps } from './deps.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { restApi } from './http/rest.ts';
+import { consoleApi } from './http/console/api.ts';
+import { consoleAssets } from './http/console/assets.ts';
 import { mobileApi } from './http/mobile/router.ts';
 import { mobileOperations } from './http/mobile/routes.ts';
 import { uploadEndpoint } from './http/upload.ts';
+import { stripeWebhookEndpoint } from './http/billing-webhook.ts';
+import { paddleWebhookEndpoint } from './http/paddle-webhook.ts';
 import { operations } from './http/routes.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
 import { NotFoundError } from './errors.ts';
@@ -25,18 +28,8 @@ import { affiliateInvitePage } from './http/pages/affiliate-invite.ts';
 import { payoutConfirmPage } from './http/pages/payout-confirm.ts';
 import { taxPage } from './http/pages/tax.ts';
 import { shareLinkPage } from './http/pages/share-link.ts';
-
-/** The headers every response carries besides its request id (HSTS only when the public URL is https). */
-export function baseHeaders(https: boolean): Record<string, string> {
-  const h: Record<string, string> = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'strict-origin-when-cross-origin' };
-  if (https) h['Strict-Transport-Security'] = 'max-age=31536000; includeSubDomains';
-  return h;
-}
-
-/** The access log line of one request. */
-export function logRequest(log: Logger, requestId: string, method: string, path: string, status: number, started: bigint): void {
-  log.info('request', { requestId, method, path, status, ms: Number(process.hrtime.bigint() - started) / 1e6 });
-}
+import { hostedPages } from './http/pages/landing.ts';
+import { baseHeaders, logRequest } from './http/response-base.ts';
 
 /**
  * The server's request listener: the visit fast path (server/http/mobile/visit-fast-path.ts) takes
@@ -67,7 +60,10 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
     ctx.set(headers);
     try {
       // The db layer logs a transaction it runs again (PostgreSQL deadlocks) with this request's id.
-      await withRequestId(ctx.state.requestId, next);
+      // Only PostgreSQL runs a transaction again: on SQLite the AsyncLocalStorage is never entered, so
+      // Node never turns on its promise hooks, which tax every promise of the process (≈ 5 % of a visit).
+      if (deps.db.dialect === 'pg') await withRequestId(ctx.state.requestId, next);
+      else await next();
     } finally {
       logRequest(deps.log, ctx.state.requestId, ctx.method, ctx.path, ctx.status, started);
     }
@@ -76,6 +72,17 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
   // Routes an embedding entry point adds in front of ours (the demo store of `npm start`).
   for (const mw of extra) app.use(mw);
 
+  // `/v2` goes straight to the REST pipeline: none of the middlewares below before `rest` answers a
+  // path under it (mobile, MCP, widget files, previews, uploads, webhooks, health and docs), so each
+  // would be one more async hop and path test per REST request. An MCP endpoint configured under
+  // `/v2` (MCP_PATH, MCP_ONBOARD_PATH) is the one exception and keeps its place.
+  const rest = restApi(deps, operations);
+  const mcpPaths = new Set([deps.config.mcp.path, deps.config.mcp.onboardPath]);
+  app.use((ctx, next) => {
+    const path = ctx.path;
+    if ((path === '/v2' || path.startsWith('/v2/')) && !mcpPaths.has(path)) return rest(ctx, next);
+    return next();
+  });
   app.use(async (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/healthz') {
       await deps.db.knex.raw('select 1');
@@ -108,13 +115,20 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
     return next();
   });
   app.use(uploadEndpoint(deps));
-  app.use(restApi(deps, operations));
+  app.use(stripeWebhookEndpoint(deps));
+  app.use(paddleWebhookEndpoint(deps));
+  // Also here for the MCP screenshot path rewritten to `/v2` just above.
+  app.use(rest);
+  // The owner console: the same operations through the owner session, and the app's files.
+  app.use(consoleApi(deps, operations));
+  app.use(consoleAssets());
   app.use(verifyPage(deps));
   app.use(unsubscribePage(deps));
   app.use(affiliateInvitePage(deps));
   app.use(payoutConfirmPage(deps));
   app.use(taxPage(deps));
   app.use(shareLinkPage(deps));
+  app.use(hostedPages(deps));
   app.use(oauthConsentPage(deps));
   app.use(ownerPages(deps));
   app.use(sitePages(deps));

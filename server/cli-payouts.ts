@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Deps } from './deps.ts';
-import { toProgram, type Program } from './domain/programs.ts';
-import { EXPORT_FORMATS, type ExportFormat } from './domain/payout-providers.ts';
+import { toProgram, type Program } from './domain/programs/programs.ts';
+import { EXPORT_FORMATS, type ExportFormat } from './domain/affiliate/payout-providers.ts';
 import { NotFoundError, WrongProgramTypeError } from './errors.ts';
 import { payoutStatus, payoutStatusChange, type Payout } from '../shared/schemas/payout.ts';
 

@@ -26,10 +26,13 @@ Commands:
   payouts run                Group approved commissions into UPCOMING payouts
   payouts export             Write a batch file (CSV) of payouts to pay
   payouts mark PAYOUT        Report what happened to a payout's money
+  export TABLE               Write a program's participants, referrals, rewards or commissions as CSV
+  import participants        Add participants from a CSV file (all or nothing; --dry-run checks only)
 
 Configuration comes only from environment variables; see .env.example.
 Run 'refloop <command> --help' for a command's options.`,
-  serve: 'Usage: refloop serve\n\nRuns the server on PORT (default 8787) against DATABASE_URL (default ./data/refloop.db).',
+  serve:
+    'Usage: refloop serve\n\nRuns the server on PORT (default 8787) against DATABASE_URL (default ./data/refloop.db).\nWORKERS=N (PostgreSQL only) runs N server processes behind the one port (Node\'s cluster module).',
   migrate: 'Usage: refloop migrate\n\nApplies pending database migrations. Safe to run more than once.',
   'mail list': 'Usage: refloop mail list [--to EMAIL] [--limit N] [--json]\n\nLists the outbox, newest first, including every link each message carries.',
   'team list': 'Usage: refloop team list [--json]\n\nLists every team with its owner, plan and state.',
@@ -47,6 +50,10 @@ Run 'refloop <command> --help' for a command's options.`,
     'Usage: refloop payouts export --program ID [--status S] [--format generic|paypal|wise] [--currency ISO] [--out FILE]\n\nWrites a CSV of the payouts to pay (default UPCOMING and QUEUED) to FILE or standard output.\n  generic  every payout, with the affiliate and destination (the REST export)\n  paypal   PayPal Payouts web upload: confirmed PayPal and Venmo destinations, one currency per file\n  wise     Wise batch "send by email" template: confirmed Wise destinations\nPayouts left out of a provider file are listed on standard error. Pay the file, then mark each payout.',
   'payouts mark':
     'Usage: refloop payouts mark PAYOUT --program ID --status QUEUED|ISSUED|FAILED|REVERSED [--reason TEXT] [--json]\n\nReports what happened to payout PAYOUT: QUEUED (in a provider batch), ISSUED (paid: commissions PAID, affiliate notified), FAILED (commissions return to the next run), REVERSED (after ISSUED). The reason goes to the affiliate\'s activity log.',
+  export:
+    'Usage: refloop export participants|referrals|rewards|commissions --program ID [--out FILE]\n\nWrites the table as CSV (RFC 4180, a header row, oldest first; cells starting with = + - @ get an apostrophe; money in minor units beside its currency) to FILE (readable by you only) or standard output. Streamed: memory stays flat at any size. The same file as GET /v2/campaign/{id}/export/TABLE.csv; commissions are for affiliate programs.',
+  'import participants':
+    'Usage: refloop import participants --program ID --file FILE.csv [--dry-run] [--json]\n\nAdds the participants of a CSV file with a header row. Columns: email (required), firstName, lastName, referredBy (id, share key, vanity key or email of a participant in the program or on an earlier row), referralStatus, language, isAffiliate, vanityKeys (space-separated), metadata (a JSON object), metadata.KEY. At most 10,000 rows and 5 MiB.\n  --dry-run  check every row and list each problem by line and field; nothing is written\nWithout --dry-run the import is all or nothing: one problem and no row is added. Existing emails are left unchanged. Exit code 1 when the file has problems.',
 };
 
 const OPTIONS = {
@@ -67,6 +74,8 @@ const OPTIONS = {
   currency: { type: 'string' },
   out: { type: 'string' },
   reason: { type: 'string' },
+  file: { type: 'string' },
+  'dry-run': { type: 'boolean' },
 } as const;
 
 type Out = { log(s: string): void; error(s: string): void };
@@ -95,6 +104,8 @@ export async function main(argv: string[], out: Out = console, loadConfig: () =>
   const [cmd = '', sub = '', arg] = positionals;
   const two = `${cmd} ${sub}`;
   const helpKey = HELP[two] ? two : HELP[cmd] ? cmd : '';
+  // `export TABLE` takes its table as the second word; every other command is one or two words.
+  const command = cmd === 'export' ? 'export' : two;
   if (values.help || cmd === '' || cmd === 'help') {
     out.log(HELP[helpKey]!);
     return 0;
@@ -110,6 +121,11 @@ export async function main(argv: string[], out: Out = console, loadConfig: () =>
     throw err;
   }
   if (cmd === 'serve') {
+    if (config.workers > 1) {
+      const { runCluster } = await import('./cluster.ts');
+      await runCluster(config, { stopWithParent: launch.stopWithParent });
+      return 0;
+    }
     const { runForever } = await import('./main.ts');
     await runForever(config, {}, undefined, { stopWithParent: launch.stopWithParent });
     return 0;
@@ -125,13 +141,15 @@ export async function main(argv: string[], out: Out = console, loadConfig: () =>
     }
     return 0;
   }
-  if (!HELP[two]) {
+  if (!HELP[command]) {
     out.error(`Unknown command: ${positionals.join(' ')}\n\n${HELP['']}`);
     return 2;
   }
   const [{ createDeps }, { AppError }] = await Promise.all([import('./deps.ts'), import('./errors.ts')]);
   const deps = await createDeps({ ...config, logLevel: 'silent' } as Config);
   try {
+    if (cmd === 'export') return await (await import('./cli-data.ts')).exportCommand(sub || undefined, values, deps, out, HELP.export!, out === console ? process.stdout : undefined);
+    if (two === 'import participants') return await (await import('./cli-data.ts')).importCommand(sub, values, deps, out, HELP[two]!);
     return await run(two, arg, values, deps, out);
   } catch (err) {
     if (err instanceof AppError) {
@@ -214,7 +232,7 @@ async function run(cmd: string, arg: string | undefined, values: Record<string, 
         out.error(`No team ${values.team}.`);
         return 1;
       }
-      const { parseScopes } = await import('./domain/keys.ts');
+      const { parseScopes } = await import('./domain/platform/keys.ts');
       const scopes = parseScopes(String(values.scopes));
       const programIds = values.programs ? String(values.programs).split(',').map((s) => s.trim()).filter(Boolean) : null;
       const key = await deps.keys.create(deps.db.knex, { teamId: String(values.team), scopes, programIds, origin: 'CLI', label: (values.label as string) ?? 'CLI' });

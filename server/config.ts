@@ -14,8 +14,14 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['production', 'development', 'test']).default('development'),
   PORT: int(0, 65535).default(8787),
   HOST: z.string().min(1).default('0.0.0.0'),
+  WORKERS: int(1, 64).default(1),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z.string().min(1).optional(),
+  SQLITE_SYNCHRONOUS: z
+    .string()
+    .transform((v) => v.toUpperCase())
+    .pipe(z.enum(['FULL', 'NORMAL'], { error: 'SQLITE_SYNCHRONOUS must be FULL (the default: durable through a power cut) or NORMAL' }))
+    .default('FULL'),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   ALLOW_HTTP_PUBLIC_URL: bool.default(false),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
@@ -64,6 +70,8 @@ const envSchema = z.object({
   MOBILE_COUNTER_FLUSH_MS: int(10, 60_000).default(1000),
   MOBILE_PROGRAM_CACHE_MS: int(0, 60_000).default(5000),
   EXCHANGE_RATES_FILE: z.string().min(1).optional(),
+  PADDLE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   MCP_PATH: z.string().regex(/^\/[A-Za-z0-9._~\/-]*[A-Za-z0-9._~-]$/, 'MCP_PATH must start with / and name a path other than /').default('/mcp'),
   MCP_ONBOARD_PATH: z.string().regex(/^\/[A-Za-z0-9._~\/-]*[A-Za-z0-9._~-]$/, 'MCP_ONBOARD_PATH must start with / and name a path other than /').default('/mcp/onboard'),
   MCP_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -75,13 +83,25 @@ const envSchema = z.object({
 /** Every environment variable refloop reads (the bench clears them so each row's settings are exactly its own). */
 export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(envSchema.shape));
 
+/** SQLite's `synchronous` pragma as refloop offers it: FULL (the default) or NORMAL (an explicit opt-in). */
+export type SqliteSynchronous = 'FULL' | 'NORMAL';
+
 /** Validated, frozen runtime configuration. */
 export interface Config {
   env: 'production' | 'development' | 'test';
   port: number;
   host: string;
+  /**
+   * Server processes `refloop serve` runs behind one port (Node's cluster: a primary forks this many
+   * workers that share the listening socket). More than one needs PostgreSQL.
+   */
+  workers: number;
   dataDir: string;
-  database: { client: 'better-sqlite3'; filename: string } | { client: 'pg'; url: string };
+  /**
+   * SQLite: `synchronous` is FULL unless SQLITE_SYNCHRONOUS=NORMAL opts out (an acknowledged write
+   * then survives a process crash but not an OS crash or power cut); absent means FULL.
+   */
+  database: { client: 'better-sqlite3'; filename: string; synchronous?: SqliteSynchronous } | { client: 'pg'; url: string };
   publicUrl: string;
   secureCookies: boolean;
   smtpUrl: string | null;
@@ -151,6 +171,10 @@ export interface Config {
    * `rates[C]` = units of C per one unit of `base`, as of `asOf` (epoch ms). Null: no conversion.
    */
   exchangeRates: { base: string; asOf: number; rates: Record<string, number> } | null;
+  /** Paddle's API for customer look-ups (PADDLE_API_URL, e.g. a proxy); unset: Paddle's sandbox or live API by the key's kind. */
+  paddleApiUrl: string | null;
+  /** Stripe's API for look-ups with a connection's restricted key (STRIPE_API_URL, e.g. a proxy); unset: https://api.stripe.com. */
+  stripeApiUrl: string | null;
   /** The hosted MCP endpoint and its OAuth authorization server (docs/mcp.md). */
   mcp: {
     /** Origin the MCP endpoint and OAuth server are published on (MCP_PUBLIC_URL, else PUBLIC_URL). */
@@ -167,12 +191,12 @@ export interface Config {
 export class ConfigError extends Error {}
 
 /** Parses a DATABASE_URL into a knex client choice; anything not postgres is a SQLite file path. */
-function parseDatabase(url: string | undefined, dataDir: string): Config['database'] {
-  if (!url) return { client: 'better-sqlite3', filename: path.resolve(dataDir, 'refloop.db') };
+function parseDatabase(url: string | undefined, dataDir: string, synchronous: SqliteSynchronous): Config['database'] {
+  if (!url) return { client: 'better-sqlite3', filename: path.resolve(dataDir, 'refloop.db'), synchronous };
   if (/^postgres(ql)?:\/\//.test(url)) return { client: 'pg', url };
   const file = url.replace(/^sqlite:(\/\/)?/, '').replace(/^file:(\/\/)?/, '');
   if (!file) throw new ConfigError('DATABASE_URL: expected postgres://… or a SQLite file path');
-  return { client: 'better-sqlite3', filename: file === ':memory:' ? file : path.resolve(file) };
+  return { client: 'better-sqlite3', filename: file === ':memory:' ? file : path.resolve(file), synchronous };
 }
 
 const CURRENCY = /^[A-Z]{3}$/;
@@ -219,11 +243,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
   const host = new URL(publicUrl).hostname;
-  const database = parseDatabase(e.DATABASE_URL, e.DATA_DIR);
+  const database = parseDatabase(e.DATABASE_URL, e.DATA_DIR, e.SQLITE_SYNCHRONOUS);
+  if (e.WORKERS > 1 && database.client !== 'pg') {
+    throw new ConfigError(
+      `Invalid configuration:\n  WORKERS=${e.WORKERS} needs PostgreSQL (DATABASE_URL=postgres://…): a SQLite file has one writer process, so refloop runs one process on SQLite (WORKERS=1)`,
+    );
+  }
   const config: Config = {
     env: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
+    workers: e.WORKERS,
     dataDir: path.resolve(e.DATA_DIR),
     database,
     publicUrl,
@@ -274,6 +304,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       programCacheMs: e.MOBILE_PROGRAM_CACHE_MS,
     },
     exchangeRates: loadRates(e.EXCHANGE_RATES_FILE),
+    paddleApiUrl: e.PADDLE_API_URL ? e.PADDLE_API_URL.replace(/\/+$/, '') : null,
+    stripeApiUrl: e.STRIPE_API_URL ? e.STRIPE_API_URL.replace(/\/+$/, '') : null,
     mcp: {
       publicUrl: e.MCP_PUBLIC_URL ? new URL(e.MCP_PUBLIC_URL).origin : new URL(publicUrl).origin,
       path: e.MCP_PATH,

@@ -1,112 +1,62 @@
 import type { Config } from './config.ts';
+import type { Deps } from './http/deps.ts';
 import { openDb, migrate, type Db } from './db/connect.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { createLogger, type Logger } from './log.ts';
-import { Jobs } from './domain/jobs.ts';
-import { Mailer } from './domain/mail.ts';
-import { Keys } from './domain/keys.ts';
-import { Accounts } from './domain/accounts.ts';
-import { Teams } from './domain/teams.ts';
-import { Programs } from './domain/programs.ts';
-import { ProgramConfig, registerConfigHooks } from './domain/program-config.ts';
-import { Webhooks } from './domain/webhooks.ts';
-import { RewardConfigs, registerRewardConfigHooks } from './domain/reward-configs.ts';
-import { Maintenance } from './domain/maintenance.ts';
-import { TeamNotifications } from './domain/team-notifications.ts';
-import { Owners } from './domain/owners.ts';
+import { Jobs } from './domain/platform/jobs.ts';
+import { Mailer } from './domain/platform/mail.ts';
+import { Keys } from './domain/platform/keys.ts';
+import { Accounts } from './domain/platform/accounts.ts';
+import { Teams } from './domain/platform/teams.ts';
+import { Programs } from './domain/programs/programs.ts';
+import { ProgramConfig, registerConfigHooks } from './domain/programs/program-config.ts';
+import { ProgramTranslations, registerTranslationHooks } from './domain/programs/program-translations.ts';
+import { Webhooks } from './domain/messaging/webhooks.ts';
+import { RewardConfigs, registerRewardConfigHooks } from './domain/programs/reward-configs.ts';
+import { Maintenance } from './domain/platform/maintenance.ts';
+import { TeamNotifications } from './domain/messaging/team-notifications.ts';
+import { TeamOutbox } from './domain/messaging/team-outbox.ts';
+import { Owners } from './domain/platform/owners.ts';
 import { Sealer, newSecret } from './crypto.ts';
 import { Limits } from './http/limits.ts';
 import { MobileLimits } from './http/mobile/limits.ts';
-import { LoginLinks } from './domain/login-links.ts';
-import { Resources } from './domain/resources.ts';
-import { Rewards } from './domain/rewards.ts';
-import { ReferralTriggers } from './domain/referral-triggers.ts';
+import { LoginLinks } from './domain/participant-api/login-links.ts';
+import { Resources } from './domain/programs/resources.ts';
+import { Rewards } from './domain/referral/rewards.ts';
+import { ReferralTriggers } from './domain/referral/referral-triggers.ts';
 import { Participants } from './domain/participants/service.ts';
-import { Activity } from './domain/activity.ts';
-import { registerParticipantActivity } from './domain/activity-hooks.ts';
-import { Fraud, registerFraudHooks } from './domain/fraud.ts';
-import { Analytics } from './domain/analytics.ts';
-import { ProgramEmails, displayName } from './domain/program-emails.ts';
-import { Invites } from './domain/invites.ts';
-import { ParticipantTokens } from './domain/participant-tokens.ts';
-import { MobilePrograms } from './domain/mobile-programs.ts';
-import { Recaptcha } from './domain/recaptcha.ts';
-import { MobileSessions } from './domain/mobile-sessions.ts';
-import { Receipts } from './domain/visit-receipts.ts';
-import { Visits } from './domain/visits.ts';
-import { Screenshots } from './domain/screenshots.ts';
-import { Impressions } from './domain/impressions.ts';
+import { Activity } from './domain/platform/activity.ts';
+import { registerParticipantActivity } from './domain/participants/activity-hooks.ts';
+import { Fraud, registerFraudHooks } from './domain/referral/fraud.ts';
+import { Analytics } from './domain/analytics/analytics.ts';
+import { ProgramEmails } from './domain/messaging/program-emails.ts';
+import { displayName } from './domain/messaging/email-layout.ts';
+import { Invites } from './domain/referral/invites.ts';
+import { ParticipantTokens } from './domain/participant-api/participant-tokens.ts';
+import { MobilePrograms } from './domain/participant-api/mobile-programs.ts';
+import { Recaptcha } from './domain/referral/recaptcha.ts';
+import { MobileSessions } from './domain/participant-api/mobile-sessions.ts';
+import { Receipts } from './domain/participant-api/visit-receipts.ts';
+import { Visits } from './domain/participant-api/visits.ts';
+import { Screenshots } from './domain/participant-api/screenshots.ts';
+import { Impressions } from './domain/participant-api/impressions.ts';
 import { LocalDiskStorage, type BlobStorage } from './storage.ts';
-import { AffiliateApplications } from './domain/affiliate-applications.ts';
-import { AffiliateInvites } from './domain/affiliate-invites.ts';
-import { Transactions } from './domain/transactions.ts';
-import { Commissions } from './domain/commissions.ts';
-import { Payouts } from './domain/payouts.ts';
-import { ExchangeRates } from './domain/exchange-rates.ts';
-import { PayoutDestinations } from './domain/payout-destinations.ts';
-import { TaxInfo } from './domain/tax-info.ts';
+import { AffiliateApplications } from './domain/affiliate/affiliate-applications.ts';
+import { AffiliateInvites } from './domain/affiliate/affiliate-invites.ts';
+import { Transactions } from './domain/affiliate/transactions.ts';
+import { Commissions } from './domain/affiliate/commissions.ts';
+import { Payouts } from './domain/affiliate/payouts.ts';
+import { ExchangeRates } from './domain/platform/exchange-rates.ts';
+import { PayoutDestinations } from './domain/affiliate/payout-destinations.ts';
+import { TaxInfo } from './domain/affiliate/tax-info.ts';
 import path from 'node:path';
 import { McpOAuthStore } from './mcp/oauth-store.ts';
+import { BillingConnections } from './domain/billing/billing-connections.ts';
+import { StripeInbound } from './domain/billing/stripe-inbound.ts';
+import { participantCodes } from './domain/billing/code-export.ts';
+import { BillingCodes } from './domain/billing/codes.ts';
 
-/** Everything the app is built from; tests build the same thing on a fresh database. */
-export interface Deps {
-  config: Config;
-  db: Db;
-  clock: Clock;
-  log: Logger;
-  jobs: Jobs;
-  mailer: Mailer;
-  keys: Keys;
-  accounts: Accounts;
-  teams: Teams;
-  programs: Programs;
-  programConfig: ProgramConfig;
-  webhooks: Webhooks;
-  rewardConfigs: RewardConfigs;
-  maintenance: Maintenance;
-  /** Team notification emails (options.notificationEmails): the 10-minute digest sweep. */
-  teamNotifications: TeamNotifications;
-  owners: Owners;
-  limits: Limits;
-  /** The participant API's budgets, shared by its router and the visit fast path. */
-  mobileLimits: MobileLimits;
-  resources: Resources;
-  rewards: Rewards;
-  referralTriggers: ReferralTriggers;
-  participants: Participants;
-  activity: Activity;
-  fraud: Fraud;
-  analytics: Analytics;
-  programEmails: ProgramEmails;
-  invites: Invites;
-  storage: BlobStorage;
-  sealer: Sealer;
-  /** The participant API: participant tokens and auth secrets, cached program views, sessions, visit receipts, visits. */
-  participantTokens: ParticipantTokens;
-  /** One-time email sign-in links for returning participants (the transactional `loginLink` email). */
-  loginLinks: LoginLinks;
-  /** reCAPTCHA checks of web sign-ups (options.fraud.recaptcha). */
-  recaptcha: Recaptcha;
-  mobilePrograms: MobilePrograms;
-  mobileSessions: MobileSessions;
-  receipts: Receipts;
-  visits: Visits;
-  /** C6 referral-flow screenshots (headless Chromium). */
-  screenshots: Screenshots;
-  /** Affiliate enrollment (issue #6): applications, invites, payout destinations, tax information. */
-  affiliateApplications: AffiliateApplications;
-  affiliateInvites: AffiliateInvites;
-  payoutDestinations: PayoutDestinations;
-  taxInfo: TaxInfo;
-  /** Affiliate money: sales and refunds (AF8/AF9), commissions, payouts, the operator's exchange rates. */
-  transactions: Transactions;
-  commissions: Commissions;
-  payouts: Payouts;
-  exchangeRates: ExchangeRates;
-  /** The hosted MCP endpoint's OAuth clients, codes, grants and tokens. */
-  mcpOAuth: McpOAuthStore;
-  close(): Promise<void>;
-}
+export type { Deps } from './http/deps.ts';
 
 /** Options for building dependencies. */
 export interface DepsOptions {
@@ -132,6 +82,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const programs = new Programs(db, clock, config);
   const programConfig = new ProgramConfig(db, clock, config, sealer);
   registerConfigHooks(programs);
+  const programTranslations = new ProgramTranslations(db, clock);
+  registerTranslationHooks(programs);
   const rewardConfigs = new RewardConfigs(db, clock);
   registerRewardConfigHooks(programs, rewardConfigs);
   const maintenance = new Maintenance(db, clock, jobs);
@@ -166,6 +118,12 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const invites = new Invites(db, clock, jobs, activity, participants, programEmails, limits);
   const participantTokens = new ParticipantTokens(db, clock, sealer);
   const mobilePrograms = new MobilePrograms(db, config.mobile.programCacheMs, new URL(config.publicUrl).hostname.toLowerCase());
+  // A change made in this process reaches the participant API at once; other processes within the cache's ttl.
+  const forgetProgram = (programId: string): void => mobilePrograms.forget(programId);
+  programs.hooks.changed.push(forgetProgram);
+  programConfig.changed.push(forgetProgram);
+  programTranslations.changed.push(forgetProgram);
+  rewardConfigs.documentsChanged.push(forgetProgram);
   const mobileSessions = new MobileSessions(secret, clock);
   const receipts = new Receipts(secret, clock);
   const impressions = new Impressions(db, clock, log, participants, config.mobile.counterFlushMs);
@@ -178,7 +136,10 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const exchangeRates = new ExchangeRates(config.exchangeRates);
   const commissions = new Commissions(db, clock, participants);
   const transactions = new Transactions(db, clock, programs, participants, rewardConfigs, webhooks, exchangeRates, programEmails, jobs);
-  const payouts = new Payouts(db, clock, programs, participants, commissions, webhooks, () => payoutDestinations, programEmails, jobs);
+  const billing = new BillingConnections(db, clock, config, sealer);
+  const billingCodes = new BillingCodes(db, clock, participants);
+  const stripeInbound = new StripeInbound(db, clock, log, billing, participants, transactions, referralTriggers, config.stripeApiUrl);
+  const payouts = new Payouts(db, clock, programs, participants, commissions, webhooks, () => payoutDestinations, programEmails, jobs, undefined, participantCodes);
   // The preview pages it photographs need every service, so it reaches them through the finished object.
   let all: Deps | null = null;
   const screenshots = new Screenshots({ config, clock, log, storage }, () => all!, secret);
@@ -195,10 +156,12 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     teams,
     programs,
     programConfig,
+    programTranslations,
     webhooks,
     rewardConfigs,
     maintenance,
     teamNotifications,
+    teamOutbox: new TeamOutbox(db),
     owners,
     limits,
     mobileLimits: new MobileLimits(config, db),
@@ -229,6 +192,9 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     payouts,
     exchangeRates,
     mcpOAuth: new McpOAuthStore(db, clock, config, sealer),
+    billing,
+    stripeInbound,
+    billingCodes,
     async close() {
       // Visits in flight and impression counts waiting in memory are written before the database closes.
       await visits.close();

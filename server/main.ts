@@ -55,8 +55,12 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Ru
       draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // A request that began before the drain leaves its keep-alive connection idle when it ends
+      // (its answer went out without `connection: close`): close such connections as they go idle.
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
       await closed;
+      clearInterval(idle);
       clearTimeout(timer);
       await deps.close();
     })());

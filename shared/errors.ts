@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   RATE_LIMIT: 'RATE_LIMIT',
   INTERNAL: 'INTERNAL_SERVER_ERROR',
   UNAVAILABLE: 'SERVICE_UNAVAILABLE_ERROR',
+  /** Owner console only (`/console/api/…`): no live owner session. */
+  NOT_SIGNED_IN: 'NOT_SIGNED_IN_ERROR',
 } as const;
 
 /** One stable error code. */

@@ -11,10 +11,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
-const { filename, intervalMs, resetFrames } = workerData;
+const { filename, intervalMs, resetFrames, synchronous } = workerData;
 const db = new Database(filename, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
-db.pragma('synchronous = NORMAL');
+// The request connection's setting (FULL unless SQLITE_SYNCHRONOUS=NORMAL). In WAL mode a checkpoint
+// syncs the WAL before copying and the database file after, under either; the same value keeps
+// the two connections from disagreeing should SQLite ever consult it here.
+db.pragma(`synchronous = ${synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+parentPort.postMessage({ type: 'ready', synchronous: db.pragma('synchronous', { simple: true }) });
 
 let waiting = false;
 const checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)')[0];

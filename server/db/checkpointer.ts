@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import type { SqliteSynchronous } from '../config.ts';
 
 /** SQLite's own automatic checkpoint size in pages, restored when the checkpointer thread stops. */
 export const AUTO_CHECKPOINT_PAGES = 10_000;
@@ -14,6 +15,8 @@ export interface CheckpointerOptions {
   intervalMs?: number;
   /** WAL frames after which the thread asks for a quiet moment to start the WAL over (default 32,768 ≈ 128 MiB). */
   resetFrames?: number;
+  /** The thread's connection's `synchronous`, the same as the request connection's (default FULL). */
+  synchronous?: SqliteSynchronous;
 }
 
 export interface CheckpointerState {
@@ -24,9 +27,11 @@ export interface CheckpointerState {
   resets: number;
   /** Why the thread stopped, when it failed; automatic checkpoints are back on then. */
   failure: string | null;
+  /** The thread connection's `synchronous` as SQLite reports it (2 FULL, 1 NORMAL) once it has opened; null before. */
+  synchronous: number | null;
 }
 
-type Message = { type: 'quiet' } | { type: 'done'; reset: boolean } | { type: 'failed'; message: string };
+type Message = { type: 'ready'; synchronous: number } | { type: 'quiet' } | { type: 'done'; reset: boolean } | { type: 'failed'; message: string };
 
 /** How long the main thread holds its connection for one quiet moment at most. */
 const QUIET_TIMEOUT_MS = 10_000;
@@ -45,7 +50,7 @@ const QUIET_TIMEOUT_MS = 10_000;
  * thread fails or exits, automatic checkpoints are switched back on.
  */
 export class BackgroundCheckpointer {
-  readonly state: CheckpointerState = { running: false, quietMoments: 0, resets: 0, failure: null };
+  readonly state: CheckpointerState = { running: false, quietMoments: 0, resets: 0, failure: null, synchronous: null };
   #worker: Worker | null = null;
   #watch: NodeJS.Timeout | null = null;
   #closed = false;
@@ -58,7 +63,7 @@ export class BackgroundCheckpointer {
     private readonly release: (conn: Database.Database) => Promise<void>,
     opts: CheckpointerOptions = {},
   ) {
-    this.#opts = { startAtBytes: 8 * 1024 * 1024, watchMs: 1000, intervalMs: 250, resetFrames: 32_768, ...opts };
+    this.#opts = { startAtBytes: 8 * 1024 * 1024, watchMs: 1000, intervalMs: 250, resetFrames: 32_768, synchronous: 'FULL', ...opts };
     this.#watch = setInterval(() => this.#look(), this.#opts.watchMs);
     this.#watch.unref();
   }
@@ -85,7 +90,7 @@ export class BackgroundCheckpointer {
     let worker: Worker;
     try {
       worker = new Worker(new URL('./checkpoint-worker.mjs', import.meta.url), {
-        workerData: { filename: this.filename, intervalMs: this.#opts.intervalMs, resetFrames: this.#opts.resetFrames },
+        workerData: { filename: this.filename, intervalMs: this.#opts.intervalMs, resetFrames: this.#opts.resetFrames, synchronous: this.#opts.synchronous },
       });
     } catch (err) {
       this.state.failure = (err as Error).message;
@@ -94,7 +99,8 @@ export class BackgroundCheckpointer {
     worker.unref();
     this.#worker = worker;
     worker.on('message', (m: Message) => {
-      if (m.type === 'quiet') void this.#quiet();
+      if (m.type === 'ready') this.state.synchronous = m.synchronous;
+      else if (m.type === 'quiet') void this.#quiet();
       else if (m.type === 'done') this.#pendingDone?.(m);
       else if (m.type === 'failed') this.state.failure = m.message;
     });

@@ -23,6 +23,16 @@ import * as m021 from './migrations/021_participant_login_tokens.ts';
 import * as m022 from './migrations/022_commission_adjusted_at.ts';
 import * as m023 from './migrations/023_visit_counter_fold.ts';
 import * as m024 from './migrations/024_webhook_failing_since.ts';
+import * as m025 from './migrations/025_owner_queues.ts';
+import * as m026 from './migrations/026_participant_list_indexes.ts';
+import * as m027 from './migrations/027_team_outbox.ts';
+import * as m028 from './migrations/028_team_invitation_ids.ts';
+import * as m029 from './migrations/029_reward_config_starter.ts';
+import * as m030 from './migrations/030_billing_integrations.ts';
+import * as m031 from './migrations/031_billing_codes.ts';
+import * as m032 from './migrations/032_program_translations.ts';
+import * as m033 from './migrations/033_billing_links.ts';
+import * as m034 from './migrations/034_program_counters.ts';
 
 /** A migration: name plus up/down, kept in code so the CLI, tests and the server share one ordered list. */
 interface Migration {
@@ -56,6 +66,16 @@ const migrations: Migration[] = [
   { name: '022_commission_adjusted_at', ...m022 },
   { name: '023_visit_counter_fold', ...m023 },
   { name: '024_webhook_failing_since', ...m024 },
+  { name: '025_owner_queues', ...m025 },
+  { name: '026_participant_list_indexes', ...m026 },
+  { name: '027_team_outbox', ...m027 },
+  { name: '028_team_invitation_ids', ...m028 },
+  { name: '029_reward_config_starter', ...m029 },
+  { name: '030_billing_integrations', ...m030 },
+  { name: '031_billing_codes', ...m031 },
+  { name: '032_program_translations', ...m032 },
+  { name: '033_billing_links', ...m033 },
+  { name: '034_program_counters', ...m034 },
 ];
 
 /** knex migration source over the in-code list (no file globbing, so it works under tsx and bundlers). */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { statementsOf, type Db } from './connect.ts';
+import type { Db } from './connect.ts';
+import { statementsOf } from './statements.ts';
 
 /** Column lists joined into INSERT text, by table and key order: call sites pass a fixed shape. */
 const insertSql = new Map<string, string>();
@@ -48,6 +49,43 @@ export async function insertRows(trx: Knex.Transaction, table: string, rows: Arr
     insertSql.set(cacheKey, sql);
   }
   await runSql(trx, sql, rows.flatMap((r) => keys.map((k) => r[k])));
+}
+
+/** One table's rows for `insertRowsTogether` (one shape per table, as `insertRows` takes them). */
+export interface TableRows {
+  table: string;
+  rows: Array<Record<string, unknown>>;
+  ignoreConflictOn?: string;
+}
+
+/**
+ * Inserts rows into several tables inside the caller's transaction, in the order given. On
+ * PostgreSQL in one statement: every table's INSERT but the last is a data-modifying WITH (a
+ * foreign key of a later table finds the rows of an earlier one: constraints are checked at the
+ * statement's end), a cached named statement per shape and row counts. On SQLite one `insertRows`
+ * per table (no round trip to save there).
+ */
+export async function insertRowsTogether(trx: Knex.Transaction, inserts: TableRows[]): Promise<void> {
+  const parts = inserts.filter((p) => p.rows.length);
+  if ((trx.client as { dialect: string }).dialect !== 'postgresql' || parts.length < 2) {
+    for (const p of parts) await insertRows(trx, p.table, p.rows, p.ignoreConflictOn);
+    return;
+  }
+  const shapes = parts.map((p) => ({ ...p, keys: Object.keys(p.rows[0]!) }));
+  const cacheKey = shapes.map((p) => `${p.table}|${p.ignoreConflictOn ?? ''}|${p.keys.join(',')}|${p.rows.length}`).join(';');
+  let sql = insertSql.get(cacheKey);
+  if (!sql) {
+    const inserts = shapes.map((p) => {
+      const values = `(${p.keys.map(() => '?').join(', ')})`;
+      return (
+        `INSERT INTO "${p.table}" (${p.keys.map((k) => `"${k}"`).join(', ')}) VALUES ${Array(p.rows.length).fill(values).join(', ')}` +
+        (p.ignoreConflictOn ? ` ON CONFLICT ("${p.ignoreConflictOn}") DO NOTHING` : '')
+      );
+    });
+    sql = `WITH ${inserts.slice(0, -1).map((s, i) => `i${i} AS (${s})`).join(', ')} ${inserts[inserts.length - 1]}`;
+    insertSql.set(cacheKey, sql);
+  }
+  await runSql(trx, sql, shapes.flatMap((p) => p.rows.flatMap((r) => p.keys.map((k) => r[k]))));
 }
 
 /** SET lists of UPDATE text, by table and key order: call sites pass a fixed shape. */

@@ -1,4 +1,5 @@
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterSQLite, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import cluster from 'node:cluster';
+import { RateLimiterCluster, RateLimiterMemory, RateLimiterPostgres, RateLimiterSQLite, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
 import { RateLimitedError, UnavailableError } from '../errors.ts';
@@ -45,6 +46,8 @@ export class Limits {
   readonly invitesPerTeam: RateLimiterAbstract;
   /** Emails to one participant through `POST …/participant/{p}/email`, per team per hour. */
   readonly participantEmails: RateLimiterAbstract;
+  /** Test emails from the console (EP2), per team per hour: the brake on a loop of tests. */
+  readonly testEmails: RateLimiterAbstract;
   /** MCP dynamic client registrations per IP per hour (the MCP SDK's own cap), counted in the database like the team budgets, so every process shares it. */
   readonly clientRegistration: RateLimiterAbstract;
   readonly #inFlightPerIp = new Map<string, number>();
@@ -58,7 +61,7 @@ export class Limits {
   ) {
     const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract => {
       const base = { keyPrefix, points, duration };
-      return config.limits.store === 'memory' ? new RateLimiterMemory(base) : databaseLimiter(db, base);
+      return config.limits.store === 'memory' ? memoryLimiter(config, base) : databaseLimiter(db, base);
     };
     const l = config.limits;
     this.policies = [
@@ -76,6 +79,7 @@ export class Limits {
     this.invitesPerTeam = make('inv_t', l.invitesPerTeamPerHour, 3600);
     this.participantEmails = make('pmail', l.participantEmailsPerTeamPerHour, 3600);
     this.clientRegistration = make('oauth_reg', CLIENT_REGISTRATIONS_PER_HOUR, 3600);
+    this.testEmails = make('tmail', TEST_EMAILS_PER_HOUR, 3600);
   }
 
   /** Charges the public per-IP budget (before authentication); standard headers describe only it. */
@@ -258,8 +262,19 @@ export function databaseLimiter(db: Db, base: { keyPrefix: string; points: numbe
   return db.dialect === 'pg' ? new RateLimiterPostgres(store as any) : new RateLimiterSQLite(store as any);
 }
 
+/**
+ * A limiter counted in memory: this process's own, or, in a worker of `refloop serve` with WORKERS > 1
+ * (server/cluster.ts), the cluster primary's, asked over IPC, so every worker on the host charges one
+ * count (no database write). A primary that does not answer within 2 s is a store failure (503).
+ */
+export function memoryLimiter(config: Config, base: { keyPrefix: string; points: number; duration: number }): RateLimiterAbstract {
+  return config.workers > 1 && cluster.isWorker ? new RateLimiterCluster({ ...base, timeoutMs: 2000 }) : new RateLimiterMemory(base);
+}
+
 /** Dynamic client registrations one address may make per hour (the MCP SDK's default, kept). */
 export const CLIENT_REGISTRATIONS_PER_HOUR = 20;
+/** Test emails (EP2) a team may send per hour. */
+export const TEST_EMAILS_PER_HOUR = 20;
 
 /** Consumes one point; a rejection is "over", a store failure is a 503 (never an accidental allow or a 500). */
 export async function consume(limiter: RateLimiterAbstract, key: string): Promise<{ res: RateLimiterRes; over: boolean }> {

@@ -62,7 +62,11 @@ export function buildOpenApi(operations: Operation[], serverUrl: string): Record
         (entry.parameters as unknown[]).push({ name, in: 'query', required: q.required?.includes(name) ?? false, schema });
       }
     }
-    if (op.body) entry.requestBody = { required: false, content: { 'application/json': { schema: schemaOf(op.body, 'input', components) } } };
+    if (op.body) {
+      const content: Record<string, unknown> = { 'application/json': { schema: schemaOf(op.body, 'input', components) } };
+      if (op.csvBody) content['text/csv'] = { schema: { type: 'string', description: `The CSV file itself, up to ${op.csvBody.limit / 1024 / 1024} MiB.` } };
+      entry.requestBody = { required: false, content };
+    }
     paths[path] = { ...(paths[path] ?? {}), [op.method.toLowerCase()]: entry };
   }
   return {

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { Scope } from '../../shared/scopes.ts';
-import type { Deps } from '../deps.ts';
-import type { KeyRecord } from '../domain/keys.ts';
-import type { Program } from '../domain/programs.ts';
+import type { Deps } from './deps.ts';
+import type { KeyRecord } from '../domain/platform/keys.ts';
+import type { Program } from '../domain/programs/programs.ts';
 
 /** HTTP methods the REST API uses. */
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -46,8 +46,15 @@ export interface Operation<B = any, Q = any, R = any> {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   response: z.ZodType<R>;
-  /** A non-JSON answer (the payout CSV export): the handler returns the body text. */
+  /**
+   * A non-JSON answer (the payout CSV export, the data exports): the handler returns the body text,
+   * or a `Readable` the pipeline streams as it is read (GET only; docs/decisions.md "Data export and import").
+   */
   contentType?: 'text/csv';
+  /** Sent as a file download (`Content-Disposition: attachment`) with this name; GET only. */
+  download?: (program: Program | null) => string;
+  /** Also takes the CSV itself as the body (`Content-Type: text/csv`, up to `limit` bytes) instead of JSON. */
+  csvBody?: { limit: number };
   handler(input: OperationInput<B, Q>): Promise<R>;
 }
 
@@ -64,6 +71,7 @@ export function assertOperationsDeclared(ops: Operation[]): void {
     if (op.access !== 'public' && (!op.access || !Array.isArray(op.access.scopes) || op.access.scopes.length === 0)) {
       throw new Error(`Route ${where} declares no scope; declare its scopes or 'public'.`);
     }
+    if (op.download && op.method !== 'GET') throw new Error(`Route ${where} is a download, which only GET may be (a streamed body is never stored for idempotency).`);
     const key = `${op.method} ${op.path}`;
     if (seen.has(key)) throw new Error(`Route ${where} is declared twice.`);
     seen.add(key);

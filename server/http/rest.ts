@@ -2,10 +2,11 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type Koa from 'koa';
 import { z } from 'zod';
-import type { Deps } from '../deps.ts';
+import type { Deps } from './deps.ts';
 import type { Operation } from './operation.ts';
 import { assertOperationsDeclared } from './operation.ts';
 import { sha256 } from '../crypto.ts';
+import { Readable } from 'node:stream';
 import {
   AccountDisabledError,
   AppError,
@@ -13,44 +14,23 @@ import {
   EmailNotVerifiedError,
   NotAuthorizedError,
   NotFoundError,
+  RateLimitedError,
   ValidationError,
   WrongProgramTypeError,
 } from '../errors.ts';
-import type { Program } from '../domain/programs.ts';
-import { IDEMPOTENCY_TTL_MS } from '../domain/maintenance.ts';
+import type { Program } from '../domain/programs/programs.ts';
+import { IDEMPOTENCY_TTL_MS } from '../domain/platform/maintenance.ts';
 import { ERROR_CODES, type FieldError } from '../../shared/errors.ts';
-import type { KeyRecord } from '../domain/keys.ts';
+import type { KeyRecord } from '../domain/platform/keys.ts';
 import { JSON_MEDIA_TYPES, parseJsonBody } from './json-body.ts';
+import { fieldErrors } from '../../shared/field-errors.ts';
+
+export { fieldErrors };
 
 const WRITE = new Set(['POST', 'PATCH', 'DELETE']);
 const JSON_LIMIT = '1mb';
-
-/** Converts zod issues into the error object's per-field details; `input` tells a missing field from a wrong one. */
-export function fieldErrors(error: z.ZodError, root?: string, input?: unknown): FieldError[] {
-  const missing = (path: PropertyKey[]) => {
-    let v: unknown = input;
-    for (const k of path) {
-      if (v == null || typeof v !== 'object') return true;
-      v = (v as Record<PropertyKey, unknown>)[k];
-    }
-    return v === undefined;
-  };
-  return error.issues.map((i) => {
-    const prefix = [root, ...i.path.map(String)].filter(Boolean).join('.');
-    if (i.code === 'unrecognized_keys') {
-      const keys = (i as { keys: string[] }).keys;
-      return { field: keys.map((k) => (prefix ? `${prefix}.${k}` : k)).join(', '), code: 'UNKNOWN_FIELD', message: `Unknown field${keys.length > 1 ? 's' : ''}: ${keys.join(', ')}` };
-    }
-    let code = 'INVALID';
-    if ((i.code === 'invalid_type' || i.code === 'invalid_value') && missing(i.path)) code = 'REQUIRED';
-    else if (i.code === 'invalid_type') code = 'INVALID_TYPE';
-    else if (i.code === 'invalid_value') code = 'INVALID_VALUE';
-    else if (i.code === 'too_big') code = 'TOO_LONG';
-    else if (i.code === 'too_small') code = 'TOO_SHORT';
-    else if (i.code === 'invalid_format') code = `INVALID_${String((i as { format?: string }).format ?? 'FORMAT').toUpperCase()}`;
-    return { field: prefix || 'body', code, message: code === 'REQUIRED' ? 'Required.' : i.message };
-  });
-}
+/** The methods whose body the parser reads (`parsedMethods`, also passed to it). */
+const PARSED = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Validates one part of the request, turning failures into a 400 with per-field errors. */
 export function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, part: 'body' | 'query'): T {
@@ -68,8 +48,11 @@ function requestBody(ctx: Koa.Context): unknown {
   return b;
 }
 
+/** Who a request acts as: the key the REST pipeline checks, or a stored answer to replay. */
+export type Authenticate = (ctx: Koa.Context, op: Operation, deps: Deps) => Promise<{ key: KeyRecord | null; replay?: { status: number; body: unknown } }>;
+
 /** Reads the bearer credential: the REST API only ever answers 403 for credential problems. */
-async function authenticate(ctx: Koa.Context, op: Operation, deps: Deps): Promise<{ key: KeyRecord | null; replay?: { status: number; body: unknown } }> {
+const bearerKey: Authenticate = async (ctx, op, deps) => {
   const header = ctx.get('authorization');
   if (!header) throw new NotAuthorizedError('No API key provided. Send the header Authorization: Bearer <API_KEY>.');
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -88,7 +71,7 @@ async function authenticate(ctx: Koa.Context, op: Operation, deps: Deps): Promis
   if (key.teamDisabled) throw new AccountDisabledError();
   if (!key.ownerEmailVerified && !op.allowWhileLocked) throw new EmailNotVerifiedError();
   return { key };
-}
+};
 
 /** Scope and program-grant checks for an authenticated key. */
 function authorize(op: Operation, key: KeyRecord, params: Record<string, string>, body: unknown): void {
@@ -130,7 +113,7 @@ async function storeIdempotent(deps: Deps, keyId: string, idemKey: string, fp: s
 }
 
 /** Builds the per-operation middleware: auth → scopes → team budget → duplicate → idempotency → slowdown → validate → handle. */
-function handle(op: Operation, deps: Deps): Koa.Middleware {
+function handle(op: Operation, deps: Deps, authenticate: Authenticate): Koa.Middleware {
   return async (ctx) => {
     const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
     // Control characters (NUL above all, which PostgreSQL rejects) never appear in an id or email, so no such resource exists.
@@ -160,6 +143,10 @@ function handle(op: Operation, deps: Deps): Koa.Middleware {
       }
     }
     const isWrite = WRITE.has(ctx.method);
+    if (isWrite && ctx.is('text/csv')) {
+      if (!op.csvBody) throw new ValidationError(UNSUPPORTED_TYPE);
+      (ctx.request as { body?: unknown }).body = await csvRequestBody(ctx, op.csvBody.limit);
+    }
     const idem = key && isWrite ? ctx.get('idempotency-key') : '';
     const fp = key && isWrite ? fingerprint(ctx, key.id) : '';
     if (fp && !deps.limits.enterRequest(fp)) throw new ConflictError('An identical request is already in progress.', ERROR_CODES.DUPLICATE_REQUEST);
@@ -181,13 +168,51 @@ function handle(op: Operation, deps: Deps): Koa.Middleware {
       const query = parse(op.query, ctx.query, 'query');
       const result = await op.handler({ body, query, params, auth: key, program, ip: ctx.ip, deps });
       ctx.status = 200;
-      ctx.body = result;
+      if (result instanceof Readable) streamBody(ctx, deps, result);
+      else ctx.body = result;
+      if (op.download) ctx.attachment(op.download(program));
       if (op.contentType) ctx.type = `${op.contentType}; charset=utf-8`;
       if (idem && key) await storeIdempotent(deps, key.id, idem, fp, result);
     } finally {
       if (fp) deps.limits.leaveRequest(fp);
     }
   };
+}
+
+const UNSUPPORTED_TYPE = 'Unsupported Content-Type; send application/json or application/x-www-form-urlencoded.';
+
+/** Reads a `text/csv` body as UTF-8 text, refusing one over `limit` bytes (the limit is in the message). */
+async function csvRequestBody(ctx: Koa.Context, limit: number): Promise<string> {
+  const tooLarge = () => new ValidationError(`The CSV file is larger than ${limit / 1024 / 1024} MiB, the import's limit; split it.`, undefined, ERROR_CODES.BODY_TOO_LARGE);
+  if (Number(ctx.get('content-length') || 0) > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new ValidationError('The CSV file is not UTF-8 text; save it as "CSV UTF-8".');
+  }
+}
+
+/**
+ * Sends a streamed answer (the data exports). The request's per-IP slot is released when the
+ * middleware returns, before the body is written, so the stream takes one of its own until it
+ * closes (ended, failed, or the client went away): a slow download still counts against
+ * CONCURRENCY_PER_IP. Nothing else of the pipeline applies after the handler: a stream is only ever
+ * a GET's answer, which is never stored for idempotency.
+ */
+function streamBody(ctx: Koa.Context, deps: Deps, stream: Readable): void {
+  if (!deps.limits.enterIp(ctx.ip)) {
+    stream.destroy();
+    throw new RateLimitedError('CONCURRENCY', 'Too many concurrent requests from this address.', { 'Retry-After': '1' });
+  }
+  stream.once('close', () => deps.limits.leaveIp(ctx.ip));
+  ctx.body = stream;
 }
 
 /** Maps body-parser failures to our 400s (malformed JSON, body over 1 MiB). */
@@ -212,9 +237,9 @@ function groupOf(method: string, path: string): string {
  * few of its group (at most eight) instead of all of them. A route with a parameter in either
  * segment would go to a group every request also tries (none today).
  */
-function groupedRoutes(operations: Operation[], deps: Deps): Koa.Middleware {
+function groupedRoutes(operations: Operation[], deps: Deps, prefix: string, authenticate: Authenticate): Koa.Middleware {
   const groups = new Map<string, InstanceType<typeof Router>>();
-  const everywhere: InstanceType<typeof Router> = new Router({ prefix: '/v2' });
+  const everywhere: InstanceType<typeof Router> = new Router({ prefix });
   let anywhere = false;
   const param = /^[:{*(]/;
   for (const op of operations) {
@@ -223,15 +248,15 @@ function groupedRoutes(operations: Operation[], deps: Deps): Koa.Middleware {
     if (param.test(s[1] ?? '') || param.test(s[3] ?? '')) anywhere = true;
     else {
       const key = groupOf(op.method, op.path);
-      router = groups.get(key) ?? new Router({ prefix: '/v2' });
+      router = groups.get(key) ?? new Router({ prefix });
       groups.set(key, router);
     }
-    router.register(op.path, [op.method], handle(op, deps), { name: op.name });
+    router.register(op.path, [op.method], handle(op, deps, authenticate), { name: op.name });
   }
   const middleware = new Map([...groups].map(([k, r]) => [k, r.routes()]));
   const fallback = anywhere ? everywhere.routes() : null;
   return (ctx, next) => {
-    const group = middleware.get(groupOf(ctx.method, ctx.path.slice(3)));
+    const group = middleware.get(groupOf(ctx.method, ctx.path.slice(prefix.length)));
     const rest = fallback ? () => fallback(ctx as never, next) : next;
     return group ? group(ctx as never, rest) : rest();
   };
@@ -239,11 +264,14 @@ function groupedRoutes(operations: Operation[], deps: Deps): Koa.Middleware {
 
 /**
  * The `/v2` REST API: per-IP concurrency cap and public budget first, then body parsing, then the
- * routes table. Sends no CORS headers: the REST key never belongs in a browser.
+ * routes table. Sends no CORS headers: the REST key never belongs in a browser. The owner console
+ * mounts the same table under its own prefix with the session as the credential
+ * (server/http/console/api.ts).
  */
-export function restApi(deps: Deps, operations: Operation[]): Koa.Middleware {
+export function restApi(deps: Deps, operations: Operation[], opts: { prefix?: string; authenticate?: Authenticate } = {}): Koa.Middleware {
   assertOperationsDeclared(operations);
-  const routes = groupedRoutes(operations, deps);
+  const prefix = opts.prefix ?? '/v2';
+  const routes = groupedRoutes(operations, deps, prefix, opts.authenticate ?? bearerKey);
   // JSON arrives as text and goes through parseJsonBody, which bounds its shape before parsing it.
   const parser = bodyParser({
     enableTypes: ['text', 'form'],
@@ -251,24 +279,29 @@ export function restApi(deps: Deps, operations: Operation[]): Koa.Middleware {
     textLimit: JSON_LIMIT,
     formLimit: JSON_LIMIT,
     encoding: 'utf-8',
+    parsedMethods: [...PARSED],
     onError(err) {
       throw bodyError(err);
     },
   });
   return async (ctx, next) => {
-    if (ctx.path !== '/v2' && !ctx.path.startsWith('/v2/')) return next();
+    if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) return next();
     await deps.limits.guardIp(ctx.ip, (headers) => ctx.set(headers), async () => {
       const type = ctx.get('content-type');
-      if (WRITE.has(ctx.method) && type && !ctx.is('json', 'urlencoded') && Number(ctx.get('content-length') || 0) > 0) {
-        throw new ValidationError('Unsupported Content-Type; send application/json or application/x-www-form-urlencoded.');
+      // text/csv passes here; only an operation that takes a CSV body (the import) reads it.
+      if (WRITE.has(ctx.method) && type && !ctx.is('json', 'urlencoded', 'text/csv') && Number(ctx.get('content-length') || 0) > 0) {
+        throw new ValidationError(UNSUPPORTED_TYPE);
       }
-      await parser(ctx, async () => {
+      const route = async () => {
         const request = ctx.request as { body?: unknown };
         if (typeof request.body === 'string') request.body = parseJsonBody(request.body, { strict: true });
         await routes(ctx as never, async () => {
           throw new NotFoundError(`No operation ${ctx.method} ${ctx.path}.`);
         });
-      });
+      };
+      // The body parser reads only the methods it parses (its default, POST, PUT and PATCH); a GET skips its hop.
+      if (PARSED.has(ctx.method)) await parser(ctx, route);
+      else await route();
     });
   };
 }

@@ -1,5 +1,6 @@
 import type { Operation } from './operation.ts';
 import * as team from './resources/team.ts';
+import * as teamAdmin from './resources/team-admin.ts';
 import * as campaigns from './resources/campaigns.ts';
 import * as screenshots from './resources/screenshots.ts';
 import * as programConfig from './resources/config.ts';
@@ -9,6 +10,7 @@ import * as programResources from './resources/program-resources.ts';
 import * as participants from './resources/participants.ts';
 import * as analytics from './resources/analytics.ts';
 import * as rewards from './resources/rewards.ts';
+import * as fraudReviews from './resources/fraud-reviews.ts';
 import * as referralTriggers from './resources/referral-triggers.ts';
 import * as referrals from './resources/referrals.ts';
 import * as participantEmail from './resources/participant-email.ts';
@@ -19,6 +21,12 @@ import * as payoutDestinations from './resources/payout-destinations.ts';
 import * as transactions from './resources/transactions.ts';
 import * as commissions from './resources/commissions.ts';
 import * as payouts from './resources/payouts.ts';
+import * as data from './resources/data.ts';
+import * as programPreviews from './resources/program-previews.ts';
+import * as translations from './resources/translations.ts';
+import * as billing from './resources/billing.ts';
+import * as billingCodes from './resources/billing-codes.ts';
+import * as billingPaddle from './resources/billing-paddle.ts';
 
 /**
  * Every REST operation, grouped by resource. Method, path, scope, schemas and handler live on each
@@ -32,6 +40,18 @@ export const operations: Operation[] = [
   team.requestTeamVerification,
   team.resendOwnerVerificationEmail,
   team.rotateApiKey,
+
+  // Team administration for the owner console (refloop extensions; people only, never API keys, except TM1)
+  teamAdmin.listTeamMembers,
+  teamAdmin.listTeamInvitations,
+  teamAdmin.createTeamInvitation,
+  teamAdmin.cancelTeamInvitation,
+  teamAdmin.resendTeamInvitation,
+  teamAdmin.listTeamApiKeys,
+  teamAdmin.createTeamApiKey,
+  teamAdmin.revokeTeamApiKey,
+  teamAdmin.endOwnerSessions,
+  teamAdmin.listTeamOutbox,
 
   // Programs (rest-v2 §3.2)
   campaigns.listCampaigns,
@@ -51,6 +71,29 @@ export const operations: Operation[] = [
   programConfig.getInstallation,
   programConfig.updateInstallation,
   programConfig.listIntegrations,
+  // Billing integrations: refloop extensions (issue #25, docs/integrations.md)
+  billing.getStripeConnection,
+  billing.connectStripe,
+  billing.updateStripeConnection,
+  billing.disconnectStripe,
+  billing.listStripeEvents,
+  billingPaddle.getPaddleConnection,
+  billingPaddle.connectPaddle,
+  billingPaddle.updatePaddleConnection,
+  billingPaddle.disconnectPaddle,
+  billingPaddle.listPaddleEvents,
+  // Coupon and promotion codes: refloop extensions (issue #25, docs/integrations.md "Codes")
+  billingCodes.createBillingCode,
+  billingCodes.listParticipantBillingCodes,
+  billingCodes.listBillingCodes,
+  billingCodes.deleteBillingCode,
+  // Previews of unsaved copy: refloop extensions for the owner console
+  programPreviews.getDesignPreview,
+  programPreviews.previewEmailTemplate,
+  programPreviews.sendEmailTemplateTest,
+  // The owner's own texts per program language: refloop extensions (issue #27)
+  translations.getTranslations,
+  translations.updateTranslation,
 
   // Program resources (rest-v2 §3.3)
   programResources.listResources,
@@ -65,13 +108,14 @@ export const operations: Operation[] = [
   rewardConfigs.updateRewardConfig,
   rewardConfigs.deleteRewardConfig,
 
-  // Webhooks (rest-v2 §3.7); W6 and W7 are our delivery-log extension (docs/webhooks.md)
+  // Webhooks (rest-v2 §3.7); W6, W7 and W8 are our delivery-log extension (docs/webhooks.md)
   webhooks.listWebhooks,
   webhooks.createWebhook,
   webhooks.updateWebhook,
   webhooks.deleteWebhook,
   webhooks.testWebhook,
   webhooks.listWebhookDeliveries,
+  webhooks.getWebhookDelivery,
   webhooks.replayWebhookDelivery,
 
   // Participants (rest-v2 §3.8)
@@ -96,6 +140,10 @@ export const operations: Operation[] = [
   rewards.approveParticipantReward,
   rewards.fulfillParticipantReward,
   rewards.deleteParticipantReward,
+  rewards.listProgramRewards, // PR5, refloop extension: the owner's rewards queue
+
+  // Anti-fraud review (refloop extension; the verdict is P5 fraudRiskLevel)
+  fraudReviews.listFraudReviews,
 
   // Referrals and invites (rest-v2 §3.10)
   referrals.listReferrals,
@@ -129,4 +177,11 @@ export const operations: Operation[] = [
   payouts.runPayouts,
   payouts.setPayoutStatus,
   payouts.exportPayouts,
+
+  // Data: CSV exports (streamed) and the participants import (refloop extensions, issue #23)
+  data.exportParticipants,
+  data.exportReferrals,
+  data.exportRewards,
+  data.exportCommissions,
+  data.importParticipantsCsv,
 ];

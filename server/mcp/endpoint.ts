@@ -7,7 +7,7 @@ import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/tok
 import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
 import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { Deps } from '../deps.ts';
+import type { Deps } from '../http/deps.ts';
 import { AccountDisabledError, AppError, UnavailableError } from '../errors.ts';
 import { consume } from '../http/limits.ts';
 import { MCP_SCOPES } from './scopes.ts';

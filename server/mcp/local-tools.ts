@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import { autoAuthHash } from '../domain/participant-tokens.ts';
-import { INTEGRATIONS } from '../../shared/schemas/program-config.ts';
+import { autoAuthHash } from '../domain/participant-api/participant-tokens.ts';
+import { INTEGRATIONS } from '../../shared/schemas/program-config-integrations.ts';
 import { ValidationError } from '../errors.ts';
 import type { JsonSchema, ToolContext, ToolDef } from './tool-kit.ts';
 
@@ -218,7 +218,7 @@ export function localTools(): LocalTool[] {
     {
       name: 'growsurf_get_integration_connect_link',
       title: 'Integration connect link',
-      description: 'Link to the page where the owner connects one integration (integrations are connected there, never through the API).',
+      description: 'Where one integration is connected: for Stripe, the console page; other keys are not provided by refloop.',
       scopes: [],
       profile: 'READ',
       position: 'end',
@@ -234,8 +234,15 @@ export function localTools(): LocalTool[] {
           label: found.name,
           category: found.only === 'AFFILIATE' ? 'affiliate' : found.only === 'REFERRAL' ? 'referral' : 'any',
           referralOnly: found.only === 'REFERRAL',
-          url: `${deps.config.publicUrl}/editor/${encodeURIComponent(id)}/options/integrations?integration=${encodeURIComponent(found.id)}`,
-          note: 'Open it signed in as an Owner or Admin of the team; the agent cannot connect integrations itself.',
+          // refloop provides Stripe only (issue #25): its REST extension; any other key, the honest I1 list.
+          url:
+            found.id === 'stripe'
+              ? `${deps.config.publicUrl}/console/programs/${encodeURIComponent(id)}/integrations/stripe`
+              : `${deps.config.publicUrl}/v2/campaign/${encodeURIComponent(id)}/integrations`,
+          note:
+            found.id === 'stripe'
+              ? 'The console page where the owner connects Stripe with the webhook signing secret (or POST /v2/campaign/{id}/integrations/stripe, program:write); docs/integrations.md.'
+              : `refloop does not provide the ${found.name} integration; the URL lists the integrations it does provide.`,
         };
       },
     },

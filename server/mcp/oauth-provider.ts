@@ -10,7 +10,7 @@ import {
   InvalidTargetError,
   InvalidTokenError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { Deps } from '../deps.ts';
+import type { Deps } from '../http/deps.ts';
 import { GrantFailure, type McpOAuthStore, type StoredClient } from './oauth-store.ts';
 import { MCP_SCOPES, isMcpScope, type McpScope } from './scopes.ts';
 import { mcpUrls } from './urls.ts';

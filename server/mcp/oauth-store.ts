@@ -6,8 +6,8 @@ import type { Config } from '../config.ts';
 import { newId, newSecret, safeEqual, sha256, type Sealer } from '../crypto.ts';
 import type { Scope } from '../../shared/scopes.ts';
 import type { McpScope } from './scopes.ts';
-import type { KeyRecord } from '../domain/keys.ts';
-import { canManageKeys } from '../domain/owners.ts';
+import { teamFields, type KeyRecord } from '../domain/platform/keys.ts';
+import { canManageKeys } from '../domain/platform/owners.ts';
 
 /** Why an OAuth step failed; the provider maps each to the SDK's OAuth error of the same name. */
 export class GrantFailure extends Error {
@@ -285,18 +285,12 @@ export class McpOAuthStore {
       key: {
         // Handlers record actors as `key:<id>`; an OAuth connection is named by its grant.
         id: `mcp_${row.grant_id}`,
-        teamId: row.team_id,
         scopes,
         programIds: null,
         origin: 'MCP_OAUTH',
         revokedAt: null,
         revokedReason: null,
-        teamDisabled: Boolean(row.disabled),
-        ownerEmailVerified: Boolean(row.owner_email_verified),
-        plan: row.plan,
-        hasPaymentMethod: Boolean(row.has_payment_method),
-        trialEndsAt: row.trial_ends_at == null ? null : Number(row.trial_ends_at),
-        verificationStatus: row.verification_status,
+        ...teamFields(row),
       },
     };
   }

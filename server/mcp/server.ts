@@ -11,7 +11,7 @@ import {
   type JSONRPCMessage,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Deps } from '../deps.ts';
+import type { Deps } from '../http/deps.ts';
 import { errorBodyFor } from '../http/error-middleware.ts';
 import { NotAuthorizedError } from '../errors.ts';
 import { ERROR_CODES } from '../../shared/errors.ts';

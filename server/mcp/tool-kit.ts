@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Deps } from '../deps.ts';
-import type { KeyRecord } from '../domain/keys.ts';
+import type { Deps } from '../http/deps.ts';
+import type { KeyRecord } from '../domain/platform/keys.ts';
 import type { Scope } from '../../shared/scopes.ts';
 import type { Operation } from '../http/operation.ts';
 import { parse, PROGRAM_LIMITED_KEY_CANNOT_CREATE } from '../http/rest.ts';
 import { AccountDisabledError, EmailNotVerifiedError, NotAuthorizedError, NotFoundError, ValidationError, WrongProgramTypeError } from '../errors.ts';
-import type { Program } from '../domain/programs.ts';
+import type { Program } from '../domain/programs/programs.ts';
 
 /** The four standard annotations plus the risk tier of mcp.md §1, by profile name. */
 export const PROFILES = {

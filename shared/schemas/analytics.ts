@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SHARE_CHANNELS } from './program-config.ts';
+import { SHARE_CHANNELS } from './program-config-fields.ts';
 import { epochMs } from './common.ts';
 
 // Analytics and activity logs (rest-v2 §2.24–§2.26, §2.29–§2.31, §3.8 P12/P13, §3.11 AN1/AN2).

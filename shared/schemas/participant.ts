@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROGRAM_LANGUAGES } from './program-config.ts';
+import { PROGRAM_LANGUAGES } from './program-config-fields.ts';
 
 // Participants (rest-v2 §2.8–§2.10, §2.27–§2.28, §3.8 P1–P7). Request schemas check shapes and
 // lengths; rules that need the program or the database (referrer resolution, vanity-key ownership,
@@ -294,9 +294,36 @@ const limit = z.coerce.number().int().min(1).max(100).default(10);
 const cursor = z.string().min(1).max(64).optional().meta({ description: 'The last participant id of the previous page.' });
 const METADATA_PARAM = /^metadata\[(.*)\]$/s;
 
-/** P1 query: `limit`, `nextId` and up to three `metadata[key]=value` exact-match filters. */
+const listBool = z.enum(['true', 'false']).transform((v) => v === 'true');
+/** P1 orders (refloop extension `sort`). */
+export const participantListSort = z.enum(['createdAt', 'referralCount', 'email']);
+const ext = 'refloop extension: ';
+/** The refloop extensions of P1's query; absent, P1 answers exactly as GrowSurf's. */
+const listExtensions = {
+  search: z
+    .string()
+    .trim()
+    .min(1)
+    .max(254)
+    .optional()
+    .meta({ description: `${ext}an email prefix (case-insensitive), a first or last name prefix (case-insensitive; "first last" matches both), or an exact participant id, share key or vanity key.` }),
+  referred: listBool.optional().meta({ description: `${ext}true: only participants with a referrer; false: only those without.` }),
+  referralStatus: referralStatus.optional().meta({ description: `${ext}only participants whose own referral has this status.` }),
+  fraudRiskLevel: fraudRiskLevel.optional().meta({ description: `${ext}only participants at this anti-fraud risk level.` }),
+  isAffiliate: listBool.optional().meta({ description: `${ext}true: only affiliates; false: only non-affiliates.` }),
+  sort: participantListSort
+    .optional()
+    .meta({ description: `${ext}createdAt (newest first, the default), referralCount (most first, ties oldest first) or email (A–Z). nextId continues the same order.` }),
+};
+/** Names of the P1 extension parameters. */
+export const PARTICIPANT_LIST_EXTENSIONS = Object.keys(listExtensions) as Array<keyof typeof listExtensions>;
+
+/**
+ * P1 query: `limit`, `nextId` and up to three `metadata[key]=value` exact-match filters; plus the
+ * refloop extensions (search, filters, sort), which are only in the output when sent.
+ */
 export const participantListQuery = z
-  .looseObject({ limit, nextId: cursor })
+  .looseObject({ limit, nextId: cursor, ...listExtensions })
   .superRefine((q, ctx) => {
     let n = 0;
     for (const [k, v] of Object.entries(q)) {
@@ -317,8 +344,20 @@ export const participantListQuery = z
       const m = METADATA_PARAM.exec(k);
       if (m) metadata[m[1]!] = v as string;
     }
-    return { limit: q.limit, nextId: q.nextId, metadata };
+    const extensions: ParticipantListExtensions = {};
+    for (const k of PARTICIPANT_LIST_EXTENSIONS) if (q[k] !== undefined) (extensions as Record<string, unknown>)[k] = q[k];
+    return { limit: q.limit, nextId: q.nextId, metadata, ...(Object.keys(extensions).length ? { extensions } : {}) };
   });
+
+/** The P1 extensions a request sent (at least one when present). */
+export interface ParticipantListExtensions {
+  search?: string;
+  referred?: boolean;
+  referralStatus?: z.infer<typeof referralStatus>;
+  fraudRiskLevel?: z.infer<typeof fraudRiskLevel>;
+  isAffiliate?: boolean;
+  sort?: z.infer<typeof participantListSort>;
+}
 
 const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
 

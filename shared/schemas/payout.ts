@@ -65,8 +65,27 @@ export const payoutStatusChange = z
   })
   .meta({ id: 'PayoutStatusChange' });
 
-/** CSV export query: which payouts to list (default UPCOMING and QUEUED: the ones still to pay). */
-export const payoutExportQuery = z.object({ status: payoutStatus.optional() });
+/** Batch file formats of the CSV export (the manual provider's; docs/decisions.md "Payout providers"). */
+export const PAYOUT_EXPORT_FORMATS = ['generic', 'paypal', 'wise'] as const;
+
+/**
+ * CSV export query: which payouts to list (default UPCOMING and QUEUED: the ones still to pay) and,
+ * as a refloop extension, the file's format and one currency (the default is the generic CSV of
+ * every currency, as before).
+ */
+export const payoutExportQuery = z.object({
+  status: payoutStatus.optional(),
+  format: z.enum(PAYOUT_EXPORT_FORMATS).default('generic').meta({
+    description:
+      'refloop extension. generic (default): every payout with a header row and 15 columns. paypal: PayPal Payouts web upload (no header; confirmed PAYPAL and VENMO destinations only; one currency per file, so pass currency when payouts are in several). wise: Wise batch "send by email" template (confirmed WISECOM destinations only). Provider files leave out payouts without a confirmed destination of that provider.',
+  }),
+  currency: z
+    .string()
+    .regex(/^[A-Za-z]{3}$/, 'A three-letter ISO 4217 code.')
+    .transform((c) => c.toUpperCase())
+    .optional()
+    .meta({ description: 'refloop extension. Only payouts in this currency.' }),
+});
 
 export type Payout = z.infer<typeof payout>;
 export type PayoutList = z.infer<typeof payoutList>;

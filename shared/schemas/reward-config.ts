@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 // Reward configurations (rest-v2 §2.5–§2.7, §3.4). Request schemas check shapes and ranges only;
 // the rules that depend on the reward type or the program (type fit, event, commission consistency)
-// live in server/domain/reward-configs.ts so POST, PATCH and `POST /campaigns` share one code path.
+// live in server/domain/programs/reward-configs.ts so POST, PATCH and `POST /campaigns` share one code path.
 
 /** Reward configuration types; affiliate programs take `AFFILIATE`, referral programs the other four. */
 export const rewardType = z.enum(['SINGLE_SIDED', 'DOUBLE_SIDED', 'MILESTONE', 'LEADERBOARD', 'AFFILIATE']);
@@ -201,6 +201,13 @@ export const campaignReward = z
     commissionStructure: commissionStructure.nullable(),
     value: rewardTaxValuation.nullable(),
     referredValue: rewardTaxValuation.nullable(),
+    isStarter: z
+      .literal(true)
+      .optional()
+      .meta({
+        description:
+          'refloop extension: present (true) on a starter reward, the switched-off placeholder a program created without `rewards` gets (rest-v2 §3.2), until the reward is edited (any PATCH clears it). Absent on every other reward.',
+      }),
   })
   .meta({ id: 'CampaignReward' });
 

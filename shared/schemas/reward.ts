@@ -41,6 +41,32 @@ export const participantRewardListQuery = z.object({
   nextId: z.string().min(1).max(64).optional().meta({ description: 'The last reward id of the previous page.' }),
 });
 
+/** Where an issued reward stands in the owner's queue (PR5): the filter of the program-wide list. */
+export const programRewardState = z.enum(['AWAITING_APPROVAL', 'APPROVED', 'FULFILLED', 'ALL']);
+
+/** PR5 query: `state` (default AWAITING_APPROVAL), `limit` 1–100 (default 20), `nextId` = the last reward id of the previous page. */
+export const programRewardListQuery = z.object({
+  state: programRewardState.default('AWAITING_APPROVAL').meta({
+    description: 'AWAITING_APPROVAL: not approved yet; APPROVED: approved but not fulfilled; FULFILLED: marked fulfilled; ALL: every reward not deleted.',
+  }),
+  limit: z.coerce.number().int().min(1).max(100).default(REWARD_PAGE_DEFAULT),
+  nextId: z.string().min(1).max(64).optional().meta({ description: 'The last reward id of the previous page.' }),
+});
+
+/** `ProgramReward` (PR5, refloop extension): a ParticipantReward plus who earned it and when. */
+export const programReward = participantReward
+  .extend({
+    participantId: z.string().meta({ description: 'refloop: the participant who earned the reward (its recipient).' }),
+    participantEmail: z.string().meta({ description: 'refloop: the recipient’s email address.' }),
+    createdAt: epochMs.meta({ description: 'refloop: when the reward was issued.' }),
+  })
+  .meta({ id: 'ProgramReward' });
+
+/** `ProgramRewardList` (PR5): newest first; `nextId` is null on the last page. */
+export const programRewardList = z
+  .object({ rewards: z.array(programReward), limit: z.number().int(), nextId: z.string().nullable() })
+  .meta({ id: 'ProgramRewardList' });
+
 /** PR2 body: `fulfill: true` also marks the reward fulfilled (needs `reward:fulfill`). */
 export const approveRewardBody = z.strictObject({ fulfill: z.boolean().optional() }).meta({ id: 'ApproveParticipantReward' });
 
@@ -58,4 +84,7 @@ export const triggerReferralResponse = z.object({ success: z.boolean(), message:
 export type ParticipantReward = z.infer<typeof participantReward>;
 export type ParticipantRewardList = z.infer<typeof participantRewardList>;
 export type ParticipantRewardListQuery = z.infer<typeof participantRewardListQuery>;
+export type ProgramReward = z.infer<typeof programReward>;
+export type ProgramRewardList = z.infer<typeof programRewardList>;
+export type ProgramRewardListQuery = z.output<typeof programRewardListQuery>;
 export type TriggerReferralResponse = z.infer<typeof triggerReferralResponse>;

@@ -116,6 +116,11 @@ export const webhookDelivery = z
   })
   .meta({ id: 'WebhookDelivery', description: 'Extension: not part of the GrowSurf contract.' });
 
+/** Extension: one delivery with every attempt, oldest first (W8). */
+export const webhookDeliveryDetail = webhookDelivery
+  .extend({ attempts: z.array(webhookDeliveryAttempt).meta({ description: 'Every attempt so far, oldest first, each with its status code, reply excerpt (first 1 KiB) or error.' }) })
+  .meta({ id: 'WebhookDeliveryDetail', description: 'Extension: not part of the GrowSurf contract.' });
+
 /** Extension: `GET …/deliveries` query (cursor list, newest first); unnamed so OpenAPI lists its fields as parameters. */
 export const webhookDeliveryListQuery = z
   .object({
@@ -136,5 +141,6 @@ export type WebhookEnvelope = z.infer<typeof webhookEnvelope>;
 export type WebhookTestResponse = z.infer<typeof webhookTestResponse>;
 export type WebhookDelivery = z.infer<typeof webhookDelivery>;
 export type WebhookDeliveryAttempt = z.infer<typeof webhookDeliveryAttempt>;
+export type WebhookDeliveryDetail = z.infer<typeof webhookDeliveryDetail>;
 export type WebhookDeliveryList = z.infer<typeof webhookDeliveryList>;
 export type WebhookDeliveryListQuery = z.infer<typeof webhookDeliveryListQuery>;

@@ -97,7 +97,10 @@ export function idbGet(page: Page, key: string): Promise<unknown> {
     (k) =>
       new Promise((resolve, reject) => {
         const open = indexedDB.open('refloop');
-        open.onerror = () => reject(open.error);
+        // A reader never creates the database: one made here, without the widget's object store, would
+        // leave the widget's own open without an upgrade and its store in memory only.
+        open.onupgradeneeded = () => open.transaction!.abort();
+        open.onerror = () => (open.error?.name === 'AbortError' ? resolve(undefined) : reject(open.error));
         open.onsuccess = () => {
           const db = open.result;
           if (!db.objectStoreNames.contains('kv')) return resolve(undefined);

@@ -5,7 +5,7 @@ import { ARTIFACTS, demoInBrowser, eventually, seriousA11yViolations, SKIP_BROWS
 
 // Issue #19 in real Chromium on the demo server: a participant's default share link
 // (`PUBLIC_URL/r/{programId}?grsf=…`, what a program without a share URL hands out) opens the hosted
-// referral page, whose sign-up form is our widget under the page's strict CSP; a friend signs up
+// referral page (issue #24: the program's hosted landing page), whose sign-up form is our widget under the page's strict CSP; a friend signs up
 // there by typing and clicking and becomes the sharer's referral. A program with a site redirects
 // the same link there with the share key kept.
 
@@ -35,12 +35,13 @@ describe.skipIf(SKIP_BROWSER)('default share link in Chromium (issue #19)', () =
     });
     const res = await page.goto(sharer.shareUrl);
     expect(res?.status()).toBe(200);
-    await expect(page.title()).resolves.toBe('Bean Club · refloop');
-    await page.getByRole('heading', { level: 1, name: 'Bean Club' }).waitFor();
+    // Issue #24: the program's hosted landing page (design.landingPages, the defaults here).
+    await expect(page.title()).resolves.toBe('Referral program · Acme Coffee');
+    await page.getByRole('heading', { level: 1, name: 'Refer friends, earn rewards' }).waitFor();
     expect(await page.getByRole('region', { name: 'Your offer' }).innerText()).toContain('$5 off your first bag of beans');
 
     // The form is the widget's, drawn under the page's CSP: the friend types and clicks.
-    const form = page.locator('[data-grsf-block-form]');
+    const form = page.locator('[data-grsf-portal]');
     const email = form.getByLabel(design.signup.fields.find((f: { key: string }) => f.key === 'email').label, { exact: true });
     await email.click();
     await email.pressSequentially('friend@example.com');

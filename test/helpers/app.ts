@@ -40,6 +40,35 @@ export class TestClock implements Clock {
   }
 }
 
+/**
+ * The fetch test helpers call the server with. Under happy-dom the global fetch is the page's: it
+ * computes Origin (and CORS) from the page's location when a request is sent, so set-up calls made
+ * from a page would need the page moved to the server's origin, and a widget request sent meanwhile
+ * would leave without its Origin (a flake: the widget's session refused). There the helpers speak
+ * HTTP through node:http instead, as a server-side caller does; elsewhere Node's own fetch.
+ */
+export async function serverFetch(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: Headers; text(): Promise<string> }> {
+  if (!(globalThis as { happyDOM?: unknown }).happyDOM) return fetch(url, init);
+  const body = init.body === undefined ? undefined : Buffer.from(init.body);
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  if (body) headers['content-length'] = String(body.length);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: init.method ?? 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const h = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) for (const v of ([] as string[]).concat(value ?? [])) h.append(name, v);
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: h, text: async () => text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** The response of `TestApp.request`. */
 export interface Res {
   status: number;
@@ -127,7 +156,7 @@ export async function startApp(env: Record<string, string> = {}, opts: { databas
         body = JSON.stringify(opts.body);
         headers['content-type'] ??= 'application/json';
       }
-      const res = await fetch(url + p, { method, headers, body });
+      const res = await serverFetch(url + p, { method, headers, body });
       const text = await res.text();
       let parsed: unknown = null;
       try {
@@ -161,7 +190,7 @@ export async function createAccount(app: TestApp, email = `owner-${crypto.random
 /** Creates an account and verifies its owner, so the key is unlocked. */
 export async function verifiedAccount(app: TestApp, email?: string) {
   const acct = await createAccount(app, email);
-  const res = await fetch(app.local(acct.verifyLink));
+  const res = await serverFetch(app.local(acct.verifyLink));
   if (res.status !== 200) throw new Error(`verification failed: ${res.status}`);
   return acct;
 }

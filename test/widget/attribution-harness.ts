@@ -153,7 +153,10 @@ export const testWindowModule = {
     boots.push(rt);
     bootQueues.push(rt.queue.map((c) => c.method));
     const g = (window as any).growsurf as Record<string, unknown>;
+    // Like the real window, every stub method is replaced (a later call settles at once).
+    for (const m of Object.keys(g)) if (typeof g[m] === 'function' && m !== 'getUpfrontDiscount') g[m] = async (...args: unknown[]) => ({ method: m, args });
     g.open = async () => ({ method: 'open', booted: true });
+    g.welcome = async () => ({ method: 'welcome' });
     for (const c of rt.queue.splice(0)) c.resolve({ method: c.method, args: c.args });
   },
 };
@@ -216,6 +219,9 @@ export function sourceMode(): Mode & { open(spec: PageSpec, origin: string): Pro
       loaded.push(url);
       if (url.endsWith('/widget/attribution/capture.ts')) return import('../../widget/attribution/capture.ts');
       if (url.endsWith('/widget/window.js')) return testWindowModule;
+      if (url.endsWith('/widget/attribution/launcher.ts')) return import('../../widget/attribution/launcher.ts');
+      if (url.endsWith('/widget/attribution/form.ts')) return import('../../widget/attribution/form.ts');
+      if (url.endsWith('/widget/attribution/launcher-ui.ts')) return import('../../widget/attribution/launcher-ui.ts');
       throw new Error(`unexpected module ${url}`);
     });
     return { done: done ?? Promise.resolve(), loaded };

@@ -210,14 +210,26 @@ export function attributionSuite(mode: Mode & { open(spec: PageSpec, origin: str
       expect(requests.some((r) => r.path === '/mobile/v2/visits' && r.status === 400)).toBe(true);
     });
 
-    it('does nothing on a page without attribution and an empty queue', async () => {
-      const before = requests.length;
+    it('sends no visit on a page without attribution and an empty queue; the launcher reads the design once per 10 minutes (issue #24)', async () => {
+      let before = requests.length;
       const page = await open({ url: 'http://shop.example/about' });
       await page.done;
       await waitFor(() => db.get(STORE_KEYS.instanceId), 'the instance id');
+      await waitFor(() => db.get('launcher'), 'the launcher to keep the design it read');
       await new Promise((r) => setTimeout(r, 100));
-      expect(requests.slice(before).filter((r) => r.path.startsWith('/mobile/v2') || r.path.includes('capture'))).toEqual([]);
+      const sent = requests.slice(before).filter((r) => (r.path.startsWith('/mobile/v2') || r.path.includes('capture')) && r.method !== 'OPTIONS');
+      expect(sent.filter((r) => r.path !== '/mobile/v2/sessions' && r.path !== '/mobile/v2/window')).toEqual([]);
+      expect(sent.filter((r) => r.path === '/mobile/v2/window')).toHaveLength(1);
       expect(await queue()).toEqual([]);
+      // A program whose design shows no launcher and that detects no forms: neither chunk is fetched (issue #24).
+      const fetched = [...page.loaded, ...requests.slice(before).map((r) => r.path)];
+      expect(fetched.filter((u) => /launcher-ui|form/.test(u))).toEqual([]);
+      // The next plain page view within the cache window sends nothing at all.
+      unloadPage();
+      before = requests.length;
+      await (await open({ url: 'http://shop.example/contact' })).done;
+      await new Promise((r) => setTimeout(r, 200));
+      expect(requests.slice(before).filter((r) => r.path.startsWith('/mobile/v2') || r.path.includes('capture'))).toEqual([]);
     });
 
     it('installs the stub, fires grsfReady observable on window, and a second copy does nothing', async () => {

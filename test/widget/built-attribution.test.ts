@@ -21,14 +21,16 @@ describe('built attribution files', () => {
   it('are self-contained, within budget, and carry no development-only text', () => {
     const report = JSON.parse(fs.readFileSync(path.join(WIDGET_DIST, 'sizes.json'), 'utf8')) as SizeReport;
     const capture = report.files.find((f) => f.kind === 'capture')!;
-    for (const file of ['attribution.js', capture.file]) {
+    const pageStage = report.files.find((f) => f.kind === 'launcher')!;
+    for (const file of ['attribution.js', pageStage.file, capture.file]) {
       const code = fs.readFileSync(path.join(WIDGET_DIST, file), 'utf8');
       expect(code).not.toMatch(/not sending|console\.|import\.meta|from\s*["'`]/);
     }
     const attribution = fs.readFileSync(path.join(WIDGET_DIST, 'attribution.js'));
-    // A classic script: one IIFE, no module syntax, naming its second stage by hashed file name.
+    // A classic script: one IIFE, no module syntax, naming its page stage by hashed file name, which names the capture stage.
     expect(attribution.toString()).toMatch(/^\(function\(\)\{/);
-    expect(attribution.toString()).toContain(capture.file);
+    expect(attribution.toString()).toContain(pageStage.file);
+    expect(fs.readFileSync(path.join(WIDGET_DIST, pageStage.file), 'utf8')).toContain(capture.file);
     expect(zlib.gzipSync(attribution, { level: 9 }).length).toBeLessThanOrEqual(BUDGETS.attribution);
     expect(report.totals.attribution).toBeLessThanOrEqual(BUDGETS.attribution);
   });

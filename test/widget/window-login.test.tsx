@@ -85,7 +85,7 @@ describe('page opened from a sign-in link (grsfLogin)', () => {
   it('redeems the token, stores the participant token, removes grsfLogin from the address bar and shows the signed-in portal', async () => {
     const p = await program();
     const ann = await member(p, 'link@example.com');
-    // The request side has its own tests (above and test/server/login-link.test.ts): ask the service directly.
+    // The request side has its own tests (above and test/server/participant-api/login-link.test.ts): ask the service directly.
     await app.deps.loginLinks.send((await app.deps.mobilePrograms.get(p.pid))!, 'link@example.com', `${PAGE}account?tab=2`);
     const [link] = await loginLinks('link@example.com');
     (window as any).happyDOM.setURL(link!);

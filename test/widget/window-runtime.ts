@@ -49,17 +49,12 @@ export function windowSuite(use: (app: TestApp) => void, opts: { closeWindow?: b
 }
 
 /**
- * Runs REST set-up calls (test/helpers use the global fetch, which is happy-dom's here) from the
- * server's own origin, where CORS does not apply, then returns to the shop page.
+ * Runs REST set-up calls. They go through node:http (test/helpers/app.ts `serverFetch`), never the
+ * page's fetch, so the page stays where it is: moving it to the server's origin for them made any
+ * widget request sent meanwhile leave without its Origin header.
  */
-export async function asServer<T>(app: TestApp, fn: () => Promise<T>): Promise<T> {
-  const w = window as unknown as { happyDOM: { setURL(u: string): void } };
-  w.happyDOM.setURL(`${app.url}/`);
-  try {
-    return await fn();
-  } finally {
-    w.happyDOM.setURL(PAGE);
-  }
+export async function asServer<T>(_app: TestApp, fn: () => Promise<T>): Promise<T> {
+  return fn();
 }
 
 /** A REST-minted participant token (REST P10 creates the participant when needed). */
@@ -117,8 +112,8 @@ export function queued(method: string, ...args: unknown[]): { call: QueuedCall; 
   return { call, result };
 }
 
-/** Waits until `check` passes (the widget renders asynchronously). */
-export async function until<T>(check: () => T | undefined | null | false, ms = 5000): Promise<T> {
+/** Waits until `check` passes (the widget renders asynchronously; 15 s: CI runs two suites side by side on two cores). */
+export async function until<T>(check: () => T | undefined | null | false, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     try {
@@ -127,9 +122,16 @@ export async function until<T>(check: () => T | undefined | null | false, ms = 5
     } catch (e) {
       if (Date.now() > end) throw e;
     }
-    if (Date.now() > end) throw new Error('timed out waiting for the widget');
+    if (Date.now() > end) throw new Error(`timed out waiting for the widget; it shows: ${shown()}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** What the page's widget elements say (for a timeout's message: which state the widget was left in). */
+function shown(): string {
+  const parts: string[] = [];
+  for (const el of Array.from(document.querySelectorAll('*'))) if (el.shadowRoot) parts.push(`<${el.localName}${el.getAttributeNames().map((a) => ' ' + a).join('')}> ${textOf(el.shadowRoot).slice(0, 300)}`);
+  return parts.join(' | ').slice(0, 2000) || '(nothing)';
 }
 
 /** All text inside a shadow root (or element), with nested shadow roots included. */

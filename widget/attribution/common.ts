@@ -14,6 +14,15 @@ export const VISITS: Keys['visits'] = 'visitQueue';
 export const RECEIPTS: Keys['receipts'] = 'receipts';
 export const PARTICIPANT_TOKEN: Keys['participantToken'] = 'participantToken';
 
+/**
+ * A cheap test that a URL may carry attribution: every key parse.ts reads contains one of these
+ * (percent-encoded keys are caught by `%`). False positives only cost loading the capture stage.
+ */
+export const MAY_CARRY_ATTRIBUTION = /grsf|ref|utm|click|share|%/i;
+
+/** Store keys of the launcher and the welcome (under the program's namespace, like every key). */
+export const LAUNCHER_KEYS = { config: 'launcher', hiddenAt: 'launcherHiddenAt', welcomed: 'welcomed' } as const;
+
 /** The second stage's module interface: `import(assetBase + 'chunks/capture-<hash>.js')` then `capture(runtime, href, referrer)`. */
 export interface CaptureModule {
   capture(rt: WidgetRuntime, href: string, referrer: string, stored?: () => void): Promise<void>;

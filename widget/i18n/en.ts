@@ -1,6 +1,8 @@
 // English, the base language: the part of the catalogue the window's first load needs (window,
-// states, sign-up, share, channels, tab titles). The secondary panels' messages are in
-// `en-panels.ts`, registered by those panels' chunks. Together they are complete; every other
+// states, tab titles, the sign-up and share words other chunks share too). The first panels' own
+// messages travel with their chunks: `en-signup.ts` (the sign-up form) and `en-share.ts` (the share
+// panel and its channel names); the secondary panels' are in `en-panels.ts`, registered by those
+// panels' chunks. Together they are complete; every other
 // language may be partial, and `t` falls back to English key by key.
 
 /** The English messages of the first load; `{name}` placeholders are filled by `t`, and a count's message has a text per plural category. */
@@ -16,41 +18,16 @@ export const en = {
   'state.unavailable': 'This is not available right now.',
   'state.signedOut': 'Sign up to see this.',
   'signup.title': 'Join and share',
-  'signup.pre': 'Invite your friends and earn rewards.',
   'signup.email': 'Email',
   'signup.firstName': 'First name',
   'signup.lastName': 'Last name',
-  'signup.submit': 'Get my link',
-  'signup.gdpr': 'I agree to receive emails about this program.',
-  'signup.existing': 'This email already belongs to a participant. Sign in to see your referral link.',
-  'login.prompt': 'Already signed up?',
-  'login.link': 'Sign in',
   'login.button': 'Email me a sign-in link',
   'signup.referred': 'You were invited by a friend. Sign up to claim your reward.',
   'signup.referredHeading': 'Your friend sent you a gift',
   'referrer.fallback': 'A friend',
   'share.title': 'Share your link',
-  'share.linkLabel': 'Your referral link',
-  'share.copy': 'Copy link',
   'share.copied': 'Copied!',
-  'share.message': 'Join me: {url}',
   'share.subject': 'You are invited',
-  'share.via': 'Share via {channel}',
-  'channel.email': 'Email',
-  'channel.sms': 'SMS',
-  'channel.facebook': 'Facebook',
-  'channel.twitter': 'X',
-  'channel.linkedin': 'LinkedIn',
-  'channel.pinterest': 'Pinterest',
-  'channel.threads': 'Threads',
-  'channel.bluesky': 'Bluesky',
-  'channel.messenger': 'Messenger',
-  'channel.whatsapp': 'WhatsApp',
-  'channel.wechat': 'WeChat',
-  'channel.telegram': 'Telegram',
-  'channel.reddit': 'Reddit',
-  'channel.tumblr': 'Tumblr',
-  'channel.qrcode': 'QR code',
   'invite.title': 'Invite by email',
   'leaderboard.title': 'Leaderboard',
   'rewards.title': 'Rewards',
@@ -63,6 +40,7 @@ export const en = {
   'tax.title': 'Tax information',
   'resources.title': 'Resources',
   'traffic.title': 'Traffic',
+  'progress.title': 'Your progress',
   'application.title': 'Apply to become an affiliate',
   'settings.logout': 'Sign out',
   'badge.label': { one: '{count} unread notification', other: '{count} unread notifications' },

@@ -1,11 +1,15 @@
-// The participant API client (docs/participant-api.md). Types come from shared/schemas/mobile.ts
+// The participant API client (docs/participant-api.md). Types come from shared/schemas/mobile*.ts
 // as TYPE imports only: zod never reaches the widget bundle.
 import ky from 'ky';
 import type { z } from 'zod';
 import type * as M from '../../shared/schemas/mobile.ts';
+import type * as MP from '../../shared/schemas/mobile-participants.ts';
+import type * as MC from '../../shared/schemas/mobile-campaign.ts';
+import type * as MW from '../../shared/schemas/mobile-window.ts';
 import type { referralList, sendInvitesResponse } from '../../shared/schemas/referral.ts';
 import type { participantRewardList, triggerReferralResponse } from '../../shared/schemas/reward.ts';
-import type { CampaignDesign, DeepPartial } from '../../shared/schemas/program-config.ts';
+import type { CampaignDesign } from '../../shared/schemas/program-config-design.ts';
+import type { DeepPartial } from '../../shared/schemas/program-config.ts';
 import { STORE_KEYS, type WidgetRuntime } from '../runtime.ts';
 import type * as A from './affiliate-types.ts';
 
@@ -13,10 +17,10 @@ import type * as A from './affiliate-types.ts';
 export type Participant = z.infer<typeof M.mobileParticipant>;
 /**
  * The window payload (MW1: participant, share, rewards, leaderboard, payout providers, traffic,
- * affiliate summary, type, languages and the design document). `upfrontDiscount` is read when a
- * billing integration provides one (none exists in refloop yet); the widget then answers null.
+ * affiliate summary, type, languages and the design document). `upfrontDiscount` is the referral
+ * program's referred-friend discount (docs/integrations.md "Codes"), null when it has none.
  */
-export type WindowPayload = Omit<z.infer<typeof M.mobileWindow>, 'participant'> & {
+export type WindowPayload = Omit<z.infer<typeof MW.mobileWindow>, 'participant'> & {
   participant: Participant | null;
   design?: DeepPartial<CampaignDesign>;
   type?: 'REFERRAL' | 'AFFILIATE';
@@ -27,30 +31,31 @@ export type WindowPayload = Omit<z.infer<typeof M.mobileWindow>, 'participant'> 
 export interface UpfrontDiscount {
   integration: 'stripe' | 'chargebee' | 'recurly';
   promotionCode: string;
-  couponId: string;
+  /** The billing system's coupon id when the owner gave one (the reward's metadata.stripeCouponId), else null. */
+  couponId: string | null;
 }
 /** MC1 answer. */
-export type Campaign = z.infer<typeof M.mobileCampaign>;
+export type Campaign = z.infer<typeof MC.mobileCampaign>;
 /** ML1 answer. */
-export type Leaderboard = z.infer<typeof M.mobileLeaderboard>;
+export type Leaderboard = z.infer<typeof MC.mobileLeaderboard>;
 /** MRF1 answer. */
 export type ReferralList = z.infer<typeof referralList>;
 /** MRW1 answer. */
 export type RewardList = z.infer<typeof participantRewardList>;
 /** MSM1 answer. */
-export type ReferralSummary = z.infer<typeof M.mobileReferralSummary>;
+export type ReferralSummary = z.infer<typeof MC.mobileReferralSummary>;
 /** MP2 body as the caller writes it. */
-export type ParticipantInput = z.input<typeof M.mobileParticipantCreate>;
+export type ParticipantInput = z.input<typeof MP.mobileParticipantCreate>;
 /** MP3 body as the caller writes it. */
-export type ReferredInput = z.input<typeof M.mobileReferredParticipantCreate>;
+export type ReferredInput = z.input<typeof MP.mobileReferredParticipantCreate>;
 /** MP2 answer. */
-export type Created = z.infer<typeof M.mobileParticipantCreated>;
+export type Created = z.infer<typeof MP.mobileParticipantCreated>;
 /** MP3 answer. */
-export type ReferredCreated = z.infer<typeof M.mobileReferredParticipantCreated>;
+export type ReferredCreated = z.infer<typeof MP.mobileReferredParticipantCreated>;
 /** MI1 body. */
-export type InvitesInput = z.input<typeof M.mobileInvitesSend>;
+export type InvitesInput = z.input<typeof MC.mobileInvitesSend>;
 /** Share types MSH1 accepts. */
-export type ShareType = z.infer<typeof M.mobileShareTrack>['type'];
+export type ShareType = z.infer<typeof MP.mobileShareTrack>['type'];
 
 /**
  * Paths of the affiliate-side operations (issue #6) and the participant resource list (MRS2). One
@@ -172,15 +177,15 @@ export class Api {
   /** MA1. */
   autoAuth = (email: string, hash: string) => this.call<z.infer<typeof M.mobileParticipantToken>>('post', 'participant-token', { email, hash });
   /** MR1. */
-  validateReferrer = (body: z.input<typeof M.mobileReferrerValidate>) => this.call<z.infer<typeof M.mobileReferrerValidation>>('post', 'referrer/validate', body);
+  validateReferrer = (body: z.input<typeof MP.mobileReferrerValidate>) => this.call<z.infer<typeof MP.mobileReferrerValidation>>('post', 'referrer/validate', body);
   /** MP2. */
   addParticipant = (body: ParticipantInput) => this.call<Created>('post', 'participants', body);
   /** MP3. */
   addReferredParticipant = (body: ReferredInput) => this.call<ReferredCreated>('post', 'referred-participants', body);
   /** MP4. */
-  updateParticipant = (body: z.input<typeof M.mobileParticipantUpdate>) => this.call<Participant>('patch', 'participant', body);
+  updateParticipant = (body: z.input<typeof MP.mobileParticipantUpdate>) => this.call<Participant>('patch', 'participant', body);
   /** MSH1. */
-  trackShare = (type: ShareType) => this.call<z.infer<typeof M.mobileShareTracked>>('post', 'participant/shares', { type });
+  trackShare = (type: ShareType) => this.call<z.infer<typeof MP.mobileShareTracked>>('post', 'participant/shares', { type });
   /** MT1. */
   triggerReferral = () => this.call<z.infer<typeof triggerReferralResponse>>('post', 'participant/referral-trigger', {});
   /** MRF1. */
@@ -190,15 +195,15 @@ export class Api {
   /** MRW1. */
   rewards = (q: { limit?: number; nextId?: string } = {}) => this.call<RewardList>('get', 'participant/rewards', undefined, q);
   /** MRW2. */
-  markRewardsRead = (rewardIds?: string[]) => this.call<z.infer<typeof M.mobileRewardsReadResult>>('post', 'participant/rewards/read', rewardIds ? { rewardIds } : {});
+  markRewardsRead = (rewardIds?: string[]) => this.call<z.infer<typeof MC.mobileRewardsReadResult>>('post', 'participant/rewards/read', rewardIds ? { rewardIds } : {});
   /** MSM1. */
   referralSummary = () => this.call<ReferralSummary>('get', 'participant/referral-summary');
   /** ML1. */
   leaderboard = (q: { leaderboardType?: string; limit?: number; offsetKey?: string } = {}) => this.call<Leaderboard>('get', 'leaderboard', undefined, q);
   /** MVL2. */
-  setVanityKeys = (vanityKeys: string[]) => this.call<z.infer<typeof M.mobileVanityLinks>>('post', 'participant/vanity-links', { vanityKeys });
+  setVanityKeys = (vanityKeys: string[]) => this.call<z.infer<typeof MC.mobileVanityLinks>>('post', 'participant/vanity-links', { vanityKeys });
   /** MRS1: a fresh short-lived link on every call. */
-  downloadUrl = (resourceId: string) => this.call<z.infer<typeof M.mobileDownloadUrl>>('post', `resources/${encodeURIComponent(resourceId)}/download-url`, {});
+  downloadUrl = (resourceId: string) => this.call<z.infer<typeof MC.mobileDownloadUrl>>('post', `resources/${encodeURIComponent(resourceId)}/download-url`, {});
 
   // Affiliate side (issue #6): shapes from shared/schemas/{commission,payout,affiliate}.ts.
   /** Affiliate summary. */
@@ -224,7 +229,7 @@ export class Api {
   /** Submits an affiliate application. */
   apply = (body: A.ApplicationInput) => this.call<A.ApplicationResult>('post', PENDING_PATHS.applications, body);
   /** MRS2: the published resources a participant may see (FILE without a link: MRS1 signs one per open). */
-  resources = () => this.call<z.infer<typeof M.mobileResourceList>>('get', PENDING_PATHS.resources);
+  resources = () => this.call<z.infer<typeof MC.mobileResourceList>>('get', PENDING_PATHS.resources);
 }
 
 /** The body of a 200, or an ApiError built from the REST error object. */

@@ -176,6 +176,8 @@ function Window() {
               <active.C inWindow />
             </div>
           )}
+          {/* The language setting, when i18n/load.tsx is loaded (a program with more than English, issue #27). */}
+          {ctx.L && <ctx.L />}
           {s.status === 'ready' && s.win.participant && s.win.design?.participantSettings?.isLogoutShown !== false && (
             <p>
               <button type="button" class="s" onClick={() => void shutdown()}>

@@ -4,10 +4,10 @@ import { effect } from '@preact/signals';
 import { STORE_KEYS, type WidgetRuntime } from '../runtime.ts';
 import { t } from '../i18n/index.ts';
 import * as act from './actions.ts';
+import type { Fields } from './actions.ts';
 import { Api } from './api.ts';
 import { closeWindow, openWindow, type OpenOptions } from './dialog.tsx';
-import { PANELS } from './panels/registry.tsx';
-import type { Identity } from './panels/core.tsx';
+import { PANELS, preloadFirstPanel, type Identity } from './panels/registry.tsx';
 import { ctx, markRewardsRead, me, refresh, resetListeners, sendInvites, state, subscribe, unread } from './state.ts';
 import { Ready, Root, mount } from './ui.tsx';
 
@@ -85,16 +85,19 @@ export async function handleDeepLink(url: string) {
   return a;
 }
 
+const signUps = () => import('./panels/signup.tsx');
+
 /** The GrowSurf-compatible methods (web-sdk.md §2) plus our own. */
 function methods() {
   const api = ctx.api;
   const open = (opts?: OpenOptions) => openWindow(opts);
   return {
     init: act.init,
-    addParticipant: act.addParticipant,
-    addReferredParticipant: act.addReferredParticipant,
+    // Sign-up code travels in the sign-up form's chunk (a participant's first load never needs it).
+    addParticipant: (f: Fields) => signUps().then((m) => m.addParticipant(f)),
+    addReferredParticipant: (f: Fields & { referredBy?: string }) => signUps().then((m) => m.addReferredParticipant(f)),
     triggerReferral: act.triggerReferral,
-    validateReferrer: act.validateReferrer,
+    validateReferrer: (id?: string) => signUps().then((m) => m.validateReferrer(id)),
     getUpfrontDiscount: act.getUpfrontDiscount,
     open,
     close: closeWindow,
@@ -103,11 +106,15 @@ function methods() {
     subscribe: subscribe,
     handleDeepLink,
     shutdown: act.shutdown,
+    // The referred-friend welcome (the launcher calls it for a referred visitor): its own chunk.
+    welcome: () => import('./welcome.tsx').then((w) => w.welcome()),
     clearPendingAttribution: async () => {
       await ctx.rt.clearPendingAttribution();
       await refresh();
     },
     pendingAttribution: () => ctx.rt.pendingAttribution().then((p) => p ?? null),
+    // refloop (issue #25): the referrer's code for the merchant's backend to put into a Checkout Session's client_reference_id (docs/integrations.md).
+    getReferralCode: () => ctx.rt.pendingAttribution().then((p) => p?.referralCode ?? null),
     getParticipant: () => api.participant(),
     updateParticipant: api.updateParticipant,
     updateVanityLinks: api.setVanityKeys,
@@ -141,6 +148,8 @@ type Host = typeof globalThis & { growsurf?: Record<string, unknown>; refloop?: 
 export async function start(rt: WidgetRuntime): Promise<void> {
   const api = new Api(rt);
   await api.load();
+  // The first panel's chunk travels beside the session and window payload requests.
+  preloadFirstPanel(!!api.token || !!(globalThis as Host).grsfConfig);
   ctx.rt = rt;
   ctx.api = api;
   resetListeners();
@@ -161,6 +170,8 @@ export async function start(rt: WidgetRuntime): Promise<void> {
   if (login !== null) openWindow();
   if (!clicks) {
     clicks = true;
+    // A server preview page swaps in an unsaved design (the owner console's live preview) and says so.
+    if ((g as { grsfPreview?: unknown }).grsfPreview) document.addEventListener('grsfpreviewchange', () => void refresh());
     document.addEventListener('click', (e) => {
       const el = (e.target as Element | null)?.closest?.('.growsurf-open-window');
       if (el) {

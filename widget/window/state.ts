@@ -3,9 +3,12 @@
 // the event bus (`subscribe`, DOM events) and the actions lazy panels share, so those chunks never
 // import the first load's own modules.
 import { signal } from '@preact/signals';
+import type { ComponentType } from 'preact';
 import type { WidgetRuntime } from '../runtime.ts';
 import type { Api, Campaign, InvitesInput, WindowPayload } from './api.ts';
-import { setLanguage } from '../i18n/index.ts';
+
+/** The pending referral's referrer as the design names them (`{{referrerName}}`, `{{referrerFirstName}}`), set by the welcome chunk; empty: the design's fallback. */
+export const referrer = signal<{ name?: string | null; first?: string | null }>({});
 
 /** Why the sign-up view is shown after a sign-in link did not work, or '' (set by the login chunk, drawn by the sign-up panel). */
 export const loginNotice = signal('');
@@ -24,23 +27,28 @@ export const unread = signal(0);
 export const loads = signal(0);
 
 /** The booted runtime and client (set once by `start`; tests boot again with a fresh runtime). */
-export const ctx = {} as { rt: WidgetRuntime; api: Api };
+export const ctx = {} as { rt: WidgetRuntime; api: Api; L?: ComponentType };
 
-/** Reloads the window payload and campaign; panels re-render from the new state. */
+let latest = 0;
+
+/** Reloads the window payload and campaign; panels re-render from the new state. Of overlapping reloads the one started last decides. */
 export async function refresh(): Promise<void> {
+  const mine = ++latest;
   if (state.value.status !== 'ready') state.value = { status: 'loading' };
   try {
     const [win, campaign] = await Promise.all([ctx.api.window(), ctx.api.campaign()]);
     // Read after the network calls: the capture stage, started alongside the window on a landing
     // page, has then usually stored the landing's referral code (it does not tell the window when).
     const [pending, receipts] = await Promise.all([ctx.rt.pendingAttribution(), ctx.rt.receipts()]);
-    setLanguage(win.participant?.language ?? win.languages?.[0]);
+    // Only a program offering more than English loads the language chooser and a language (issue #27).
+    if (win.languages?.join() != 'en') await import('../i18n/load.tsx').then((m) => m.use(win), () => null);
     const preview = (window as { grsfPreview?: { view: string } }).grsfPreview;
+    if (mine != latest) return;
     state.value = { status: 'ready', win, campaign, referred: !win.participant && !!(pending?.referralCode || receipts.firstVisit || receipts.lastVisit || preview?.view === 'referredFriend') };
     loads.value++;
     await countUnread();
   } catch (error) {
-    state.value = { status: 'error', error };
+    if (mine == latest) state.value = { status: 'error', error };
   }
 }
 

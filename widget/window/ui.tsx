@@ -5,9 +5,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { signal } from '@preact/signals';
 import { t, type MessageKey } from '../i18n/index.ts';
 import { ApiError } from './api.ts';
-import type { CampaignDesign, DeepPartial } from '../../shared/schemas/program-config.ts';
+import type { CampaignDesign } from '../../shared/schemas/program-config-design.ts';
+import type { DeepPartial } from '../../shared/schemas/program-config.ts';
 import { designText } from '../../shared/merge-tags.ts';
-import { loads, state } from './state.ts';
+import { loads, referrer, state } from './state.ts';
 
 /** Theme keys the design's `theme` section and `open({theme})` may set. */
 export type Theme = Partial<Record<'primaryColor' | 'textColor' | 'mutedTextColor' | 'backgroundColor' | 'buttonTextColor' | 'borderRadius' | 'fontFamily', string>> & {
@@ -53,6 +54,7 @@ table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:4px;bord
 [role=tablist]{display:flex;flex-wrap:wrap;gap:4px;margin:8px 0;border-bottom:1px solid #e5e7eb}
 [role=tab]{background:transparent;color:var(--t);border:0;border-bottom:2px solid transparent;border-radius:0}
 [role=tab][aria-selected=true]{border-color:var(--p);color:var(--p)}
+[role=tabpanel]{min-height:240px}
 .nav button{display:block;width:100%;text-align:left;margin:4px 0}
 @keyframes fi{from{opacity:0}}
 @media (prefers-reduced-motion:reduce){*{animation:none!important;transition:none!important}}`;
@@ -142,65 +144,6 @@ export function errorText(e: unknown): string {
   return e instanceof ApiError && e.status < 500 && e.message ? e.message : t('state.error');
 }
 
-type Load<T> = { s: 'loading' } | { s: 'ready'; d: T } | { s: 'error'; e: unknown };
-
-/** Loads data for a panel and shows loading, error (404 = unavailable), empty or the content; loads again after every `refresh` (the old content stays until then). */
-export function Async<T>(props: { load: () => Promise<T>; empty?: (d: T) => boolean; emptyText?: string; children: (d: T, reload: () => void) => ComponentChildren }) {
-  const [v, set] = useState<Load<T>>({ s: 'loading' });
-  const [n, bump] = useState(0);
-  const k = loads.value;
-  useEffect(() => {
-    let live = true;
-    props.load().then(
-      (d) => live && set({ s: 'ready', d }),
-      (e) => live && set({ s: 'error', e }),
-    );
-    return () => void (live = false);
-  }, [n, k]);
-  if (v.s === 'loading') return <Note text={t('state.loading')} />;
-  if (v.s === 'error')
-    return (
-      <div role="alert">
-        <p>{errorText(v.e)}</p>
-        {!(v.e instanceof ApiError && v.e.status === 404) && (
-          <button type="button" class="s" onClick={() => bump(n + 1)}>
-            {t('state.retry')}
-          </button>
-        )}
-      </div>
-    );
-  if (props.empty?.(v.d)) return <p class="m">{props.emptyText}</p>;
-  return <>{props.children(v.d, () => bump(n + 1))}</>;
-}
-
-/** Statistic tiles: label (already resolved: design text or catalogue) and value. */
-export function Tiles({ items }: { items: Array<[string, string | number]> }) {
-  return (
-    <div class="g">
-      {items.map(([label, v]) => (
-        <div class="tile" key={label}>
-          <b>{v}</b>
-          <span class="m">{label}</span>
-        </div>
-      ))}
-    </div>
-  );
-}
-
-/** Minor units as a localized amount. */
-export function money(minor: number | null | undefined, currency = 'USD'): string {
-  if (minor == null) return '—';
-  try {
-    const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(minor / 10 ** digits);
-  } catch {
-    return `${minor} ${currency}`;
-  }
-}
-
-/** Epoch ms as a short local date. */
-export const day = (ms: number) => new Date(ms).toLocaleDateString();
-
 /** The program's design document from the window payload (empty before it has loaded). */
 export function design(): DeepPartial<CampaignDesign> {
   const s = state.value;
@@ -211,8 +154,9 @@ type Vars = Record<string, string | number | null | undefined>;
 
 /**
  * Merge-tag values the window knows (the server's email tags where they apply): the signed-in
- * participant, the program and the link. No participant-API answer reveals a referrer's name, so
- * `{{referrerName}}` is the design's `referrerNameFallback` ("A friend").
+ * participant, the program and the link. `{{referrerName}}` is the pending referrer's name by the
+ * design's format once the welcome chunk asked for it (validateReferrer with `name`), else the
+ * design's `referrerNameFallback` ("A friend").
  */
 function tagValues(): Vars {
   const s = state.value;
@@ -227,8 +171,8 @@ function tagValues(): Vars {
     shareUrl: shareLink(),
     companyName: s.campaign.companyName || s.campaign.name,
     campaignName: s.campaign.name,
-    referrerName: friend,
-    referrerFirstName: friend,
+    referrerName: referrer.value.name || friend,
+    referrerFirstName: referrer.value.first || friend,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Indexes the analytics queries range-scan (server/domain/analytics.ts): every windowed total is a
+// Indexes the analytics queries range-scan (server/domain/analytics/analytics.ts): every windowed total is a
 // COUNT over one program's rows between two instants, so each source gets (program, time) order.
 // The referral-status indexes are partial, so a participant sits in at most one of them and
 // participants nobody referred sit in none. Statuses are literals in the queries that use them

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 // The participant API (/mobile/v2): per-program secrets (participant-token signing key, participant
 // auth secret, both sealed) and visits. A visit row is written once per (program, client visit id)
-// by the group commit in server/domain/visits.ts and answers every retry of that id; the
+// by the group commit in server/domain/participant-api/visits.ts and answers every retry of that id; the
 // first-visit columns are fixed when the row is written, so a retry gets the same receipts.
 // `visits` is an append log with one index, its key: every further index is a random-position
 // write on the hottest path (measured: the key alone costs ~25 µs a row with random ids, ~5 µs with

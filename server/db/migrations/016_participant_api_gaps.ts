@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Retention of the participant API's append-only tables (server/domain/retention.ts). On
+// Retention of the participant API's append-only tables (server/domain/platform/retention.ts). On
 // PostgreSQL, BRIN indexes on the time columns of `visits` and `visit_uniques` let the hourly prune
 // find old rows without a sequential scan: a BRIN index summarises whole block ranges, so an
 // append-only, time-ordered table pays almost nothing per inserted row (unlike a B-tree on the

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Ranks are SUMs over a range of `leaderboard_scores` buckets (server/domain/leaderboard.ts), read
+// Ranks are SUMs over a range of `leaderboard_scores` buckets (server/domain/participants/leaderboard.ts), read
 // several times by every serialized participant, and their `n` changes on every credit. As an
 // ordinary SQLite table each bucket of the range cost an index step plus a lookup of its row by
 // rowid; keyed by its primary key alone (WITHOUT ROWID) the range is one ordered walk of one b-tree,

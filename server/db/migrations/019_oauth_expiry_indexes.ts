@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 // The hourly maintenance prune deletes expired MCP OAuth codes and tokens by `expires_at`
-// (server/domain/maintenance.ts); without an index each run scanned both tables whole, and refresh
+// (server/domain/platform/maintenance.ts); without an index each run scanned both tables whole, and refresh
 // tokens accumulate with every client that signs in.
 
 const INDEXES = [

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 // Team notification emails (options.notificationEmails): one cursor per program for the digest
-// sweep (server/domain/team-notifications.ts), the periods whose reports and reminders went out,
+// sweep (server/domain/messaging/team-notifications.ts), the periods whose reports and reminders went out,
 // and the indexes its window queries need on tables that grow with traffic.
 
 const INDEXES = [

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 // Issue #20: impression counters are folded from the visits table behind a durable watermark, so a
-// crash between a visit's commit and the counter write loses nothing (server/domain/impressions.ts).
+// crash between a visit's commit and the counter write loses nothing (server/domain/participant-api/impressions.ts).
 // `visits` gains the two traits the VISIT activity row needs that were only held in memory (country,
 // device). The watermark is a position in commit order: SQLite's rowid (one writer at a time, so
 // rowid order is commit order), and on PostgreSQL the inserting transaction's 64-bit id

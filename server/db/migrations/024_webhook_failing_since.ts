@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Issue #20: a webhook switches itself off only after failing for hours (server/domain/webhooks.ts,
+// Issue #20: a webhook switches itself off only after failing for hours (server/domain/messaging/webhooks.ts,
 // AUTO_DISABLE_FAILING_FOR_MS). `failing_since` is when its current streak of failed attempts began,
 // or when the webhook was last changed during one (a change starts the clock again); NULL while the
 // last attempt succeeded.

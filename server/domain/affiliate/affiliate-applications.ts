@@ -1,14 +1,14 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Program } from './programs.ts';
-import type { Participants } from './participants/service.ts';
-import type { TeamBilling } from './plans.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Program } from '../programs/programs.ts';
+import type { Participants } from '../participants/service.ts';
+import type { TeamBilling } from '../platform/plans.ts';
 import { checkAnswers, enrollmentOptions, riskOf } from './affiliate-forms.ts';
-import { emailKey, fieldError, type ParticipantRow, type Q, type RequestEvidence } from './participants/model.ts';
-import { newId } from '../crypto.ts';
-import { ConflictError, InvalidStateError, NotFoundError, ValidationError, WrongProgramTypeError, translateDbError } from '../errors.ts';
-import type { AffiliateApplication, ApplicationQuestion, ApplicationReview, ApplicationSubmit } from '../../shared/schemas/affiliate.ts';
+import { emailKey, fieldError, type ParticipantRow, type Q, type RequestEvidence } from '../participants/model.ts';
+import { newId } from '../../crypto.ts';
+import { ConflictError, InvalidStateError, NotFoundError, ValidationError, WrongProgramTypeError, translateDbError } from '../../errors.ts';
+import type { AffiliateApplication, ApplicationQuestion, ApplicationReview, ApplicationSubmit } from '../../../shared/schemas/affiliate.ts';
 import type { EnrollmentOptions } from './affiliate-forms.ts';
 
 const DAY_MS = 86_400_000;

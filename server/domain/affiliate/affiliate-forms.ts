@@ -1,13 +1,13 @@
-import type { Program } from './programs.ts';
-import { completeDocument } from './program-config.ts';
-import { isDisposableEmail } from './email-policy.ts';
-import { emailKey, type ParticipantRow } from './participants/model.ts';
-import { ValidationError } from '../errors.ts';
-import type { FieldError } from '../../shared/errors.ts';
-import { isCountryCode, type AffiliateApplication, type ApplicationQuestion } from '../../shared/schemas/affiliate.ts';
+import type { Program } from '../programs/programs.ts';
+import { completeDocument } from '../programs/program-config.ts';
+import { isDisposableEmail } from '../platform/email-policy.ts';
+import { emailKey, type ParticipantRow } from '../participants/model.ts';
+import { ValidationError } from '../../errors.ts';
+import type { FieldError } from '../../../shared/errors.ts';
+import { isCountryCode, type AffiliateApplication, type ApplicationQuestion } from '../../../shared/schemas/affiliate.ts';
 
 // The affiliate program's enrollment options, the application form's answer checks and the first
-// risk assessment of an application (server/domain/affiliate-applications.ts uses them).
+// risk assessment of an application (server/domain/affiliate/affiliate-applications.ts uses them).
 
 /** The enrollment options of an affiliate program, defaults filled. */
 export interface EnrollmentOptions {

@@ -1,18 +1,19 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { Participants } from './participants/service.ts';
-import type { ProgramEmails } from './program-emails.ts';
-import type { Activity } from './activity.ts';
-import type { TeamBilling } from './plans.ts';
-import { toProgram, type Program } from './programs.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Participants } from '../participants/service.ts';
+import type { ProgramEmails } from '../messaging/program-emails.ts';
+import type { Activity } from '../platform/activity.ts';
+import type { TeamBilling } from '../platform/plans.ts';
+import { toProgram, type Program } from '../programs/programs.ts';
 import { assertAffiliateProgram, enrollAffiliate } from './affiliate-applications.ts';
-import { emailKey, programLanguages, type Q } from './participants/model.ts';
-import { escapeHtml, maskEmail } from './program-emails.ts';
-import { newId, newSecret, sha256 } from '../crypto.ts';
-import { ConflictError, InvalidStateError, NotFoundError, RateLimitedError, TeamNotVerifiedError, translateDbError } from '../errors.ts';
-import type { AffiliateInvite } from '../../shared/schemas/affiliate.ts';
+import { emailKey, programLanguages, type Q } from '../participants/model.ts';
+import { maskEmail } from '../messaging/email-layout.ts';
+import { affiliateInvite } from '../programs/email-copy/index.ts';
+import { newId, newSecret, sha256 } from '../../crypto.ts';
+import { ConflictError, InvalidStateError, NotFoundError, RateLimitedError, TeamNotVerifiedError, translateDbError } from '../../errors.ts';
+import type { AffiliateInvite } from '../../../shared/schemas/affiliate.ts';
 
 /** How long an emailed accept link works. */
 export const INVITE_TTL_MS = 14 * 86_400_000;
@@ -152,17 +153,17 @@ export class AffiliateInvites {
   }
 
   /** What the accept page shows for a link, or why it does not work. */
-  async target(token: string): Promise<{ ok: true; company: string; email: string } | { ok: false; reason: 'INVALID' | 'EXPIRED' }> {
+  async target(token: string): Promise<{ ok: true; company: string; email: string; program: Program } | { ok: false; reason: 'INVALID' | 'EXPIRED' }> {
     const row = await this.#byToken(this.db.knex, token);
     if (!row) return { ok: false, reason: 'INVALID' };
     if (Number(row.expires_at) <= this.clock.now()) return { ok: false, reason: 'EXPIRED' };
     const program = await this.#program(this.db.knex, row.program_id);
     if (!program) return { ok: false, reason: 'INVALID' };
-    return { ok: true, company: this.programEmails.companyName(program), email: maskEmail(row.email) };
+    return { ok: true, company: this.programEmails.companyName(program), email: maskEmail(row.email), program };
   }
 
   /** Accepts an invite through its link: enrolls the invitee (source INVITE) and uses the link up. */
-  async accept(token: string): Promise<{ ok: true; company: string; shareUrl: string } | { ok: false; reason: 'INVALID' | 'EXPIRED' }> {
+  async accept(token: string): Promise<{ ok: true; company: string; shareUrl: string; program: Program; language: string | null } | { ok: false; reason: 'INVALID' | 'EXPIRED' }> {
     return this.db.knex.transaction(async (trx) => {
       const now = this.clock.now();
       const found = await this.#byToken(trx, token);
@@ -180,7 +181,7 @@ export class AffiliateInvites {
       await trx('affiliate_invites').where({ id: row.id }).update({ status: 'ACCEPTED', accepted_at: now, token_hash: null, participant_id: enrolled.participantId });
       await this.activity.record(trx, { programId: program.id, participantId: enrolled.participantId, type: 'COMMON', action: 'affiliate.invite_accepted', text: 'Accepted an affiliate invite' });
       const p = await trx('participants').where({ id: enrolled.participantId }).first();
-      return { ok: true as const, company: this.programEmails.companyName(program), shareUrl: this.programEmails.shareUrlOf(program, p) };
+      return { ok: true as const, company: this.programEmails.companyName(program), shareUrl: this.programEmails.shareUrlOf(program, p), program, language: (p.language as string | null) ?? null };
     });
   }
 
@@ -190,18 +191,12 @@ export class AffiliateInvites {
   }
 
   async #send(trx: Knex.Transaction, program: Program, row: InviteRow, token: string): Promise<void> {
-    const company = this.programEmails.companyName(program);
     const url = this.acceptUrl(token);
-    // §2.19 has no template for affiliate invites (`invite` is a participant's referral invitation): built-in copy.
-    const body = `<p>Hello{{firstName}},</p><p>You are invited to join the ${escapeHtml(company)} affiliate program. Accept the invite to get your affiliate link and start earning commissions:</p><p><a href="{{acceptUrl}}">Accept the invite</a></p><p>The link works once and expires on {{expiresOn}}.</p>`;
-    await this.programEmails.sendToContact(
-      trx,
-      program,
-      row.email,
-      { subject: `You are invited to the ${company} affiliate program`, preheader: 'Join as an affiliate and earn commissions.', body },
-      { firstName: row.first_name ? ` ${row.first_name}` : null, acceptUrl: url, expiresOn: new Date(Number(row.expires_at)).toISOString().slice(0, 10) },
-      { kind: 'affiliate.invite', language: programLanguages(program).base },
-    );
+    // §2.19 has no template for affiliate invites (`invite` is a participant's referral invitation):
+    // built-in copy in the program's base language (the invitee has no language yet), the date by Intl.
+    const language = programLanguages(program).base;
+    const expiresOn = new Intl.DateTimeFormat(language, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(Number(row.expires_at)));
+    await this.programEmails.sendToContact(trx, program, row.email, affiliateInvite(language), { firstName: row.first_name, acceptUrl: url, expiresOn }, { kind: 'affiliate.invite', language });
     await this.activity.record(trx, { programId: program.id, participantId: null, type: 'EMAIL', action: 'email.sent', text: `Affiliate invite emailed to ${maskEmail(row.email)}`, data: { emailType: 'affiliateInvite', inviteId: row.id } });
   }
 

@@ -1,4 +1,4 @@
-import type { CommissionStructure } from '../../shared/schemas/reward-config.ts';
+import type { CommissionStructure } from '../../../shared/schemas/reward-config.ts';
 
 // The pure commission math (issue #6). Integer minor units throughout; the one rounding is
 // half-up (half away from zero) to the sale currency's minor unit, done exactly on integers.

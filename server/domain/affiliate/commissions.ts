@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Program } from './programs.ts';
-import type { Participants } from './participants/service.ts';
-import { InvalidStateError, NotFoundError, ValidationError } from '../errors.ts';
-import { readRows } from './leaderboard.ts';
-import { newId } from '../crypto.ts';
-import type { Commission, CommissionList, CommissionListQuery } from '../../shared/schemas/commission.ts';
-import type { CommissionStructure } from '../../shared/schemas/reward-config.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Program } from '../programs/programs.ts';
+import type { Participants } from '../participants/service.ts';
+import { InvalidStateError, NotFoundError, ValidationError } from '../../errors.ts';
+import { readRows } from '../participants/leaderboard.ts';
+import { newId } from '../../crypto.ts';
+import type { Commission, CommissionList, CommissionListQuery } from '../../../shared/schemas/commission.ts';
+import type { CommissionStructure } from '../../../shared/schemas/reward-config.ts';
 
 export { commissionFor, monthsBetween, percentOf, proportion } from './commission-math.ts';
 

@@ -1,19 +1,20 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { Participants } from './participants/service.ts';
-import type { ProgramEmails } from './program-emails.ts';
-import type { Activity } from './activity.ts';
-import { toProgram, type Program } from './programs.ts';
-import { completedDocument } from './program-config.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Participants } from '../participants/service.ts';
+import type { ProgramEmails } from '../messaging/program-emails.ts';
+import type { Activity } from '../platform/activity.ts';
+import { toProgram, type Program } from '../programs/programs.ts';
+import { completedDocument } from '../programs/program-config.ts';
 import { taxInfoRequired } from './tax-info.ts';
-import type { ParticipantRow, Q } from './participants/model.ts';
-import { maskEmail } from './program-emails.ts';
-import { newId, newSecret, sha256 } from '../crypto.ts';
-import { InvalidStateError, RateLimitedError, TeamNotVerifiedError, ValidationError, WrongProgramTypeError } from '../errors.ts';
-import { PAYOUT_PROVIDERS, PROVIDER_DISPLAY_NAMES, type PayoutProvider } from '../../shared/schemas/affiliate.ts';
-import type { PayoutRequiredAction } from '../../shared/schemas/participant.ts';
+import type { ParticipantRow, Q } from '../participants/model.ts';
+import { maskEmail } from '../messaging/email-layout.ts';
+import { payoutConfirmation } from '../programs/email-copy/index.ts';
+import { newId, newSecret, sha256 } from '../../crypto.ts';
+import { InvalidStateError, RateLimitedError, TeamNotVerifiedError, ValidationError, WrongProgramTypeError } from '../../errors.ts';
+import { PAYOUT_PROVIDERS, PROVIDER_DISPLAY_NAMES, type PayoutProvider } from '../../../shared/schemas/affiliate.ts';
+import type { PayoutRequiredAction } from '../../../shared/schemas/participant.ts';
 
 /** How long a confirmation link works. */
 export const CONFIRMATION_TTL_MS = 24 * 3_600_000;
@@ -92,7 +93,9 @@ export class PayoutDestinations {
     private readonly participants: Participants,
     private readonly programEmails: ProgramEmails,
     private readonly activity: Activity,
-  ) {}
+  ) {
+    participants.hooks.requiredActionsOf = (q, program, rows) => payoutRequiredActions(q, program, rows);
+  }
 
   /** The participant's current destination, for the payout engine (CSV export). */
   async current(trx: Q, programId: string, participantId: string): Promise<{ provider: PayoutProvider; account: string; status: string; country: string | null } | null> {
@@ -185,13 +188,9 @@ export class PayoutDestinations {
               trx,
               program,
               recipient,
-              {
-                // §2.19 has a template for PayPal only: Venmo and Wise use built-in copy.
-                subject: `Confirm your ${PROVIDER_DISPLAY_NAMES[provider]} payout details`,
-                preheader: 'One click to confirm where we send your payouts.',
-                body: `<p>Hi{{firstName}},</p><p>Please confirm the ${PROVIDER_DISPLAY_NAMES[provider]} account we should send your payouts to. The link works once and expires in 24 hours:</p><p><a href="{{confirmationUrl}}">Confirm my ${PROVIDER_DISPLAY_NAMES[provider]} details</a></p>`,
-              },
-              { confirmationUrl: url, firstName: p.first_name ? ` ${p.first_name}` : null },
+              // §2.19 has a template for PayPal only: Venmo and Wise use built-in copy, in the participant's language.
+              payoutConfirmation(this.programEmails.languageOf(program, p)),
+              { confirmationUrl: url, payoutProvider: PROVIDER_DISPLAY_NAMES[provider] },
               { emailType: 'payoutDestinationConfirmation', data: { provider } },
             );
       if (!outcome.sent) throw new TeamNotVerifiedError();
@@ -200,14 +199,14 @@ export class PayoutDestinations {
   }
 
   /** What the confirmation page shows for a link, or why it does not work. */
-  async target(token: string): Promise<{ ok: true; program: Program; provider: PayoutProvider; email: string } | { ok: false; reason: 'tokenExpired' | 'tokenUsed' | 'generic' }> {
+  async target(token: string): Promise<{ ok: true; program: Program; provider: PayoutProvider; email: string; language: string | null } | { ok: false; reason: 'tokenExpired' | 'tokenUsed' | 'generic' }> {
     const c = await this.#confirmation(this.db.knex, token);
     if (!c) return { ok: false, reason: 'generic' };
     if (c.used_at !== null) return { ok: false, reason: 'tokenUsed' };
     if (Number(c.expires_at) <= this.clock.now()) return { ok: false, reason: 'tokenExpired' };
-    const [programRow, p] = await Promise.all([this.db.knex('programs').where({ id: c.program_id }).first(), this.db.knex('participants').where({ id: c.participant_id }).first('email')]);
+    const [programRow, p] = await Promise.all([this.db.knex('programs').where({ id: c.program_id }).first(), this.db.knex('participants').where({ id: c.participant_id }).first('email', 'language')]);
     if (!programRow || !p) return { ok: false, reason: 'generic' };
-    return { ok: true, program: toProgram(programRow), provider: c.provider, email: maskEmail(p.email) };
+    return { ok: true, program: toProgram(programRow), provider: c.provider, email: maskEmail(p.email), language: p.language ?? null };
   }
 
   /**

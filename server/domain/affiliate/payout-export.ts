@@ -1,17 +1,14 @@
 import type { Knex } from 'knex';
-import type { Program } from './programs.ts';
+import type { Program } from '../programs/programs.ts';
 import type { PayoutRow } from './payout-model.ts';
-import { fractionDigits } from './exchange-rates.ts';
-import type { Payout } from '../../shared/schemas/payout.ts';
+import { fractionDigits } from '../platform/exchange-rates.ts';
+import type { Payout } from '../../../shared/schemas/payout.ts';
+import { csvCell } from '../../../shared/csv.ts';
+
+/** The one CSV cell encoder (shared/csv.ts), named here for the batch files' importers. */
+export { csvCell };
 
 // The built-in manual payout provider's export: a CSV for PayPal / Wise batch payments.
-
-/** A CSV cell: quoted, quotes doubled, and a leading = + - @ (or tab/CR) defused with an apostrophe so spreadsheets never run it. */
-export function csvCell(value: string | number | null | undefined): string {
-  let s = value == null ? '' : String(value);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return `"${s.replace(/"/g, '""')}"`;
-}
 
 /** Minor units as a plain decimal string in major units (1234 USD → "12.34", 500 JPY → "500"). */
 export function majorUnits(amount: number, iso: string): string {
@@ -30,7 +27,12 @@ export interface PayoutLine {
   lastName: string | null;
   /** The affiliate's current destination, else the one recorded on the payout (status then unknown: null). */
   destination: { provider: string; account: string | null; country: string | null; status: string | null; legalEntityType: string | null; legalName: string | null } | null;
+  /** The affiliate's coupon and promotion codes, oldest first (the generic CSV's last column), when the export was given a reader of them. */
+  codes?: string[];
 }
+
+/** Reads participants' coupon and promotion codes (billing's, wired in server/deps.ts): participant id → codes, oldest first. */
+export type ParticipantCodesReader = (knex: Knex, programId: string, participantIds: string[]) => Promise<Map<string, string[]>>;
 
 /**
  * The payouts a batch file lists (default UPCOMING and QUEUED), oldest first, with the affiliate
@@ -61,8 +63,8 @@ export async function payoutLines(knex: Knex, program: Program, status?: Payout[
   }));
 }
 
-/** Columns of the generic CSV (docs/decisions.md "Affiliate money"). */
-export const GENERIC_CSV_HEADER = ['payout_id', 'participant_id', 'email', 'first_name', 'last_name', 'status', 'amount', 'currency', 'amount_minor', 'provider', 'account', 'country', 'destination_status', 'commission_count', 'created_at'];
+/** Columns of the generic CSV (docs/decisions.md "Affiliate money"); `codes`, the affiliate's codes separated by spaces, is appended last (issue #25). */
+export const GENERIC_CSV_HEADER = ['payout_id', 'participant_id', 'email', 'first_name', 'last_name', 'status', 'amount', 'currency', 'amount_minor', 'provider', 'account', 'country', 'destination_status', 'commission_count', 'created_at', 'codes'];
 
 /** Rows as CSV text: RFC 4180, CRLF, every cell quoted and defused. */
 export function csvText(rows: Array<Array<string | number | null | undefined>>): string {
@@ -73,7 +75,7 @@ export function csvText(rows: Array<Array<string | number | null | undefined>>):
 export function genericCsv(lines: PayoutLine[]): string {
   return csvText([
     GENERIC_CSV_HEADER,
-    ...lines.map(({ payout: r, email, firstName, lastName, destination: d }) => [
+    ...lines.map(({ payout: r, email, firstName, lastName, destination: d, codes }) => [
       r.id,
       r.participant_id,
       email,
@@ -89,6 +91,7 @@ export function genericCsv(lines: PayoutLine[]): string {
       d?.status,
       (JSON.parse(r.commission_ids) as string[]).length,
       new Date(Number(r.created_at)).toISOString(),
+      (codes ?? []).join(' '),
     ]),
   ]);
 }

@@ -1,4 +1,4 @@
-import type { Payout } from '../../shared/schemas/payout.ts';
+import type { Payout } from '../../../shared/schemas/payout.ts';
 
 // The payouts table's row and its wire shape (rest-v2 §2.13), shared by the payouts service, its
 // batch exports and the payout providers.

@@ -1,5 +1,6 @@
-import { InvalidStateError, ValidationError } from '../errors.ts';
+import { InvalidStateError, ValidationError } from '../../errors.ts';
 import { csvText, genericCsv, majorUnits, type PayoutLine } from './payout-export.ts';
+import { PAYOUT_EXPORT_FORMATS } from '../../../shared/schemas/payout.ts';
 
 // Payout providers: how money for a payout leaves refloop. A provider can export a batch file the
 // owner uploads to a payment service, and/or send a payout itself and say what really happened.
@@ -7,8 +8,8 @@ import { csvText, genericCsv, majorUnits, type PayoutLine } from './payout-expor
 // PO2, `refloop payouts mark`). Adapters for the PayPal and Wise payout APIs implement `send`
 // against this same interface; none is built in, so nothing here ever claims money moved.
 
-/** Batch file formats a provider may export (docs/decisions.md "Payout providers"). */
-export const EXPORT_FORMATS = ['generic', 'paypal', 'wise'] as const;
+/** Batch file formats a provider may export (docs/decisions.md "Payout providers"; the REST export's `format`). */
+export const EXPORT_FORMATS = PAYOUT_EXPORT_FORMATS;
 
 /** A batch file format. */
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

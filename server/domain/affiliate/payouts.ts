@@ -1,25 +1,25 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Program, Programs } from './programs.ts';
-import type { Participants } from './participants/service.ts';
-import type { ParticipantRow } from './participants/model.ts';
-import type { Webhooks } from './webhooks.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Program, Programs } from '../programs/programs.ts';
+import type { Participants } from '../participants/service.ts';
+import type { ParticipantRow } from '../participants/model.ts';
+import type { Webhooks } from '../messaging/webhooks.ts';
 import type { Commissions } from './commissions.ts';
 import { DAY_MS, plausibleId } from './commissions.ts';
-import { completeDocument } from './program-config.ts';
-import { newId } from '../crypto.ts';
-import { InvalidStateError, NotFoundError, ValidationError } from '../errors.ts';
-import { readRows } from './leaderboard.ts';
-import { formatMoney } from './exchange-rates.ts';
-import { payoutLines } from './payout-export.ts';
+import { completeDocument } from '../programs/program-config.ts';
+import { newId } from '../../crypto.ts';
+import { InvalidStateError, NotFoundError, ValidationError } from '../../errors.ts';
+import { readRows } from '../participants/leaderboard.ts';
+import { money } from '../messaging/email-layout.ts';
+import { payoutLines, type ParticipantCodesReader } from './payout-export.ts';
 import { PayoutProviders, type BatchFile, type ExportFormat, type SendOutcome } from './payout-providers.ts';
-import { Activity } from './activity.ts';
-import { payoutMoney } from './analytics-money.ts';
-import type { ProgramEmails } from './program-emails.ts';
-import type { Jobs } from './jobs.ts';
-import { toProgram } from './programs.ts';
-import type { Payout, PayoutList, PayoutListQuery, PayoutRunResponse } from '../../shared/schemas/payout.ts';
+import { Activity } from '../platform/activity.ts';
+import { payoutMoney } from './payout-money.ts';
+import type { ProgramEmails } from '../messaging/program-emails.ts';
+import type { Jobs } from '../platform/jobs.ts';
+import { toProgram } from '../programs/programs.ts';
+import type { Payout, PayoutList, PayoutListQuery, PayoutRunResponse } from '../../../shared/schemas/payout.ts';
 import { TRANSITIONS, toPayout, type PayoutRow } from './payout-model.ts';
 
 export { toPayout, type PayoutRow } from './payout-model.ts';
@@ -51,7 +51,7 @@ export function nextMonthStart(now: number): number {
  * affiliate and currency, the APPROVED commissions whose hold has passed plus the adjustments of
  * commissions already paid, and creates one UPCOMING payout per group whose program-currency total
  * reaches the program's `payoutThreshold`. Money moves through a payout provider (`providers`,
- * server/domain/payout-providers.ts): the built-in manual one exports batch files for PayPal / Wise
+ * server/domain/affiliate/payout-providers.ts): the built-in manual one exports batch files for PayPal / Wise
  * and the owner then reports QUEUED, ISSUED or FAILED; a sending adapter reports them itself. ISSUED marks the commissions PAID and emits NEW_PAYOUT_ISSUED; FAILED and REVERSED
  * release them for the next run.
  */
@@ -70,6 +70,8 @@ export class Payouts {
     jobs: Pick<Jobs, 'register'>,
     /** The payout provider adapters; `manual` is built in. */
     readonly providers: PayoutProviders = new PayoutProviders(),
+    /** Affiliates' coupon and promotion codes for the generic CSV (billing's reader; none: the column stays empty). */
+    private readonly codesOf: ParticipantCodesReader | null = null,
   ) {
     this.#activity = new Activity(db, clock);
     jobs.register(PAYOUT_RUN_JOB, (payload: { programId: string }) => this.scheduledRun(payload.programId));
@@ -181,7 +183,7 @@ export class Payouts {
         }
         for (let i = 0; i < g.adjustmentIds.length; i += 500) await trx('commission_adjustments').whereIn('id', g.adjustmentIds.slice(i, i + 500)).update({ payout_id: row.id });
         const affiliate = (await trx('participants').where({ id: g.referrerId }).first()) as ParticipantRow;
-        await this.emails.sendProgramEmail(trx, program, affiliate, 'payoutPending', { payoutAmount: formatMoney(g.amount, g.currency) });
+        await this.emails.sendProgramEmail(trx, program, affiliate, 'payoutPending', { payoutAmount: money(g.amount, g.currency) });
         out.push(row);
       }
       return out;
@@ -232,7 +234,7 @@ export class Payouts {
       const next = { ...row, ...patch } as PayoutRow;
       if (status === 'ISSUED') {
         const p = (await trx('participants').where({ id: row.participant_id }).first()) as ParticipantRow;
-        await this.emails.sendProgramEmail(trx, program, p, 'payoutSentSuccess', { payoutAmount: formatMoney(Number(row.amount), row.currency_iso) });
+        await this.emails.sendProgramEmail(trx, program, p, 'payoutSentSuccess', { payoutAmount: money(Number(row.amount), row.currency_iso) });
       }
       if (status === 'ISSUED' && (await this.webhooks.listens(trx, program.id, 'NEW_PAYOUT_ISSUED'))) {
         const p = (await trx('participants').where({ id: row.participant_id }).first()) as ParticipantRow;
@@ -252,7 +254,12 @@ export class Payouts {
   async exportBatch(program: Program, q: { status?: Payout['status']; format?: ExportFormat; currency?: string; provider?: string }): Promise<BatchFile> {
     const format = q.format ?? 'generic';
     const provider = this.providers.exporter(q.provider ?? 'manual', format);
-    return provider.exportBatch(await payoutLines(this.db.knex, program, q.status), { format, currency: q.currency });
+    const lines = await payoutLines(this.db.knex, program, q.status);
+    if (this.codesOf && format === 'generic' && lines.length) {
+      const codes = await this.codesOf(this.db.knex, program.id, lines.map((l) => l.payout.participant_id));
+      for (const l of lines) l.codes = codes.get(l.payout.participant_id) ?? [];
+    }
+    return provider.exportBatch(lines, { format, currency: q.currency });
   }
 
   /**

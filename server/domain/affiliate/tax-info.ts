@@ -1,15 +1,15 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { ProgramEmails } from './program-emails.ts';
-import { toProgram, type Program } from './programs.ts';
-import { completedDocument } from './program-config.ts';
-import type { ParticipantRow, Q } from './participants/model.ts';
-import { newSecret, sha256 } from '../crypto.ts';
-import { NotFoundError } from '../errors.ts';
-import { isCountryCode, type TaxStatus } from '../../shared/schemas/affiliate.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { ProgramEmails } from '../messaging/program-emails.ts';
+import { toProgram, type Program } from '../programs/programs.ts';
+import { completedDocument } from '../programs/program-config.ts';
+import type { ParticipantRow, Q } from '../participants/model.ts';
+import { newSecret, sha256 } from '../../crypto.ts';
+import { NotFoundError } from '../../errors.ts';
+import { isCountryCode, type TaxStatus } from '../../../shared/schemas/affiliate.ts';
 
 /** How long a hosted tax page link works. */
 export const TAX_SESSION_TTL_MS = 30 * 60_000;
@@ -138,28 +138,29 @@ export class TaxInfo {
   }
 
   /**
-   * Validates a hosted form submission: per-field messages, or null when it is accepted and stored
+   * Validates a hosted form submission: per-field error codes (the page words them in the reader's
+   * language, `tax.error.<code>`), or null when it is accepted and stored
    * (form type, legal name, residency, VAT; never the tax id), the link used up and `taxInfoReceived`
    * sent (skipped and logged while the team is not VERIFIED).
    */
   async submit(token: string, form: TaxForm): Promise<Record<string, string> | null> {
     const errors: Record<string, string> = {};
     const formType = form.formType === 'W9' || form.formType === 'W8' ? form.formType : null;
-    if (!formType) errors.formType = 'Choose W-9 or W-8.';
+    if (!formType) errors.formType = 'formType';
     const country = form.residencyCountryCode.trim().toUpperCase();
-    if (!isCountryCode(country)) errors.residencyCountryCode = 'Enter the two-letter ISO code of your country of tax residence.';
-    else if (formType === 'W9' && country !== 'US') errors.residencyCountryCode = 'A W-9 is for US taxpayers; choose W-8 for residence outside the United States.';
-    else if (formType === 'W8' && country === 'US') errors.residencyCountryCode = 'A W-8 is for residence outside the United States; US taxpayers choose W-9.';
+    if (!isCountryCode(country)) errors.residencyCountryCode = 'country';
+    else if (formType === 'W9' && country !== 'US') errors.residencyCountryCode = 'w9NotUs';
+    else if (formType === 'W8' && country === 'US') errors.residencyCountryCode = 'w8Us';
     const legalName = form.legalName.trim();
-    if (!legalName || legalName.length > 255) errors.legalName = 'Enter your legal name (at most 255 characters).';
+    if (!legalName || legalName.length > 255) errors.legalName = 'legalName';
     const taxId = form.taxId.trim();
-    if (!(formType === 'W8' ? FOREIGN_TIN : US_TIN).test(taxId)) errors.taxId = formType === 'W8' ? 'Enter your foreign taxpayer identification number.' : 'Enter a 9-digit SSN, ITIN or EIN.';
+    if (!(formType === 'W8' ? FOREIGN_TIN : US_TIN).test(taxId)) errors.taxId = formType === 'W8' ? 'foreignTin' : 'usTin';
     const vat = form.vatNumber.trim();
-    if (vat && !VAT.test(vat)) errors.vatNumber = 'A VAT number has 2–32 letters, digits, spaces, dots or dashes.';
-    if (!form.certify) errors.certify = 'Confirm that the information is correct.';
+    if (vat && !VAT.test(vat)) errors.vatNumber = 'vat';
+    if (!form.certify) errors.certify = 'certify';
     if (Object.keys(errors).length) return errors;
     const target = await this.pageTarget(token);
-    if (!target) return { token: 'This link has expired or was already used. Request a new one from the program window.' };
+    if (!target) return { token: 'expired' };
     await this.db.knex.transaction(async (trx) => {
       const now = this.clock.now();
       const n = await trx('tax_profiles')

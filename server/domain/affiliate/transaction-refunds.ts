@@ -1,15 +1,15 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Program } from './programs.ts';
-import type { Participants } from './participants/service.ts';
-import { newId } from '../crypto.ts';
-import { ConflictError, ValidationError } from '../errors.ts';
-import { insertRow } from '../db/rows.ts';
-import { convertMinor } from './exchange-rates.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Program } from '../programs/programs.ts';
+import type { Participants } from '../participants/service.ts';
+import { newId } from '../../crypto.ts';
+import { ConflictError, ValidationError } from '../../errors.ts';
+import { insertRow } from '../../db/rows.ts';
+import { convertMinor } from '../platform/exchange-rates.ts';
 import { counts, proportion, type CommissionRow } from './commissions.ts';
-import { TRANSACTION_ID_FIELDS, type TransactionIdField, type TransactionRefund, type TransactionRefunded } from '../../shared/schemas/transaction.ts';
-import { ERROR_CODES } from '../../shared/errors.ts';
+import { TRANSACTION_ID_FIELDS, type TransactionIdField, type TransactionRefund, type TransactionRefunded } from '../../../shared/schemas/transaction.ts';
+import { ERROR_CODES } from '../../../shared/errors.ts';
 
 /** The identifiers a request names, as (kind, value) pairs. */
 export function identifiersOf(body: Partial<Record<TransactionIdField, string | null | undefined>>): Array<{ kind: TransactionIdField; value: string }> {

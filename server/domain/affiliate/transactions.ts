@@ -1,23 +1,24 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Program, Programs } from './programs.ts';
-import type { Participants } from './participants/service.ts';
-import type { ParticipantRow } from './participants/model.ts';
-import type { RewardConfigs } from './reward-configs.ts';
-import type { Webhooks } from './webhooks.ts';
-import { formatMoney, type ExchangeRates } from './exchange-rates.ts';
-import type { ProgramEmails } from './program-emails.ts';
-import type { Jobs } from './jobs.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Program, Programs } from '../programs/programs.ts';
+import type { Participants } from '../participants/service.ts';
+import type { ParticipantRow } from '../participants/model.ts';
+import type { RewardConfigs } from '../programs/reward-configs.ts';
+import type { Webhooks } from '../messaging/webhooks.ts';
+import type { ExchangeRates } from '../platform/exchange-rates.ts';
+import { money } from '../messaging/email-layout.ts';
+import type { ProgramEmails } from '../messaging/program-emails.ts';
+import type { Jobs } from '../platform/jobs.ts';
 import { PAYOUT_RUN_JOB, nextMonthStart } from './payouts.ts';
-import { newId } from '../crypto.ts';
-import { ValidationError, translateDbError, ConflictError } from '../errors.ts';
-import { insertRow } from '../db/rows.ts';
+import { newId } from '../../crypto.ts';
+import { ValidationError, translateDbError, ConflictError } from '../../errors.ts';
+import { insertRow } from '../../db/rows.ts';
 import { commissionFor, monthsBetween, newCommissionRow, toCommission, type CommissionRow } from './commissions.ts';
 import { Refunds, identifiersOf, matchingTransactions } from './transaction-refunds.ts';
-import { TRANSACTION_ID_FIELDS, transactionCreate, transactionRefund, type TransactionCreate, type TransactionIdField, type TransactionRecorded, type TransactionRefunded } from '../../shared/schemas/transaction.ts';
-import type { CommissionStructure } from '../../shared/schemas/reward-config.ts';
+import { TRANSACTION_ID_FIELDS, transactionCreate, transactionRefund, type TransactionCreate, type TransactionIdField, type TransactionRecorded, type TransactionRefunded } from '../../../shared/schemas/transaction.ts';
+import type { CommissionStructure } from '../../../shared/schemas/reward-config.ts';
 
 /** Validates a body the way the REST pipeline does, for callers that skip it (MCP tools). */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
@@ -55,18 +56,19 @@ export class Transactions {
     private readonly jobs: Pick<Jobs, 'enqueue'>,
   ) {
     this.refunds = new Refunds(db, clock, participants, (trx, program, affiliateId, rows) => this.announce(trx, program, affiliateId, rows, 'COMMISSION_ADJUSTED'));
-    participants.hooks.created.push((trx, program, participant) => this.onReferredSignup(trx, program, participant));
+    participants.hooks.created.push((trx, program, participant, _ledger, referrer) => this.onReferredSignup(trx, program, participant, referrer));
   }
 
   /**
    * LEAD commissions: a customer referred by an affiliate signs up (inside the sign-up's
    * transaction). One per customer and structure; FIXED amounts in the program currency.
    */
-  async onReferredSignup(trx: Knex.Transaction, program: Program, customer: ParticipantRow): Promise<void> {
+  async onReferredSignup(trx: Knex.Transaction, program: Program, customer: ParticipantRow, referrer: ParticipantRow | null): Promise<void> {
     if (program.type !== 'AFFILIATE' || !customer.referred_by) return;
     const structures = (await this.rewardConfigs.list(program.id, trx)).filter((r) => r.type === 'AFFILIATE' && r.commissionStructure?.event === 'LEAD');
     if (!structures.length) return;
-    const affiliate = earningAffiliate((await trx('participants').where({ id: customer.referred_by, program_id: program.id }).first()) as ParticipantRow | undefined);
+    // The referrer as the sign-up left it (its `referred_by`, in this program).
+    const affiliate = earningAffiliate(referrer ?? undefined);
     if (!affiliate) return;
     const now = this.clock.now();
     const currency = program.currencyISO;
@@ -118,7 +120,9 @@ export class Transactions {
     const toCampaign = this.rates.rate(body.currency, program.currencyISO);
     if (!toCampaign) throw this.noRate('currency', body.currency, program.currencyISO);
     try {
-      return await this.db.knex.transaction((trx) => this.#record(trx, program, idOrEmail, body, ids, toCampaign));
+      // Concurrent sales share one SQLite transaction, each in its own savepoint (group commit): with
+      // synchronous FULL every COMMIT waits for a sync of the WAL, which one group pays once.
+      return await this.db.grouped((trx) => this.#record(trx, program, idOrEmail, body, ids, toCampaign));
     } catch (err) {
       // Two requests with the same new identifier raced; the loser answers as the duplicate it is.
       if (translateDbError(err) instanceof ConflictError) {
@@ -288,7 +292,7 @@ export class Transactions {
     const row = current ?? ((await trx('participants').where({ id: affiliateId }).first()) as ParticipantRow);
     // The program's commissionGenerated / commissionAdjusted email (skipped while the team is not VERIFIED).
     const template = event === 'NEW_COMMISSION_ADDED' ? 'commissionGenerated' : 'commissionAdjusted';
-    for (const c of rows) await this.emails.sendProgramEmail(trx, program, row, template, { commissionAmount: formatMoney(Number(c.amount), c.currency_iso) });
+    for (const c of rows) await this.emails.sendProgramEmail(trx, program, row, template, { commissionAmount: money(Number(c.amount), c.currency_iso) });
     if (!(await this.webhooks.listens(trx, program.id, event))) return;
     const [participant] = await this.participants.forEvents(trx, program, [row]);
     const campaign = await this.programs.toCampaign(program, trx);

@@ -1,13 +1,13 @@
-import type { Db } from '../db/connect.ts';
-import type { Program } from './programs.ts';
-import type { ParticipantRow } from './participants/model.ts';
-import { ValidationError } from '../errors.ts';
-import { ACTIONS } from './activity.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Program } from '../programs/programs.ts';
+import type { ParticipantRow } from '../participants/model.ts';
+import { ValidationError } from '../../errors.ts';
+import { ACTIONS } from '../platform/activity.ts';
 import { DAY, bucketOf, bucketsBetween, dayStart, localDay, nextBucket } from './analytics-time.ts';
 import { boolBinding, rows, shareChannel, type Tables } from './analytics-sql.ts';
 import { METRIC_CONTRACT_VERSION } from './analytics-engagement.ts';
-import type { ActivationAnalyticsQuery, CampaignActivationAnalytics, CohortResult, ParticipantActivationAnalytics } from '../../shared/schemas/analytics.ts';
-import { firstShareChannel } from '../../shared/schemas/analytics.ts';
+import type { ActivationAnalyticsQuery, CampaignActivationAnalytics, CohortResult, ParticipantActivationAnalytics } from '../../../shared/schemas/analytics.ts';
+import { firstShareChannel } from '../../../shared/schemas/analytics.ts';
 
 // Activation (rest-v2 §2.29, AN2 and P12 `include=activation`): eligible participants followed from
 // their anchor (enrolment; for affiliate programs, enrolment as an affiliate) through the funnel

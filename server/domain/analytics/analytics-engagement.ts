@@ -1,9 +1,9 @@
-import type { Db } from '../db/connect.ts';
-import type { Program } from './programs.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Program } from '../programs/programs.ts';
 import { localDaySql, type Interval } from './analytics-time.ts';
 import { rows, shareChannel } from './analytics-sql.ts';
 import type { AnalyticsWindow } from './analytics.ts';
-import type { AnalyticsMetric, CampaignEngagementAnalytics } from '../../shared/schemas/analytics.ts';
+import type { AnalyticsMetric, CampaignEngagementAnalytics } from '../../../shared/schemas/analytics.ts';
 
 // Engagement (rest-v2 §2.30, AN1 `include=engagement`). Engagement is built around the referral
 // portal: "active" means viewed the portal or shared. We record share actions but not portal views

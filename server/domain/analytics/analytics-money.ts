@@ -1,6 +1,8 @@
-import type { Db } from '../db/connect.ts';
-import { proportion } from './commission-math.ts';
-import { rows, type Counts, type Scope, type Tables } from './analytics-sql.ts';
+import type { Db } from '../../db/connect.ts';
+import { proportion } from '../affiliate/commission-math.ts';
+import type { Counts, Scope, Tables } from './analytics-sql.ts';
+import { rows } from './read.ts';
+import { statusSql } from '../affiliate/payout-money.ts';
 
 // Affiliate money in analytics (rest-v2 §2.24 AnalyticsTotals and StatusCounts, §2.25): read from
 // the money tables of migration 014, each query an indexed range over one program's (or one
@@ -9,14 +11,6 @@ import { rows, type Counts, type Scope, type Tables } from './analytics-sql.ts';
 
 /** Commission statuses that count as earned (as `commission_total` counts them). */
 const EARNED = "('PENDING', 'APPROVED', 'PAID')";
-
-/**
- * A commission's status as readers see it: PENDING whose hold has passed is APPROVED (what
- * `Commissions.settle` writes before money moves; analytics only reads, so it applies it in SQL).
- */
-function statusSql(now: number): { sql: string; bindings: number[] } {
-  return { sql: "CASE WHEN status = 'PENDING' AND auto_approve_at IS NOT NULL AND auto_approve_at <= ? THEN 'APPROVED' ELSE status END", bindings: [now] };
-}
 
 /** A per-day SQL expression (from `localDaySql`) or the single group 0. */
 export type DayExpr = { sql: string; bindings: number[] };
@@ -134,26 +128,4 @@ export async function moneyStatusCounts(
     b.totalAmount += Number(r.a ?? 0);
   }
   return { commissionStatus, payoutStatus };
-}
-
-/**
- * An affiliate's all-time payout money (P12 and the participant API summary): `totalPaidOut` =
- * payouts ISSUED; `upcomingPayout` = approved commissions not yet paid (PENDING past their hold
- * included) plus adjustments of paid ones not yet settled by an ISSUED payout, never below 0.
- */
-export async function payoutMoney(db: Db, participantId: string, now: number): Promise<{ totalPaidOut: number; upcomingPayout: number }> {
-  const s = statusSql(now);
-  const [paid, upcoming, adj] = await Promise.all([
-    rows<{ t: number | string | null }>(db, "SELECT SUM(amount_in_campaign_currency) AS t FROM payouts WHERE participant_id = ? AND status = 'ISSUED'", [participantId]),
-    rows<{ t: number | string | null }>(db, `SELECT SUM(amount_in_campaign_currency) AS t FROM commissions WHERE referrer_id = ? AND ${s.sql} = 'APPROVED'`, [participantId, ...s.bindings]),
-    rows<{ t: number | string | null }>(
-      db,
-      "SELECT SUM(amount_in_campaign_currency) AS t FROM commission_adjustments WHERE referrer_id = ? AND (payout_id IS NULL OR payout_id IN (SELECT id FROM payouts WHERE participant_id = ? AND status IN ('UPCOMING', 'QUEUED')))",
-      [participantId, participantId],
-    ),
-  ]);
-  return {
-    totalPaidOut: Number(paid[0]?.t ?? 0),
-    upcomingPayout: Math.max(0, Number(upcoming[0]?.t ?? 0) + Number(adj[0]?.t ?? 0)),
-  };
 }

@@ -1,8 +1,9 @@
-import type { Db } from '../db/connect.ts';
-import { ACTIONS } from './activity.ts';
+import type { Db } from '../../db/connect.ts';
+import { ACTIONS } from '../platform/activity.ts';
 import { localDaySql } from './analytics-time.ts';
 import { addMoneyCounts } from './analytics-money.ts';
-import { SHARE_TOTAL_KEYS, type AnalyticsTotals } from '../../shared/schemas/analytics.ts';
+import { rows } from './read.ts';
+import { SHARE_TOTAL_KEYS, type AnalyticsTotals } from '../../../shared/schemas/analytics.ts';
 
 // The counting layer of analytics: windowed COUNTs over one program's (or one referrer's) rows,
 // each an indexed range scan (migration 011), optionally grouped by local day in SQL. Nothing here
@@ -58,15 +59,7 @@ export function shareChannel(action: string): string | null {
   return dot >= 0 && dot < action.length - 1 ? action.slice(dot + 1) : null;
 }
 
-/** Runs read SQL outside any transaction (a cached prepared statement on SQLite). */
-export function rows<T>(db: Db, sql: string, bindings: unknown[]): Promise<T[]> {
-  return db.all<T>(sql, ...bindings);
-}
-
-/** A boolean binding in the dialect's own form (better-sqlite3 takes no booleans). */
-export function boolBinding(db: Db, v: boolean): boolean | number {
-  return db.dialect === 'sqlite' ? (v ? 1 : 0) : v;
-}
+export { rows, boolBinding } from './read.ts';
 
 /** SQL reading `data.emailType` of an activity row. */
 function emailTypeSql(db: Db): string {

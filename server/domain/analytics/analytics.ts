@@ -1,13 +1,14 @@
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Program } from './programs.ts';
-import type { Participants } from './participants/service.ts';
-import { monthBoard, monthKey, monthScore, rankKey } from './leaderboard.ts';
-import { parseJson } from './participants/model.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Program } from '../programs/programs.ts';
+import type { Participants } from '../participants/service.ts';
+import { monthBoard, monthKey, monthScore, rankKey } from '../participants/boards.ts';
+import { parseJson } from '../participants/model.ts';
 import { DAY, bucketOf, bucketsBetween, dayStart, type Interval } from './analytics-time.ts';
 import { Tables, addCounts, countWindow, emptyCounts, rewardStatusCounts, rows, totalsOf, type Counts, type Scope } from './analytics-sql.ts';
 import { engagement } from './analytics-engagement.ts';
-import { moneyStatusCounts, payoutMoney } from './analytics-money.ts';
+import { moneyStatusCounts } from './analytics-money.ts';
+import { payoutMoney } from '../affiliate/payout-money.ts';
 import { campaignActivation, participantActivation } from './analytics-activation.ts';
 import {
   DEFAULT_ANALYTICS_DAYS,
@@ -21,7 +22,7 @@ import {
   type ParticipantAnalytics,
   type ParticipantAnalyticsQuery,
   type StatusCounts,
-} from '../../shared/schemas/analytics.ts';
+} from '../../../shared/schemas/analytics.ts';
 
 /** A window [lo, hi) with its wire dates (both inclusive) and the same-length window before it. */
 export interface AnalyticsWindow {

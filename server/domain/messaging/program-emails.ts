@@ -1,21 +1,25 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import { selectRows, trxRows } from '../db/rows.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { Mailer } from './mail.ts';
-import { ACTIONS, type Activity } from './activity.ts';
-import { rewardMetadataVars } from './reward-references.ts';
-import type { Participants } from './participants/service.ts';
-import { programLanguages, shareBase, withShareKey, type ParticipantRow, type Q } from './participants/model.ts';
-import { toProgram, type Program } from './programs.ts';
-import type { ConfigRow } from './reward-issuing.ts';
-import { completeDocument } from './program-config.ts';
-import { TeamNotVerifiedError, ValidationError } from '../errors.ts';
-import type { CampaignEmails, EmailTemplate } from '../../shared/schemas/program-config.ts';
-import { AFFILIATE_EMAIL_TYPES, REFERRAL_EMAIL_TYPES, type EmailParticipant } from '../../shared/schemas/referral.ts';
-import { fillTags } from '../../shared/merge-tags.ts';
+import type { Db } from '../../db/connect.ts';
+import { selectRows, trxRows } from '../../db/rows.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Mailer } from '../platform/mail.ts';
+import { ACTIONS, type Activity } from '../platform/activity.ts';
+import { rewardMetadataVars } from '../programs/reward-references.ts';
+import type { Participants } from '../participants/service.ts';
+import { programLanguages, shareBase, withShareKey, type ParticipantRow, type Q } from '../participants/model.ts';
+import { toProgram, type Program } from '../programs/programs.ts';
+import type { ConfigRow } from '../programs/reward-configs.ts';
+import { completeDocument } from '../programs/program-config.ts';
+import { hostedPagesOn, portalLinkedFromEmails, portalUrl } from '../programs/hosted-pages.ts';
+import { TeamNotVerifiedError, ValidationError } from '../../errors.ts';
+import type { CampaignEmails, EmailTemplate } from '../../../shared/schemas/program-config-emails.ts';
+import { AFFILIATE_EMAIL_TYPES, REFERRAL_EMAIL_TYPES, type EmailParticipant } from '../../../shared/schemas/referral.ts';
+import { displayName, layoutEmail, maskEmail, type EmailParts, type EmailVars } from './email-layout.ts';
+import { ParticipantEventEmails } from './participant-event-emails.ts';
+import { defaultTemplate, isDefaultText } from '../programs/email-copy/index.ts';
+import { emailOverride, footerOverride, readTranslation, type Translation } from '../programs/program-translations.ts';
 
 // Program emails: the program's templates (rest-v2 §2.19) rendered with merge tags, wrapped in one
 // layout with the company footer and an unsubscribe link, sent through the mailer inside the
@@ -24,14 +28,6 @@ import { fillTags } from '../../shared/merge-tags.ts';
 
 /** A template key of the emails document (every key but `settings`). */
 export type TemplateKey = Exclude<keyof CampaignEmails, 'settings'>;
-
-/** HTML that is inserted as is (already escaped by whoever built it). */
-export interface SafeHtml {
-  html: string;
-}
-
-/** Merge-tag values; strings and numbers are HTML-escaped in bodies, `SafeHtml` is not. */
-export type EmailVars = Record<string, string | number | null | undefined | SafeHtml>;
 
 /** Why a program email was not sent. */
 export type SkipReason = 'TEAM_NOT_VERIFIED' | 'UNSUBSCRIBED' | 'TEMPLATE_DISABLED' | 'TEMPLATE_NOT_AVAILABLE';
@@ -43,13 +39,6 @@ export type SendOutcome = { sent: true; mailId: string } | { sent: false; reason
 export interface SendBudgets {
   chargeInvites(teamId: string, senderKey: string, count: number): Promise<void>;
   chargeParticipantEmail(teamId: string): Promise<void>;
-}
-
-/** Subject, preheader and HTML body before merge tags are rendered. */
-export interface EmailParts {
-  subject: string;
-  preheader: string;
-  body: string;
 }
 
 /** Options of one send. */
@@ -72,110 +61,23 @@ const SKIP_TEXT: Record<SkipReason, string> = {
   TEMPLATE_NOT_AVAILABLE: 'the program type has no such template',
 };
 
-/** The unsubscribe link's text in each program language (the templates themselves have one copy). */
-const UNSUBSCRIBE_LABEL: Record<string, string> = {
-  en: 'Unsubscribe',
-  es: 'Darse de baja',
-  fr: 'Se désabonner',
-  de: 'Abmelden',
-  it: 'Annulla l’iscrizione',
-  'pt-BR': 'Cancelar inscrição',
-  nl: 'Afmelden',
-  pl: 'Wypisz się',
-  sv: 'Avsluta prenumerationen',
-  tr: 'Abonelikten çık',
-  ja: '配信停止',
-  ko: '수신 거부',
-  'zh-CN': '退订',
-  id: 'Berhenti berlangganan',
-};
-
-/** The label of the coupon code line the `goalAchieved` layout adds when the template shows no `{{couponCode}}`. */
-const COUPON_LABEL: Record<string, string> = {
-  en: 'Your code',
-  es: 'Tu código',
-  fr: 'Votre code',
-  de: 'Ihr Code',
-  it: 'Il tuo codice',
-  'pt-BR': 'Seu código',
-  nl: 'Je code',
-  pl: 'Twój kod',
-  sv: 'Din kod',
-  tr: 'Kodunuz',
-  ja: 'あなたのコード',
-  ko: '코드',
-  'zh-CN': '您的代码',
-  id: 'Kode Anda',
-};
-
-/** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-/** Plain text as HTML: escaped, line breaks kept (a participant's invitation note). */
-export function textAsHtml(text: string): SafeHtml {
-  return { html: escapeHtml(text).replace(/\r?\n/g, '<br>') };
-}
-
-/**
- * Renders `{{tag}}` and `{{tag|fallback}}` merge tags by the shared rules (shared/merge-tags.ts):
- * unknown or empty tags give the fallback or nothing, "Hi {{firstName}}," reads "Hi," without a
- * first name, and a value that ends its own sentence swallows the template's full stop after it.
- */
-export function renderTags(template: string, vars: EmailVars, mode: 'html' | 'text'): string {
-  return fillTags(
-    template,
-    (name) => {
-      const v = vars[name];
-      if (v !== null && typeof v === 'object') return mode === 'html' ? v.html : htmlToText(v.html);
-      if (v === undefined || v === null || v === '') return '';
-      return mode === 'html' ? escapeHtml(v) : String(v);
-    },
-    (fallback) => (mode === 'html' ? escapeHtml(fallback) : fallback),
-  );
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
-
-/** A readable plain-text version of an HTML fragment (the text/plain part of every email). */
-export function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, '')
-    .replace(/<a\s[^>]*href\s*=\s*"([^"]*)"[^>]*>([\s\S]*?)<\/a>/gi, (_m, href: string, label: string) => {
-      const text = label.replace(/<[^>]+>/g, '').trim();
-      return text && text !== href ? `${text} (${href})` : href;
-    })
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|div|h[1-6]|li|tr|table)>/gi, '\n')
-    .replace(/<li[^>]*>/gi, '- ')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_m, e: string) => ENTITIES[e]!)
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
-
-/** `a***@example.com`: how names fall back when a participant gave none (never the full address). */
-export function maskEmail(email: string): string {
-  const at = email.lastIndexOf('@');
-  if (at < 1) return '***';
-  return `${email[0]}***${email.slice(at)}`;
-}
-
-/** First name, else the masked address: what other people see of a participant in an email. */
-export function displayName(p: Pick<ParticipantRow, 'first_name' | 'email'>): string {
-  return p.first_name || maskEmail(p.email);
-}
-
-/** Subjects are one line of at most 255 characters. */
-function subjectLine(s: string): string {
-  return s.replace(/[\r\n]+/g, ' ').trim().slice(0, 255);
-}
-
 /** Templates P11 may send for a program type (§3.8). */
 export function sendableTemplates(type: Program['type']): readonly string[] {
   return type === 'AFFILIATE' ? AFFILIATE_EMAIL_TYPES : REFERRAL_EMAIL_TYPES;
+}
+
+
+/** Per transaction, the teams whose verification state is known (read once, or known from the request's credential). */
+const verifiedIn = new WeakMap<object, Map<string, boolean>>();
+
+/**
+ * Records a team's verification state for `teamVerified` within `trx`, as the request's credential
+ * read it (the API-key lookup joins `teams`), so a send in that transaction does not read it again.
+ */
+export function knowTeamVerified(trx: Knex.Transaction, teamId: string, verificationStatus: string): void {
+  let cache = verifiedIn.get(trx);
+  if (!cache) verifiedIn.set(trx, (cache = new Map()));
+  cache.set(teamId, verificationStatus === 'VERIFIED');
 }
 
 /**
@@ -185,11 +87,12 @@ export function sendableTemplates(type: Program['type']): readonly string[] {
 export class ProgramEmails {
   readonly #key: Buffer;
   /** Team verification read once per transaction (a participant creation may send two emails). */
-  readonly #verified = new WeakMap<object, Map<string, boolean>>();
+  /** The owner's texts per program and language, read once per transaction (a send reads them for the copy and the footer). */
+  readonly #translations = new WeakMap<object, Map<string, Translation | null>>();
   /** Completed emails documents by stored document object. */
   readonly #documents = new WeakMap<object, CampaignEmails>();
-  /** Referrers a transaction already told about a reward (`goalAchieved`): their `referralLinkUsed` would repeat it. */
-  readonly #rewardTold = new WeakMap<Knex.Transaction, Set<string>>();
+  /** The automatic emails of participant events (welcome, referred sign-up, goalAchieved, referralLinkUsed). */
+  readonly #events = new ParticipantEventEmails(this);
 
   constructor(
     private readonly db: Db,
@@ -203,8 +106,8 @@ export class ProgramEmails {
   ) {
     // A key of its own, derived from the instance secret, so an unsubscribe token is useless anywhere else.
     this.#key = crypto.createHmac('sha256', instanceSecret).update('refloop:unsubscribe').digest();
-    participants.hooks.created.push((trx, program, p) => this.#onCreated(trx, program, p));
-    participants.hooks.referralCredited.push((trx, program, referrer, referred) => this.#onCredited(trx, program, referrer, referred));
+    participants.hooks.created.push((trx, program, p, _ledger, referrer) => this.#events.onCreated(trx, program, p, referrer));
+    participants.hooks.referralCredited.push((trx, program, referrer, referred) => this.#events.onCredited(trx, program, referrer, referred));
   }
 
   /**
@@ -224,8 +127,8 @@ export class ProgramEmails {
   async teamVerified(q: Q, teamId: string): Promise<boolean> {
     // Only a transaction is cached: it is short-lived, while the knex handle lives as long as the process.
     const trx = (q as Knex.Transaction).isTransaction ? q : null;
-    let cache = trx ? this.#verified.get(trx) : undefined;
-    if (trx && !cache) this.#verified.set(trx, (cache = new Map()));
+    let cache = trx ? verifiedIn.get(trx) : undefined;
+    if (trx && !cache) verifiedIn.set(trx, (cache = new Map()));
     let v = cache?.get(teamId);
     if (v === undefined) {
       const row = trx
@@ -247,41 +150,43 @@ export class ProgramEmails {
     const template = emails[templateKey] as (EmailTemplate & { useCompanyReplyTo?: boolean }) | undefined;
     if (!template) return { sent: false, reason: 'TEMPLATE_NOT_AVAILABLE' };
     if (!template.isEnabled && !opts.ignoreEnabled) return { sent: false, reason: 'TEMPLATE_DISABLED' };
-    const parts = opts.amendBody ? { ...template, body: opts.amendBody(template.body) } : template;
+    const language = this.languageOf(program, participant);
+    const localized = this.templateIn(program, templateKey, template, language, await this.translationOf(trx, program, language));
+    const parts = opts.amendBody ? { ...localized, body: opts.amendBody(localized.body) } : localized;
     return this.sendComposed(trx, program, participant, parts, vars, { ...opts, emailType: templateKey });
   }
 
   /**
-   * The `goalAchieved` email of one newly issued reward. `{{rewardDescription}}` and
-   * `{{couponCode}}` are the recipient's side of the reward: the referred friend of a double-sided
-   * reward gets `referralDescription` and `referralCouponCode`, everyone else `description` (else the
-   * title) and `couponCode`. A coupon code always reaches its recipient: when the template does not
-   * place `{{couponCode}}` itself, a line with the code (labelled in the participant's language)
-   * follows the body.
+   * A template as `language` reads it (issue #27): each of subject, preheader and body is the
+   * owner's own text for `language` (`translation`, from `translationOf`) where set; else, while it
+   * is still a default (the default text of any program language, `isDefaultText`), the default in
+   * `language`; else what the owner wrote, exactly as written.
    */
-  async sendRewardEarned(
-    trx: Knex.Transaction,
-    program: Program,
-    recipient: ParticipantRow,
-    config: Pick<ConfigRow, 'type' | 'title' | 'description' | 'referral_description' | 'coupon_code' | 'referral_coupon_code'>,
-    isReferrer: boolean,
-    referrer?: ParticipantRow,
-  ): Promise<SendOutcome> {
-    const friendSide = config.type === 'DOUBLE_SIDED' && !isReferrer;
-    const description = (friendSide ? config.referral_description : null) ?? config.description ?? config.title ?? '';
-    const couponCode = (friendSide ? config.referral_coupon_code : config.coupon_code) ?? null;
-    const label = COUPON_LABEL[this.languageOf(program, recipient)] ?? COUPON_LABEL.en!;
-    const amendBody = (body: string) => (couponCode && !/\{\{\s*couponCode\s*(\||\}\})/.test(body) ? `${body}\n<p>${escapeHtml(label)}: <strong>{{couponCode}}</strong></p>` : body);
-    const vars: EmailVars = { rewardDescription: description, couponCode, ...(referrer ? { referrerFirstName: displayName(referrer) } : {}) };
-    const outcome = await this.sendProgramEmail(trx, program, recipient, 'goalAchieved', vars, { amendBody });
-    // Sent, or skipped for the person (unsubscribed, team not verified): either way the reward email
-    // speaks for this moment. Only a switched-off template leaves `referralLinkUsed` to say it.
-    if (isReferrer && (outcome.sent || (outcome.reason !== 'TEMPLATE_DISABLED' && outcome.reason !== 'TEMPLATE_NOT_AVAILABLE'))) {
-      let told = this.#rewardTold.get(trx);
-      if (!told) this.#rewardTold.set(trx, (told = new Set()));
-      told.add(recipient.id);
-    }
-    return outcome;
+  templateIn(program: Program, templateKey: string, template: EmailParts, language: string, translation: Translation | null = null): EmailParts {
+    const fallback = defaultTemplate(program.type, templateKey, language);
+    const pick = (field: 'subject' | 'preheader' | 'body') =>
+      emailOverride(translation, templateKey, field) ?? (fallback && isDefaultText(program.type, templateKey, field, template[field]) ? fallback[field] : template[field]);
+    return { subject: pick('subject'), preheader: pick('preheader'), body: pick('body') };
+  }
+
+  /**
+   * The owner's own texts for `language` (`GET /campaign/{id}/translations`), or null for the base
+   * language, a language the program no longer offers, or none set; read once per transaction.
+   */
+  async translationOf(q: Q, program: Program, language: string): Promise<Translation | null> {
+    const trx = (q as Knex.Transaction).isTransaction ? q : null;
+    let cache = trx ? this.#translations.get(trx) : undefined;
+    if (trx && !cache) this.#translations.set(trx, (cache = new Map()));
+    const id = `${program.id}|${language}`;
+    if (cache?.has(id)) return cache.get(id)!;
+    const t = await readTranslation(this.db, q, program, language);
+    cache?.set(id, t);
+    return t;
+  }
+
+  /** The `goalAchieved` email of one newly issued reward (`ParticipantEventEmails.rewardEarned` says which side gets what). */
+  sendRewardEarned(...args: Parameters<ParticipantEventEmails['rewardEarned']>): Promise<SendOutcome> {
+    return this.#events.rewardEarned(...args);
   }
 
   /**
@@ -309,7 +214,10 @@ export class ProgramEmails {
       unsubscribeUrl,
       ...vars,
     };
-    const message = this.compose(program, this.languageOf(program, participant), parts, all, { unsubscribeUrl });
+    // The design's hosted pages (landingPages.isEnabled): every participant email links to the portal in its footer.
+    const portal = portalLinkedFromEmails(program) ? portalUrl(program.id, this.config.publicUrl) : undefined;
+    const language = this.languageOf(program, participant);
+    const message = this.compose(program, language, parts, all, { unsubscribeUrl, portalUrl: portal }, await this.translationOf(trx, program, language));
     const emails = this.emailsOf(program);
     const mailId = await this.mailer.send(trx, {
       to: participant.email,
@@ -335,45 +243,21 @@ export class ProgramEmails {
 
   /**
    * Renders parts with merge tags and wraps the body in the layout: preheader, logo, the program's
-   * colours, and a footer with the company name, postal address, footer text and, for
-   * participants, the unsubscribe link.
+   * colours, and a footer with the company name, postal address, footer text (the owner's own for
+   * `language` when `translation` has one) and, for participants, the unsubscribe link.
    */
   compose(
     program: Program,
     language: string,
     parts: EmailParts,
     vars: EmailVars,
-    footer: { unsubscribeUrl?: string; literalSubject?: string },
+    footer: { unsubscribeUrl?: string; literalSubject?: string; portalUrl?: string },
+    translation: Translation | null = null,
   ): { subject: string; html: string; text: string } {
-    const emails = this.emailsOf(program);
-    const { design, contact } = emails.settings;
-    const company = this.companyName(program);
-    const subject = subjectLine(footer.literalSubject ?? renderTags(parts.subject, vars, 'text'));
-    const preheader = renderTags(parts.preheader, vars, 'text');
-    const body = renderTags(parts.body, vars, 'html');
-    const address = [contact.addressLine1, contact.addressLine2, [contact.postalCode, contact.city].filter(Boolean).join(' '), contact.state, contact.country]
-      .filter((x): x is string => !!x)
-      .join(', ');
-    const unsubscribeLabel = UNSUBSCRIBE_LABEL[language] ?? UNSUBSCRIBE_LABEL.en!;
-    const footerLines = [escapeHtml(company), address && escapeHtml(address), design.footerText && escapeHtml(design.footerText)].filter(Boolean);
-    if (footer.unsubscribeUrl) footerLines.push(`<a href="${escapeHtml(footer.unsubscribeUrl)}" style="color:inherit">${escapeHtml(unsubscribeLabel)}</a>`);
-    const html = `<!doctype html>
-<html lang="${escapeHtml(language)}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head>
-<body style="margin:0;padding:0;background:${escapeHtml(design.backgroundColor)};color:${escapeHtml(design.textColor)};font-family:Helvetica,Arial,sans-serif;line-height:1.5">
-<span style="display:none;max-height:0;overflow:hidden;opacity:0">${escapeHtml(preheader)}</span>
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:24px 12px">
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:600px"><tr><td>
-${design.logoUrl ? `<p><img src="${escapeHtml(design.logoUrl)}" alt="${escapeHtml(company)}" style="max-height:48px"></p>\n` : ''}${body}
-<hr style="border:none;border-top:1px solid rgba(127,127,127,.3);margin:24px 0">
-<p style="font-size:12px;opacity:.75">${footerLines.join('<br>')}</p>
-</td></tr></table>
-</td></tr></table>
-</body>
-</html>`;
-    const textFooter = [company, address, design.footerText, footer.unsubscribeUrl && `${unsubscribeLabel}: ${footer.unsubscribeUrl}`].filter(Boolean).join('\n');
-    const text = `${htmlToText(body)}\n\n--\n${textFooter}\n`;
-    return { subject, html, text };
+    const settings = this.emailsOf(program).settings;
+    const footerText = footerOverride(translation);
+    const inLanguage = footerText === undefined ? settings : { ...settings, design: { ...settings.design, footerText } };
+    return layoutEmail(inLanguage, this.companyName(program), language, parts, vars, footer);
   }
 
   /**
@@ -389,7 +273,8 @@ ${design.logoUrl ? `<p><img src="${escapeHtml(design.logoUrl)}" alt="${escapeHtm
     vars: EmailVars,
     opts: { kind: string; language: string; literalSubject?: string; replyTo?: string | null },
   ): Promise<string> {
-    const message = this.compose(program, opts.language, parts, { companyName: this.companyName(program), ...vars }, { literalSubject: opts.literalSubject });
+    const translation = await this.translationOf(trx, program, opts.language);
+    const message = this.compose(program, opts.language, parts, { companyName: this.companyName(program), ...vars }, { literalSubject: opts.literalSubject }, translation);
     return this.mailer.send(trx, {
       to,
       subject: message.subject,
@@ -425,6 +310,11 @@ ${design.logoUrl ? `<p><img src="${escapeHtml(design.logoUrl)}" alt="${escapeHtm
     return withShareKey(shareBase(program, this.config.publicUrl), p.share_key);
   }
 
+  /** `{{portalUrl}}`: the hosted participant portal while the program has hosted pages, else the page its share links land on (the site with the widget). */
+  portalUrlOf(program: Program): string {
+    return hostedPagesOn(program, this.config.publicUrl) ? portalUrl(program.id, this.config.publicUrl) : shareBase(program, this.config.publicUrl);
+  }
+
   /** The merge tags every email to a participant can use. */
   async participantVars(q: Q, program: Program, p: ParticipantRow, referrerKnown = false): Promise<EmailVars> {
     const referrer = p.referred_by && !referrerKnown
@@ -435,6 +325,7 @@ ${design.logoUrl ? `<p><img src="${escapeHtml(design.logoUrl)}" alt="${escapeHtm
       lastName: p.last_name,
       email: p.email,
       shareUrl: this.shareUrlOf(program, p),
+      portalUrl: this.portalUrlOf(program),
       companyName: this.companyName(program),
       referralCount: Number(p.referral_count),
       monthlyReferralCount: Number(p.monthly_referral_count),
@@ -530,23 +421,6 @@ ${design.logoUrl ? `<p><img src="${escapeHtml(design.logoUrl)}" alt="${escapeHtm
 
   // ── Automatic emails of participant events ────────────────────────────────────────────────────
 
-  /** Welcome the new participant; tell their referrer someone signed up (unless credited at once). */
-  async #onCreated(trx: Knex.Transaction, program: Program, p: ParticipantRow): Promise<void> {
-    const referrer: ParticipantRow | null = p.referred_by ? ((await trx('participants').where({ id: p.referred_by, program_id: program.id }).first()) ?? null) : null;
-    if (program.type === 'AFFILIATE') {
-      // A referred customer of an affiliate program is not an affiliate: no affiliate welcome for them.
-      if (p.is_affiliate) await this.sendProgramEmail(trx, program, p, 'welcomeNonReferred');
-    } else if (referrer) {
-      await this.sendProgramEmail(trx, program, p, 'welcomeReferred', { referrerFirstName: displayName(referrer) });
-    } else {
-      await this.sendProgramEmail(trx, program, p, 'welcomeNonReferred');
-    }
-    // Credited at sign-up (ON_SIGNUP): referralLinkUsed says the same and more, so send only that.
-    if (referrer && (program.type === 'AFFILIATE' || p.referral_status !== 'CREDIT_AWARDED')) {
-      await this.sendProgramEmail(trx, program, referrer, 'referredSignup', { referredFirstName: displayName(p) });
-    }
-  }
-
   /**
    * The referrer's link was viewed for the first time ever (`referralLinkViewedFirstTime`), called
    * by the impressions flush inside its transaction, which makes it once per participant.
@@ -555,20 +429,6 @@ ${design.logoUrl ? `<p><img src="${escapeHtml(design.logoUrl)}" alt="${escapeHtm
     const program = await this.#program(trx, programId);
     if (!program) return { sent: false, reason: 'TEMPLATE_NOT_AVAILABLE' };
     return this.sendProgramEmail(trx, program, referrer, 'referralLinkViewedFirstTime');
-  }
-
-  /**
-   * The referrer earned credit (referral programs: `referralLinkUsed`), unless the same credit
-   * already earned them a reward: one completed referral is one email, and "You earned a reward!"
-   * says more than "Your referral counts" (issue #21). The rewards engine's `referralCredited` hook
-   * is registered before this one (server/deps.ts builds Rewards first), so its `goalAchieved` is
-   * already sent when this runs.
-   */
-  async #onCredited(trx: Knex.Transaction, program: Program, referrer: ParticipantRow, referred: ParticipantRow): Promise<void> {
-    if (program.type !== 'REFERRAL') return;
-    // Consumed here: a group commit runs several triggers on one transaction, and the referrer's next credit in it may earn nothing.
-    if (this.#rewardTold.get(trx)?.delete(referrer.id)) return;
-    await this.sendProgramEmail(trx, program, referrer, 'referralLinkUsed', { referredFirstName: displayName(referred), referralCount: Number(referrer.referral_count) });
   }
 
   async #program(q: Q, programId: string): Promise<Program | null> {

@@ -1,18 +1,22 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
-import type { Jobs } from './jobs.ts';
-import type { Mailer } from './mail.ts';
-import type { Analytics } from './analytics.ts';
-import { toProgram, type Program } from './programs.ts';
-import { completeDocument, type ProgramDocuments } from './program-config.ts';
-import { escapeHtml } from './program-emails.ts';
-import { formatMoney } from './exchange-rates.ts';
-import { countOf as plural, plural as pluralForms } from '../../shared/plural.ts';
-import { NOTIFICATION_EVENTS } from '../../shared/schemas/program-config.ts';
-import type { CampaignAnalyticsQuery } from '../../shared/schemas/analytics.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../log.ts';
+import type { Jobs } from '../platform/jobs.ts';
+import type { Mailer } from '../platform/mail.ts';
+import { readProgramCounts, toProgram, type Program } from '../programs/programs.ts';
+import { completeDocument, type ProgramDocuments } from '../programs/program-config.ts';
+import { escapeHtml } from './email-layout.ts';
+import { formatMoney } from '../platform/exchange-rates.ts';
+import { countOf as plural, plural as pluralForms } from '../../../shared/plural.ts';
+import { NOTIFICATION_EVENTS } from '../../../shared/schemas/program-config-options.ts';
+import type { CampaignAnalytics, CampaignAnalyticsQuery } from '../../../shared/schemas/analytics.ts';
+
+/** What the reports read: a program's analytics for a period (server/domain/analytics, wired by server/deps.ts). */
+export interface ProgramAnalyticsReader {
+  campaign(program: Program, query: CampaignAnalyticsQuery): Promise<CampaignAnalytics>;
+}
 
 // Team notification emails (rest-v2 §2.20 `options.notificationEmails`). Nothing happens on the
 // request paths: a periodic sweep reads what changed in each program since its cursor, from the
@@ -21,7 +25,7 @@ import type { CampaignAnalyticsQuery } from '../../shared/schemas/analytics.ts';
 // neither sends twice nor skips a window.
 
 /** The programs columns the sweep reads (everything `toProgram` maps except the design, emails and installation documents). */
-const PROGRAM_COLUMNS = ['id', 'team_id', 'type', 'name', 'status', 'currency_iso', 'goal', 'company_name', 'company_logo_image_url', 'options', 'referral_count', 'participant_count', 'impression_count', 'invite_count', 'winner_count', 'ended_at', 'created_at', 'updated_at'];
+const PROGRAM_COLUMNS = ['id', 'team_id', 'type', 'name', 'status', 'currency_iso', 'goal', 'company_name', 'company_logo_image_url', 'options', 'ended_at', 'created_at', 'updated_at'];
 
 /** A team notification event (options.notificationEmails.events key). */
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[keyof typeof NOTIFICATION_EVENTS][number];
@@ -95,7 +99,7 @@ export class TeamNotifications {
     private readonly log: Logger,
     private readonly jobs: Jobs,
     private readonly mailer: Mailer,
-    private readonly analytics: Analytics,
+    private readonly analytics: ProgramAnalyticsReader,
   ) {
     this.schedule = jobs.registerPeriodic('team-notifications.sweep', SWEEP_EVERY_MS, 'team-notify', () => this.sweep());
   }
@@ -256,9 +260,13 @@ export class TeamNotifications {
         const what = plural(got.count, 'reward');
         return { event, subject: `[${name}] ${what} earned`, intro: `Participants reached a goal in ${name} and earned ${what}:`, ...got };
       }
-      case 'CAMPAIGN_ENDED':
+      case 'CAMPAIGN_ENDED': {
         if (endedAt == null || endedAt <= lo || endedAt > hi) return null;
-        return { event, subject: `[${name}] The program has ended`, intro: `${name} ended on ${new Date(endedAt).toISOString().replace('T', ' ').slice(0, 16)} UTC.`, items: [], more: 0, notes: [`It had ${plural(program.counts.participant, 'participant')} and ${plural(program.counts.referral, 'referral')}.`] };
+        const counts = (await readProgramCounts(k, [program.id])).get(program.id);
+        const participants = counts?.participant ?? 0;
+        const referrals = counts?.referral ?? 0;
+        return { event, subject: `[${name}] The program has ended`, intro: `${name} ended on ${new Date(endedAt).toISOString().replace('T', ' ').slice(0, 16)} UTC.`, items: [], more: 0, notes: [`It had ${plural(participants, 'participant')} and ${plural(referrals, 'referral')}.`] };
+      }
       case 'NEW_COMMISSION_ADDED': {
         const q = k('commissions as c')
           .join('participants as p', 'p.id', 'c.referrer_id')

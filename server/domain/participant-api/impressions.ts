@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
-import type { BatchStatements, Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
-import type { Participants } from './participants/service.ts';
-import type { ParticipantRow } from './participants/model.ts';
-import { ACTIONS } from './activity.ts';
+import type { Db } from '../../db/connect.ts';
+import type { BatchStatements } from '../../db/statements.ts';
+import type { Clock } from '../../clock.ts';
+import type { Logger } from '../../log.ts';
+import type { Participants } from '../participants/service.ts';
+import type { ParticipantRow } from '../participants/model.ts';
+import { ACTIONS } from '../platform/activity.ts';
 
 /**
  * One visit's traffic traits: `source` (utm_source, else the referring host: the report's sources
@@ -41,7 +42,7 @@ interface Bulk {
   returning: boolean;
 }
 
-// VISIT rows as Activity.record writes them (server/domain/activity.ts), through cached statements:
+// VISIT rows as Activity.record writes them (server/domain/platform/activity.ts), through cached statements:
 // a flush writes thousands, and the query builder would compile each batch anew.
 const ACTIVITY: Bulk = { head: 'INSERT INTO activity_logs (program_id, participant_id, type, action, text, data, created_at) VALUES', columns: 7, tail: '', returning: false };
 const UNIQUES: Bulk = {
@@ -127,8 +128,12 @@ interface FoldStep {
   behind: boolean;
 }
 
-/** Visits one fold step reads at most; a step is one short transaction. */
-export const FOLD_STEP = 5000;
+/**
+ * Visits one fold step reads at most; a step is one short transaction. On SQLite visit writes wait
+ * for it (one writer), so it bounds their stall: 5,000 stalled them 25–35 ms about once a second
+ * under a sustained load (the bench's visit p99); 1,000 keeps a step to a few milliseconds.
+ */
+export const FOLD_STEP = 1000;
 /**
  * PostgreSQL: every visit write holds this advisory lock shared from before its transaction has an
  * id until it ends (`VISIT_WRITE_LOCK`); a fold takes it exclusively for an instant to learn a
@@ -142,7 +147,10 @@ const FOLD_COLUMNS = 'program_id, visitor_key, created_at, referrer_id, utm, des
 const SQLITE_FOLD = `SELECT ${FOLD_COLUMNS} FROM visits WHERE rowid > ? AND rowid <= ? AND referrer_id IS NOT NULL ORDER BY rowid`;
 const PG_FOLD = `SELECT ${FOLD_COLUMNS} FROM visits WHERE txid >= ?::text::xid8 AND txid < ?::text::xid8 AND referrer_id IS NOT NULL ORDER BY txid, created_at`;
 const PG_BOUND = `SELECT txid::text AS t FROM visits WHERE txid >= ?::text::xid8 AND txid < ?::text::xid8 ORDER BY txid OFFSET ${FOLD_STEP} LIMIT 1`;
-const PG_BEHIND = 'SELECT 1 AS x FROM visits WHERE txid >= ?::text::xid8 LIMIT 1';
+// ORDER BY txid: a named statement settles on a generic plan after five runs, and without the order
+// that plan was a sequential scan (it guesses a third of the table qualifies, so LIMIT 1 looks cheap),
+// which reads every visit when none is past the watermark (test/server/db/pg-plans.test.ts).
+const PG_BEHIND = 'SELECT 1 AS x FROM visits WHERE txid >= ?::text::xid8 ORDER BY txid LIMIT 1';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -226,7 +234,11 @@ export class Impressions {
     for (;;) {
       if (this.#closed) return;
       const step = await this.#foldOnce();
-      if (step.more && !step.busy) continue;
+      if (step.more && !step.busy) {
+        // Between steps the visit writes waiting for the database go first.
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
       if (step.busy || step.behind) this.#schedule(this.flushMs);
       return;
     }
@@ -302,7 +314,7 @@ export class Impressions {
         const [w] = await s.all<{ position: string }>('SELECT position FROM counter_watermarks WHERE name = ?', [WATERMARK]);
         from = w!.position;
         const [m] = await s.all<{ m: number | null }>('SELECT max(rowid) AS m FROM visits', []);
-        // Rowids only grow: the retention prune keeps the newest visit (server/domain/retention.ts).
+        // Rowids only grow: the retention prune keeps the newest visit (server/domain/platform/retention.ts).
         const max = Math.max(Number(m?.m ?? 0), Number(from));
         const end = Math.min(max, Number(from) + FOLD_STEP);
         more = end < max;
@@ -366,7 +378,7 @@ export class Impressions {
         entries = entries.concat(r.entries);
       }
       await insertMany(s, ACTIVITY, entries);
-      if (total) await s.run('UPDATE programs SET impression_count = impression_count + ? WHERE id = ?', [total, programId]);
+      if (total) await s.run('UPDATE program_counters SET impression_count = impression_count + ? WHERE program_id = ?', [total, programId]);
     }
   }
 }

@@ -1,14 +1,15 @@
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { ProgramEmails } from './program-emails.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { ProgramEmails } from '../messaging/program-emails.ts';
 import type { ParticipantTokens } from './participant-tokens.ts';
 import type { MobileProgram } from './mobile-programs.ts';
 import { hostAllowed } from './mobile-programs.ts';
-import { findParticipant } from './participants/referrals.ts';
-import { shareBase } from './participants/model.ts';
-import { newId, newSecret, sha256, type Sealer } from '../crypto.ts';
-import type { Jobs } from './jobs.ts';
+import { findParticipant } from '../participants/referrals.ts';
+import { shareBase } from '../participants/model.ts';
+import { portalLinkedFromEmails, portalUrl } from '../programs/hosted-pages.ts';
+import { newId, newSecret, sha256, type Sealer } from '../../crypto.ts';
+import type { Jobs } from '../platform/jobs.ts';
 
 /** A sign-in link works for 15 minutes, once. */
 export const LOGIN_LINK_TTL_MS = 15 * 60_000;
@@ -97,12 +98,14 @@ export class LoginLinks {
 
   /**
    * The page the link returns to: `returnUrl` when it is an http(s) page on one of the program's
-   * allowed sites, else the installation's shareUrl (or the hosted share page). A program that
+   * allowed sites or on this server, else the hosted portal when the design turns the hosted pages
+   * on, else the installation's shareUrl (or the hosted share page). A program that
    * allows any site accepts only the shareUrl's own host, so nobody can have a working token
    * mailed towards a site of their choosing.
    */
   returnBase(view: MobileProgram, returnUrl: string | undefined): string {
-    const fallback = shareBase(view.program, this.config.publicUrl);
+    // A design with hosted pages (landingPages.isEnabled) signs participants in to the hosted portal when the request names no page.
+    const fallback = portalLinkedFromEmails(view.program) ? portalUrl(view.program.id, this.config.publicUrl) : shareBase(view.program, this.config.publicUrl);
     if (!returnUrl) return fallback;
     let u: URL;
     try {
@@ -112,7 +115,9 @@ export class LoginLinks {
     }
     if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.username || u.password) return fallback;
     const host = u.hostname.toLowerCase();
-    const allowed = view.hosts === null ? host === new URL(fallback).hostname.toLowerCase() : hostAllowed(view.hosts, host);
+    // This server's own pages (the hosted landing page and portal) are always a safe place for a token.
+    const own = host === new URL(this.config.publicUrl).hostname.toLowerCase();
+    const allowed = own || (view.hosts === null ? host === new URL(fallback).hostname.toLowerCase() : hostAllowed(view.hosts, host));
     return allowed ? u.href : fallback;
   }
 }

@@ -1,33 +1,22 @@
-import { isIP } from 'node:net';
-import type { Deps } from '../deps.ts';
+import type { ParticipantApiServices as Deps } from './services.ts';
 import type { MobileProgram } from './mobile-programs.ts';
-import type { VisitTraits } from './impressions.ts';
-import { completedDocument } from './program-config.ts';
-import { findParticipant, findReferrer } from './participants/referrals.ts';
-import { emailKey, parseJson, programLanguages, shareBase, withShareKey, type RequestEvidence } from './participants/model.ts';
-import { REASON } from './fraud.ts';
-import { maskEmail } from './program-emails.ts';
-import { effectivePlan } from './plans.ts';
-import type { ReferralRecord } from './invites.ts';
-import { InvalidStateError, NotAuthorizedError, NotFoundError, ParticipantBlockedError, ValidationError, WrongProgramTypeError } from '../errors.ts';
-import { enrollmentOptions } from './affiliate-forms.ts';
+import { createFromSignUp, pickReferrer, type ClientSignals } from './mobile-sign-ups.ts';
+import { readTraffic, type TrafficRange } from './participant-traffic.ts';
+import { readLeaderboard } from './mobile-leaderboard.ts';
+import { completedDocument } from '../programs/program-config.ts';
+import { formatReferrerName, type ReferrerNameFormat } from '../../../shared/referrer-name.ts';
+import { findParticipant } from '../participants/referrals.ts';
+import { emailKey, parseJson, programLanguages, shareBase, withShareKey } from '../participants/model.ts';
+import { maskEmail } from '../messaging/email-layout.ts';
+import { effectivePlan } from '../platform/plans.ts';
+import type { ReferralRecord } from '../referral/referral-lists.ts';
+import { InvalidStateError, NotAuthorizedError, NotFoundError, WrongProgramTypeError } from '../../errors.ts';
+import { enrollmentOptions } from '../affiliate/affiliate-forms.ts';
 import type { z } from 'zod';
-import type { ParticipantRewardList, TriggerReferralResponse } from '../../shared/schemas/reward.ts';
-import type { ReferralList, SendInvitesResponse } from '../../shared/schemas/referral.ts';
-import type { Participant } from '../../shared/schemas/participant.ts';
-import { TRAFFIC_BREAKDOWNS, TRAFFIC_RANGES, toMobileParticipant, type MobileParticipant } from '../../shared/schemas/mobile.ts';
+import type { ParticipantRewardList, TriggerReferralResponse } from '../../../shared/schemas/reward.ts';
+import type { ReferralList, SendInvitesResponse } from '../../../shared/schemas/referral.ts';
+import { toMobileParticipant, type MobileParticipant } from '../../../shared/schemas/mobile.ts';
 import type {
-  mobileWindow,
-  mobileTrafficReport,
-  mobileCampaign,
-  mobileInvitesSend,
-  mobileLeaderboard,
-  mobileLeaderboardQuery,
-  mobileReferralQuery,
-  mobileReferralSummary,
-  mobileRewardQuery,
-  mobileRewardsReadResult,
-  MOBILE_LEADERBOARD_TYPES,
   mobileParticipantCreate,
   mobileParticipantCreated,
   mobileParticipantUpdate,
@@ -36,86 +25,50 @@ import type {
   mobileReferrerValidation,
   mobileShareTracked,
   SHARE_TYPES,
-} from '../../shared/schemas/mobile.ts';
+} from '../../../shared/schemas/mobile-participants.ts';
+import type {
+  mobileCampaign,
+  mobileInvitesSend,
+  mobileLeaderboard,
+  mobileLeaderboardQuery,
+  mobileReferralQuery,
+  mobileReferralSummary,
+  mobileRewardQuery,
+  mobileRewardsReadResult,
+} from '../../../shared/schemas/mobile-campaign.ts';
+import type { mobileWindow, mobileTrafficReport } from '../../../shared/schemas/mobile-window.ts';
+import { upfrontDiscountOf } from './upfront-discount.ts';
+import { designIn } from '../programs/program-translations.ts';
+import { chooseLanguage } from '../../../shared/program-language.ts';
+import { launcherWords } from '../../../shared/i18n/launcher.ts';
 
 type Create = z.output<typeof mobileParticipantCreate>;
 type ReferredCreate = z.output<typeof mobileReferredParticipantCreate>;
-
-/** Request signals the fraud checks see (mobile rule: IP, instance id, fingerprint). */
-export interface ClientSignals {
-  ip: string;
-  /** A native app's session (started with the program's X-Public-Key): reCAPTCHA does not apply. */
-  app?: boolean;
-  /** From the operator's trusted proxy header (GEO_COUNTRY_HEADER); null or absent when unknown. */
-  country?: string | null;
-}
-
-/** The referrer a client named, resolved: `revealable` when the client already knew its id. */
-interface ReferrerPick {
-  /** Whether the client named any referrer (code or a receipt that verifies). */
-  named: boolean;
-  referrerId: string | null;
-  revealable: boolean;
-}
-
-/** The address the fraud checks get: IPv4-mapped IPv6 unwrapped, anything unparseable dropped. */
-function clientIp(ip: string): string | undefined {
-  const plain = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
-  return isIP(plain) ? plain : undefined;
-}
-
-/**
- * What a participant-API sign-up request shows the fraud checks beyond stored values: the country,
- * and for pages of a program with options.fraud.recaptcha on, the reCAPTCHA verdict. A token that
- * fails is a 422 before anything is written; a verification service that cannot be reached lets the
- * sign-up through as a fraud signal (held for review), so an outage at Google does not close the
- * program. Used by MP2, MP3 and the affiliate application (MAF2).
- */
-export async function signupEvidence(deps: Deps, view: MobileProgram, token: string | undefined, signals: ClientSignals): Promise<RequestEvidence> {
-  let recaptchaUnverified = false;
-  const recaptcha = (completedDocument('options', view.program, view.program.documents.options) as { fraud: { recaptcha: { isEnabled: boolean } } }).fraud.recaptcha;
-  const secret = recaptcha.isEnabled && !signals.app ? deps.programConfig.recaptchaSecret(view.program) : null;
-  if (secret) {
-    const outcome = await deps.recaptcha.verify(secret, token, signals.ip);
-    if (outcome.result === 'failed') {
-      deps.log.info('participant sign-up blocked by anti-fraud', { programId: view.program.id, riskLevel: 'HIGH', reasonCode: REASON.recaptchaFailed });
-      throw new ParticipantBlockedError(`This sign-up was refused because the reCAPTCHA check failed: ${outcome.why} (${REASON.recaptchaFailed}).`);
-    }
-    recaptchaUnverified = outcome.result === 'unavailable';
-  }
-  return { country: signals.country ?? null, recaptchaUnverified };
-}
 
 /**
  * The participant-API operations on participants (issue #5): creation with attribution, the
  * referrer check, self-service updates, share tracking and the client-side trigger. Built on the
  * referral engine's public services; the only SQL here is the share counter.
  */
+type RewardConfigList = Awaited<ReturnType<Deps['rewardConfigs']['list']>>;
+
 export class MobileParticipants {
   constructor(private readonly deps: Deps) {}
 
   /**
-   * Resolves the referrer a client names: an explicit code (participant id, share key, vanity key)
-   * wins; else the program's attribution model picks among valid receipts. Forged, expired and
-   * other-program receipts count as not sent.
+   * validateReferrer: whether the named referrer exists in the program, revealing nothing more; with
+   * `name` (refloop extension, issue #24) also the name the design greets a referred friend with, by
+   * its `referrerNameFormat`. A referrer named by email gets no name: an email must not buy a name.
    */
-  async #referrer(view: MobileProgram, referredBy: string | undefined, receipts: readonly string[] | undefined): Promise<ReferrerPick> {
-    const knex = this.deps.db.knex;
-    if (referredBy) {
-      const row = await findReferrer(knex, view.program.id, referredBy);
-      return { named: true, referrerId: row?.id ?? null, revealable: row?.id === referredBy };
-    }
-    const fromReceipt = receipts?.length ? this.deps.receipts.apply(view.program, receipts) : null;
-    if (!fromReceipt) return { named: false, referrerId: null, revealable: false };
-    const row = await findParticipant(knex, view.program.id, fromReceipt);
-    return { named: true, referrerId: row?.id ?? null, revealable: true };
-  }
-
-  /** validateReferrer: whether the named referrer exists in the program, revealing nothing more. */
-  async validateReferrer(view: MobileProgram, referredBy: string | undefined, receipts: readonly string[] | undefined): Promise<z.infer<typeof mobileReferrerValidation>> {
-    const pick = await this.#referrer(view, referredBy, receipts);
+  async validateReferrer(view: MobileProgram, referredBy: string | undefined, receipts: readonly string[] | undefined, name = false): Promise<z.infer<typeof mobileReferrerValidation>> {
+    const pick = await pickReferrer(this.deps, view, referredBy, receipts);
     if (!pick.referrerId) return { valid: false };
-    return pick.revealable ? { valid: true, referredBy: pick.referrerId } : { valid: true };
+    const out: z.infer<typeof mobileReferrerValidation> = pick.revealable ? { valid: true, referredBy: pick.referrerId } : { valid: true };
+    if (!name) return out;
+    const row = referredBy?.includes('@') ? null : await this.deps.db.knex('participants').where({ id: pick.referrerId }).first('first_name', 'last_name');
+    const format = (completedDocument('design', view.program, view.program.documents.design) as { referredExperience: { referrerNameFormat: ReferrerNameFormat } }).referredExperience.referrerNameFormat;
+    const formatted = formatReferrerName(row?.first_name, row?.last_name, format);
+    return { ...out, referrerName: formatted, referrerFirstName: formatted && formatReferrerName(row?.first_name, null) };
   }
 
   /**
@@ -130,8 +83,8 @@ export class MobileParticipants {
     if (view.program.type === 'AFFILIATE' && enrollmentOptions(view.program).mode !== 'OPEN_ENROLLMENT') {
       throw new InvalidStateError('This affiliate program reviews applicants: apply with POST /mobile/v2/affiliate-applications.');
     }
-    const pick = await this.#referrer(view, undefined, input.receipts);
-    const created = await this.#create(view, input, pick.referrerId, signals);
+    const pick = await pickReferrer(this.deps, view, undefined, input.receipts);
+    const created = await createFromSignUp(this.deps, view, input, pick.referrerId, signals);
     if (!created.isNew) return { requiresParticipantToken: true, participant: null };
     const token = await this.deps.participantTokens.mint(view.program.id, created.id);
     return { requiresParticipantToken: false, participant: toMobileParticipant(created), ...token };
@@ -143,13 +96,13 @@ export class MobileParticipants {
    * enrolled as an affiliate in affiliate programs (a referred customer is added without one).
    */
   async addReferred(view: MobileProgram, input: ReferredCreate, signals: ClientSignals): Promise<z.infer<typeof mobileReferredParticipantCreated>> {
-    const pick = await this.#referrer(view, input.referredBy, input.receipts);
+    const pick = await pickReferrer(this.deps, view, input.referredBy, input.receipts);
     if (!pick.named) return { added: false, participant: null, validReferral: false, notAddedReason: 'no_referrer' };
     if (!pick.referrerId) return { added: false, participant: null, validReferral: false, notAddedReason: 'invalid_referrer' };
     const reveal = pick.revealable ? { referredBy: pick.referrerId } : {};
     const existing = await findParticipant(this.deps.db.knex, view.program.id, input.email);
     if (existing) return { added: false, participant: null, ...reveal, validReferral: true, notAddedReason: 'participant_already_exists' };
-    const created = await this.#create(view, input, pick.referrerId, signals);
+    const created = await createFromSignUp(this.deps, view, input, pick.referrerId, signals);
     if (!created.isNew) return { added: false, participant: null, ...reveal, validReferral: true, notAddedReason: 'participant_already_exists' };
     const participant = toMobileParticipant(created);
     const validReferral = created.referredBy === pick.referrerId;
@@ -158,39 +111,12 @@ export class MobileParticipants {
     return { added: true, participant, ...reveal, validReferral, ...token };
   }
 
-  async #create(view: MobileProgram, input: Create, referrerId: string | null, signals: ClientSignals) {
-    // design signup.gdpr: the widget draws the checkbox, so pages must send the tick when it is required; apps draw their own forms.
-    const gdpr = (completedDocument('design', view.program, view.program.documents.design) as { signup: { gdpr: { isEnabled: boolean; text: string; isCheckboxRequired: boolean } } }).signup.gdpr;
-    if (gdpr.isEnabled && gdpr.isCheckboxRequired && !signals.app && input.gdprConsent !== true) {
-      throw new ValidationError('This program asks new participants to agree to its email consent first.', [{ field: 'gdprConsent', code: 'REQUIRED', message: 'Tick the consent checkbox.' }]);
-    }
-    const request = await signupEvidence(this.deps, view, input.recaptchaToken, signals);
-    return this.deps.participants.create(
-      view.program,
-      view.team,
-      {
-        email: input.email,
-        firstName: input.firstName,
-        lastName: input.lastName,
-        metadata: input.metadata,
-        mobileInstanceId: input.mobileInstanceId,
-        fingerprint: input.fingerprint,
-        ipAddress: clientIp(signals.ip),
-        referredBy: referrerId ?? undefined,
-        // Affiliate programs: a referred customer is never enrolled from a browser or app.
-        ...(view.program.type === 'AFFILIATE' && referrerId ? { isAffiliate: false } : {}),
-      },
-      // A public sign-up that enrolls an affiliate is open enrollment (rest-v2 §2.8 sources).
-      { source: 'OPEN_ENROLLMENT', request, ...(gdpr.isEnabled && input.gdprConsent === true ? { gdprAgreement: { text: gdpr.text } } : {}) },
-    );
-  }
-
   /** The signed-in participant's own record. */
   async get(view: MobileProgram, participantId: string): Promise<MobileParticipant> {
     return toMobileParticipant(await this.deps.participants.get(view.program, participantId));
   }
 
-  /** Self-service update: first name, last name and metadata only (the schema admits nothing else). */
+  /** Self-service update: first name, last name, metadata and language only (the schema admits nothing else; P5's rules validate the language against the program's). */
   async update(view: MobileProgram, participantId: string, patch: z.output<typeof mobileParticipantUpdate>): Promise<MobileParticipant> {
     const changed = await this.deps.participants.update(view.program, participantId, patch);
     return toMobileParticipant(changed);
@@ -222,10 +148,15 @@ export class MobileParticipants {
     return this.deps.referralTriggers.trigger(view.program, participantId, undefined);
   }
 
-  /** getCampaign: the program's public details and its visible rewards (no coupon codes or owner data). */
-  async campaign(view: MobileProgram): Promise<z.infer<typeof mobileCampaign>> {
+  /**
+   * getCampaign: the program's public details and its visible rewards (no coupon codes or owner data).
+   * With `starters` (the window payload only), also the program's unedited starter rewards, switched
+   * off and flagged `isStarter`, so the window can say the reward is not set up yet (issue #24).
+   * `configs`: the program's reward configurations when the caller already reads them.
+   */
+  async campaign(view: MobileProgram, starters = false, configs?: Promise<RewardConfigList>): Promise<z.infer<typeof mobileCampaign>> {
     const p = view.program;
-    const rewards = (await this.deps.rewardConfigs.list(p.id)).filter((r) => r.isVisible);
+    const rewards = (await (configs ?? this.deps.rewardConfigs.list(p.id))).filter((r) => r.isVisible || (starters && r.isStarter));
     return {
       id: p.id,
       name: p.name,
@@ -252,27 +183,14 @@ export class MobileParticipants {
         nextMilestoneSuffix: r.nextMilestoneSuffix,
         commissionStructure: r.commissionStructure,
         order: r.order,
+        ...(r.isStarter ? { isStarter: true as const } : {}),
       })),
     };
   }
 
-  /**
-   * The leaderboard with names as the design's `nameFormat` shows them and masked emails. `page`
-   * reads the first page × limit rows and keeps the last page (capped by the schema); `offsetKey`
-   * continues from a previous page like REST P2's `nextId`.
-   */
-  async leaderboard(view: MobileProgram, q: z.output<typeof mobileLeaderboardQuery>, participantId: string | null = null): Promise<z.infer<typeof mobileLeaderboard>> {
-    const design = completedDocument('design', view.program, view.program.documents.design) as { leaderboard: { defaultSelector: 'ALL_TIME' | 'CURRENT_MONTH' | 'PREV_MONTH'; nameFormat: NameFormat } };
-    const type = q.leaderboardType ?? design.leaderboard.defaultSelector;
-    const page = q.offsetKey ? 1 : (q.page ?? 1);
-    const read = await this.deps.participants.leaderboardPage(view.program, { leaderboardType: type, limit: q.limit * page, nextId: q.offsetKey });
-    const rows = read.participants.slice(q.limit * (page - 1));
-    return {
-      leaderboardType: type,
-      rows: rows.map((p) => ({ rank: p.rank ?? null, name: formatName(p.firstName, p.lastName, design.leaderboard.nameFormat), email: maskEmail(p.email), score: scoreOf(p, type), isYou: p.id === participantId })),
-      limit: q.limit,
-      nextOffsetKey: read.nextId,
-    };
+  /** The leaderboard with names as the design's `nameFormat` shows them and masked emails (mobile-leaderboard.ts). */
+  leaderboard(view: MobileProgram, q: z.output<typeof mobileLeaderboardQuery>, participantId: string | null = null): Promise<z.infer<typeof mobileLeaderboard>> {
+    return readLeaderboard(this.deps, view, q, participantId);
   }
 
   /**
@@ -354,32 +272,53 @@ export class MobileParticipants {
    * The window payload: participant, share links and channels, rewards, the leaderboard's first
    * page (when the design shows one), the enabled payout providers with `canConfirm` and, for a signed-in participant
    * on a paid plan with the design's Traffic section on, the traffic report (rule 11); in affiliate
-   * programs, the signed-in affiliate's summary (null without a payment method on file).
+   * programs, the signed-in affiliate's summary (null without a payment method on file). The
+   * design's texts are in the reader's language (issue #27): a signed-in participant's own, else the
+   * best match of `acceptLanguage` among the program's languages, else its base language; each text
+   * is the owner's own text for that language, else the default in it where the base text is the
+   * unedited default, else the base text as written (`designIn`). A reader of a language other
+   * than English also gets the corner launcher's own words in it (`launcherTexts`): the launcher is
+   * drawn before the window and its language chunks load.
    */
-  async window(view: MobileProgram, participantId: string | null): Promise<z.infer<typeof mobileWindow>> {
+  async window(view: MobileProgram, participantId: string | null, acceptLanguage?: string | null): Promise<z.infer<typeof mobileWindow>> {
     const program = view.program;
     const design = completedDocument('design', program, program.documents.design) as {
       leaderboard: { isEnabled: boolean };
       share: { channels: Record<string, { isVisible: boolean }> };
       trafficInsights: { isPublicDisplayed: boolean; defaultDateRange: TrafficRange };
     };
-    const installation = completedDocument('installation', program, program.documents.installation) as { shareUrl?: string | null };
+    const installation = completedDocument('installation', program, program.documents.installation) as {
+      shareUrl?: string | null;
+      signupEvent: string;
+      signup: { formFields: { form: string | null; email: string | null; firstName: string | null; lastName: string | null } };
+      stripe: { clientReferenceId: 'AUTO' | 'ALWAYS' | 'OVERWRITE' | 'OFF' };
+    };
     const now = this.deps.clock.now();
     const plan = effectivePlan(this.deps.config.billing, view.team, now);
     const paid = plan.limits.paid;
     const affiliateData = program.type === 'AFFILIATE' && participantId && plan.hasPaymentMethod;
+    // Read once for the rewards and the referred friend's upfront discount.
+    const configs = this.deps.rewardConfigs.list(program.id);
     const [participant, campaign, leaderboard, traffic, affiliate] = await Promise.all([
       participantId ? this.get(view, participantId) : null,
-      this.campaign(view),
+      this.campaign(view, true, configs),
       design.leaderboard.isEnabled ? this.leaderboard(view, { limit: 10 } as z.output<typeof mobileLeaderboardQuery>, participantId) : null,
       participantId && paid && design.trafficInsights.isPublicDisplayed ? this.traffic(program.id, participantId, now, design.trafficInsights.defaultDateRange) : null,
       affiliateData ? this.deps.payouts.summary(program, participantId) : null,
     ]);
+    const languages = programLanguages(program);
+    const language = chooseLanguage({
+      ...(participant ? { participant: (participant as { language?: string | null }).language ?? null } : {}),
+      base: languages.base,
+      offered: languages.all,
+      acceptLanguage: acceptLanguage ?? null,
+    });
     return {
       participant,
       type: program.type,
-      languages: programLanguages(program).all,
-      design: design as unknown as Record<string, unknown>,
+      languages: languages.all,
+      design: designIn(program, design, language, view.translations.get(language)) as unknown as Record<string, unknown>,
+      ...(launcherWords(language) && { launcherTexts: launcherWords(language) }),
       share: {
         preferredUrl: installation.shareUrl || null,
         fallbackUrl: `${this.deps.config.publicUrl.replace(/\/+$/, '')}/r/${program.id}`,
@@ -391,57 +330,25 @@ export class MobileParticipants {
       leaderboard,
       payoutSettings: { payoutDestinations: { enabledProviders: await this.deps.payoutDestinations.providersFor(program, participantId) } },
       recaptchaSiteKey: recaptchaSiteKey(program),
+      formCapture: installation.signupEvent === 'FORM_DETECTION' ? { ...installation.signup.formFields } : null,
+      stripeClientReferenceId: await this.stripeReference(program.id, installation.stripe.clientReferenceId),
+      upfrontDiscount: program.type === 'REFERRAL' ? upfrontDiscountOf(program, await configs) : null,
       traffic,
       affiliate,
     };
   }
 
-  /**
-   * The participant's link visits over a date range (7, 30 or 90 UTC days with today, or since they
-   * joined), aggregated in SQL from the VISIT activity rows: totals, visits per day (per month for
-   * ALL_TIME) and the top 10 sources.
-   */
-  async traffic(programId: string, participantId: string, now: number, range: TrafficRange): Promise<z.infer<typeof mobileTrafficReport>> {
-    const knex = this.deps.db.knex;
-    const today = Math.floor(now / DAY_MS);
-    let firstDay = today - (RANGE_DAYS[range] - 1);
-    if (range === 'ALL_TIME') {
-      const joined = await knex('participants').where({ id: participantId }).first('created_at');
-      firstDay = Math.min(today, Math.floor(Number(joined?.created_at ?? now) / DAY_MS));
-    }
-    const since = firstDay * DAY_MS;
-    const base = () => knex('activity_logs').where({ participant_id: participantId, program_id: programId, type: 'VISIT' }).where('created_at', '>=', since);
-    // One GROUP BY per breakdown over the trait stored in the VISIT row's `data` (impressions.ts `traitsData`).
-    const sqlite = this.deps.db.dialect === 'sqlite';
-    const top = async (trait: string): Promise<Array<{ value: string | null; visits: number }>> => {
-      const field = sqlite ? `json_extract(data, '$.${trait}')` : `(data::json ->> '${trait}')`;
-      const rows = await base().select(knex.raw(`${field} AS value`), knex.raw('COUNT(*) AS visits')).groupByRaw(field).orderBy([{ column: 'visits', order: 'desc' }, { column: 'value', order: 'asc', nulls: 'last' }]).limit(10);
-      return rows.map((r: { value: string | null; visits: number | string }) => ({ value: r.value == null ? null : String(r.value), visits: Number(r.visits) }));
-    };
-    const [totals, days, ...tops] = await Promise.all([
-      base().select(knex.raw('COUNT(*) AS visits'), knex.raw(`SUM(CASE WHEN action = 'visit.unique' THEN 1 ELSE 0 END) AS uniques`)).first(),
-      base().select(knex.raw(`created_at / ${DAY_MS} AS day`), knex.raw('COUNT(*) AS visits')).groupByRaw(`created_at / ${DAY_MS}`),
-      ...TRAFFIC_BREAKDOWNS.map((b) => top(BREAKDOWN_TRAIT[b])),
-    ]);
-    const breakdowns = Object.fromEntries(TRAFFIC_BREAKDOWNS.map((b, i) => [b, tops[i]!])) as Record<(typeof TRAFFIC_BREAKDOWNS)[number], Array<{ value: string | null; visits: number }>>;
-    const monthly = range === 'ALL_TIME';
-    const label = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, monthly ? 7 : 10);
-    const buckets = new Map<string, number>();
-    for (let day = firstDay; day <= today; day++) buckets.set(label(day), 0);
-    for (const d of days as Array<{ day: number | string; visits: number | string }>) {
-      const key = label(Math.floor(Number(d.day)));
-      if (buckets.has(key)) buckets.set(key, buckets.get(key)! + Number(d.visits));
-    }
-    return {
-      range,
-      interval: monthly ? 'MONTH' : 'DAY',
-      days: today - firstDay + 1,
-      visits: Number(totals?.visits ?? 0),
-      uniqueVisitors: Number(totals?.uniques ?? 0),
-      visitsOverTime: [...buckets].map(([date, visits]) => ({ date, visits })),
-      sources: breakdowns.trigger.map((r) => ({ source: r.value, visits: r.visits })),
-      breakdowns,
-    };
+  /** installation.stripe.clientReferenceId for the attribution script: AUTO fills only while the program has an active Stripe connection. */
+  private async stripeReference(programId: string, mode: 'AUTO' | 'ALWAYS' | 'OVERWRITE' | 'OFF'): Promise<'FILL' | 'OVERWRITE' | null> {
+    if (mode === 'OFF') return null;
+    if (mode === 'OVERWRITE') return 'OVERWRITE';
+    if (mode === 'ALWAYS') return 'FILL';
+    return (await this.deps.billing.row(this.deps.db.knex, programId))?.state === 'ACTIVE' ? 'FILL' : null;
+  }
+
+  /** The participant's link visits over a date range (7, 30 or 90 UTC days with today, or since they joined): participant-traffic.ts. */
+  traffic(programId: string, participantId: string, now: number, range: TrafficRange): Promise<z.infer<typeof mobileTrafficReport>> {
+    return readTraffic(this.deps, programId, participantId, now, range);
   }
 
   /** MT1: the signed-in participant's traffic report for a range, where the window would show one (403 otherwise). */
@@ -461,50 +368,8 @@ export class MobileParticipants {
   }
 }
 
-const DAY_MS = 86_400_000;
-
-type TrafficRange = (typeof TRAFFIC_RANGES)[number];
-/** The stored visit trait (impressions.ts `VisitTraits`) behind each breakdown of the design. */
-const BREAKDOWN_TRAIT: Record<(typeof TRAFFIC_BREAKDOWNS)[number], keyof VisitTraits> = {
-  utm: 'campaign',
-  referrer: 'referrer',
-  destination: 'destination',
-  geo: 'country',
-  technology: 'device',
-  trigger: 'source',
-};
-/** UTC days of each fixed range, today included (ALL_TIME starts on the day the participant joined). */
-const RANGE_DAYS: Record<TrafficRange, number> = { LAST_7_DAYS: 7, LAST_30_DAYS: 30, LAST_90_DAYS: 90, ALL_TIME: 0 };
-
 /** The public site key pages need while options.fraud.recaptcha is on (enabling it requires one). */
 function recaptchaSiteKey(program: MobileProgram['program']): string | null {
   const r = (completedDocument('options', program, program.documents.options) as { fraud: { recaptcha: { isEnabled: boolean; siteKey: string | null } } }).fraud.recaptcha;
   return r.isEnabled ? r.siteKey : null;
-}
-
-type NameFormat = 'FIRST' | 'FIRST_LAST_INITIAL' | 'FIRST_LAST' | 'ANONYMOUS';
-
-/** A participant's name as others see it on the leaderboard. */
-function formatName(first: string | null | undefined, last: string | null | undefined, format: NameFormat): string | null {
-  if (format === 'ANONYMOUS' || !first) return null;
-  if (format === 'FIRST' || !last) return first;
-  return format === 'FIRST_LAST' ? `${first} ${last}` : `${first} ${last[0]}.`;
-}
-
-/** The number a board ranks by. */
-function scoreOf(p: Participant, type: (typeof MOBILE_LEADERBOARD_TYPES)[number]): number {
-  switch (type) {
-    case 'CURRENT_MONTH':
-      return Number(p.monthlyReferralCount ?? 0);
-    case 'PREV_MONTH':
-      return Number(p.prevMonthlyReferralCount ?? 0);
-    case 'TOTAL_IMPRESSION_COUNT':
-      return Number(p.impressionCount ?? 0);
-    case 'UNIQUE_IMPRESSION_COUNT':
-      return Number(p.uniqueImpressionCount ?? 0);
-    case 'BY_LEADS':
-      return Number(p.leadCount ?? 0);
-    default:
-      return Number(p.referralCount ?? 0);
-  }
 }

@@ -1,8 +1,9 @@
-import type { Db } from '../db/connect.ts';
-import type { TeamBilling } from './plans.ts';
-import { toProgram, type Program } from './programs.ts';
-import { completedDocument, embedHosts, mobilePublicKey } from './program-config.ts';
-import { deepFreeze } from '../../shared/freeze.ts';
+import type { Db } from '../../db/connect.ts';
+import type { TeamBilling } from '../platform/plans.ts';
+import { toProgram, type Program } from '../programs/programs.ts';
+import { completedDocument, embedHosts, mobilePublicKey } from '../programs/program-config.ts';
+import { readTranslations, type Translation } from '../programs/program-translations.ts';
+import { deepFreeze } from '../../../shared/freeze.ts';
 import { attributionOptions } from './visit-receipts.ts';
 
 /** What the participant API needs to know about a program on every call, computed once per load. */
@@ -15,6 +16,8 @@ export interface MobileProgram {
   publicKey: string | null;
   cookieWindowMs: number;
   attributionModel: 'FIRST_CLICK' | 'LAST_CLICK';
+  /** The owner's own texts by additional language (frozen; issue #27), read with the view so a reader's language costs no query per call. */
+  translations: ReadonlyMap<string, Translation>;
 }
 
 const SQL = `SELECT p.*, t.disabled AS team_disabled, t.plan AS team_plan, t.has_payment_method AS team_has_payment_method, t.trial_ends_at AS team_trial_ends_at
@@ -85,6 +88,8 @@ export class MobilePrograms {
       publicKey: mobilePublicKey(program),
       cookieWindowMs,
       attributionModel: model,
+      // A second read only on a miss, and only for a program with additional languages.
+      translations: await readTranslations(this.db, this.db.knex, program),
     };
   }
 }

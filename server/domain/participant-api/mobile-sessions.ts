@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../../clock.ts';
 
 /** Session tokens last an hour; the client asks for a new one when a call answers 403. */
 export const SESSION_TTL_S = 3600;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Sealer } from '../crypto.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Sealer } from '../../crypto.ts';
 
 /** Participant tokens live 30 days (the official fixture's `expiresIn`, 2592000). */
 export const PARTICIPANT_TOKEN_TTL_S = 30 * 24 * 3600;

@@ -2,11 +2,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Deps } from '../deps.ts';
-import type { Program } from './programs.ts';
+import type { ParticipantApiServices as Deps } from './services.ts';
+import type { Program } from '../programs/programs.ts';
 import { MobileParticipants } from './mobile-participants.ts';
-import { NotFoundError, UnavailableError } from '../errors.ts';
-import { safeEqual } from '../crypto.ts';
+import { programLanguages } from '../participants/model.ts';
+import { NotFoundError, UnavailableError } from '../../errors.ts';
+import { safeEqual } from '../../crypto.ts';
 
 const hmac = (key: Buffer, text: string) => crypto.createHmac('sha256', key).update(text).digest();
 
@@ -100,19 +101,23 @@ export class Screenshots {
     return { generatedAt: new Date(now).toISOString(), expiresAt: new Date(expiresAt).toISOString(), screenshots: shots };
   }
 
-  /** A preview page token: the program and an expiry, signed. */
-  previewToken(programId: string, exp: number): string {
-    const body = `${programId}.${exp}`;
+  /**
+   * A preview page token: the program, an expiry and, when given, the language the page is drawn in
+   * (a program language code: letters and a hyphen, never a dot), all under the signature.
+   */
+  previewToken(programId: string, exp: number, language?: string | null): string {
+    const body = language ? `${programId}.${exp}.${language}` : `${programId}.${exp}`;
     return `${body}.${hmac(this.#key, `preview\n${body}`).toString('base64url')}`;
   }
 
-  /** The program a valid preview token names; null for a forged or expired one. */
-  openPreviewToken(token: string): string | null {
-    const m = /^([A-Za-z0-9_-]{1,64})\.(\d{1,16})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  /** The program and language (null: the base language) a valid preview token names; null for a forged or expired one. */
+  openPreviewToken(token: string): { programId: string; language: string | null } | null {
+    const m = /^([A-Za-z0-9_-]{1,64})\.(\d{1,16})(?:\.([A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?))?\.([A-Za-z0-9_-]{43})$/.exec(token);
     if (!m) return null;
-    const [, programId, exp, sig] = m;
+    const [, programId, exp, language, sig] = m;
     if (Number(exp) < Date.now()) return null;
-    return safeEqual(sig!, hmac(this.#key, `preview\n${programId}.${exp}`).toString('base64url')) ? programId! : null;
+    const body = language ? `${programId}.${exp}.${language}` : `${programId}.${exp}`;
+    return safeEqual(sig!, hmac(this.#key, `preview\n${body}`).toString('base64url')) ? { programId: programId!, language: language ?? null } : null;
   }
 
   /** A signed, expiring link to a stored screenshot. */
@@ -129,14 +134,21 @@ export class Screenshots {
   /**
    * What the preview page hands the widget, by participant-API path: the real window payload and
    * campaign of the program (design, rewards, share channels, leaderboard), with a sample
-   * participant who exists nowhere signed in for the referrer view.
+   * participant who exists nowhere signed in for the referrer view; and the language it is drawn in.
+   * The window is the one a reader of `language` gets (issue #27: default texts in it, the owner's
+   * texts for it, the launcher's words): `language` when it is one of the program's languages, else
+   * (none given, or one the program no longer offers) the base language. The sample participant
+   * reads that language too.
    */
-  async previewPayload(programId: string, view: PreviewView): Promise<{ program: Program; responses: Record<string, unknown> }> {
+  async previewPayload(programId: string, view: PreviewView, language?: string | null): Promise<{ program: Program; language: string; responses: Record<string, unknown> }> {
     const deps = this.full();
     const programView = await deps.mobilePrograms.get(programId);
     if (!programView || programView.program.status === 'DELETED') throw new NotFoundError('This preview is not available.');
+    const { base, all } = programLanguages(programView.program);
+    const shown = language && all.includes(language) ? language : base;
     const mobile = new MobileParticipants(deps);
-    const [win, campaign] = await Promise.all([mobile.window(programView, null), mobile.campaign(programView)]);
+    // A visitor whose browser asks for exactly `shown`, one of the program's languages: MW1 picks it.
+    const [win, campaign] = await Promise.all([mobile.window(programView, null, shown), mobile.campaign(programView)]);
     const shareBase = win.share.preferredUrl ?? win.share.fallbackUrl;
     const participant = {
       id: 'preview',
@@ -165,9 +177,9 @@ export class Screenshots {
       payoutSettings: { requiredActions: [] },
       isAffiliate: programView.program.type === 'AFFILIATE',
       affiliateStatus: programView.program.type === 'AFFILIATE' ? 'APPROVED' : null,
-      language: null,
+      language: shown,
     };
     // The referred friend is a visitor (nobody signed in) who arrived through Alex's link.
-    return { program: programView.program, responses: { window: { ...win, participant: view === 'referrer' ? participant : null }, campaign } };
+    return { program: programView.program, language: shown, responses: { window: { ...win, participant: view === 'referrer' ? participant : null }, campaign } };
   }
 }

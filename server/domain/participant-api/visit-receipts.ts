@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import type { Clock } from '../clock.ts';
-import type { Program } from './programs.ts';
-import { completeDocument } from './program-config.ts';
+import type { Clock } from '../../clock.ts';
+import type { Program } from '../programs/programs.ts';
+import { completeDocument } from '../programs/program-config.ts';
 
 /** What a verified receipt says: this program's participant `referrerId` had their link visited at `visitAt`. */
 export interface ReceiptClaims {

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Logger } from '../../log.ts';
 import { VISIT_WRITE_LOCK, type Impressions } from './impressions.ts';
 import type { MobileProgram } from './mobile-programs.ts';
 import type { Receipts } from './visit-receipts.ts';
-import { UnavailableError } from '../errors.ts';
+import { UnavailableError } from '../../errors.ts';
 
 /** The attribution of a visit after validation (shared/schemas/mobile.ts). */
 export interface VisitAttribution {
@@ -56,7 +56,7 @@ interface VisitRow {
   utm: string | null;
   destination: string | null;
   referrer_url: string | null;
-  /** Traffic traits the impression fold reads back (server/domain/impressions.ts `traitsOfVisit`); null on unreferred visits. */
+  /** Traffic traits the impression fold reads back (server/domain/participant-api/impressions.ts `traitsOfVisit`); null on unreferred visits. */
   country: string | null;
   device: string | null;
 }
@@ -88,12 +88,16 @@ const RESOLVE_REFERRER = `SELECT id FROM participants WHERE id = ? AND program_i
   UNION ALL SELECT id FROM participants WHERE program_id = ? AND share_key = ?
   UNION ALL SELECT participant_id AS id FROM participant_vanity_keys WHERE program_id = ? AND key_lower = ?
   LIMIT 1`;
-const STORED = 'SELECT referrer_id, created_at, first_referrer_id, first_visit_at FROM visits WHERE program_id = ? AND visit_id = ?';
+const STORED = 'SELECT referrer_id, created_at, first_referrer_id, first_visit_at, visitor_key FROM visits WHERE program_id = ? AND visit_id = ?';
 const insertSql: string[] = [];
 
-/** `INSERT … ON CONFLICT DO NOTHING RETURNING` for `n` rows; one text per size, so each is prepared once. */
+/**
+ * `INSERT … ON CONFLICT DO NOTHING` for `n` rows; one text per size, so each is prepared once. No
+ * RETURNING: when it changed `n` rows every visit was new (all but always), and only otherwise are
+ * the stored rows read back.
+ */
 function insertVisits(n: number): string {
-  return (insertSql[n] ??= `INSERT INTO visits (${COLUMNS.join(', ')}) VALUES ${Array.from({ length: n }, () => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')} ON CONFLICT (program_id, visit_id) DO NOTHING RETURNING program_id, visit_id`);
+  return (insertSql[n] ??= `INSERT INTO visits (${COLUMNS.join(', ')}) VALUES ${Array.from({ length: n }, () => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')} ON CONFLICT (program_id, visit_id) DO NOTHING`);
 }
 
 /**
@@ -294,23 +298,23 @@ export class Visits {
         if (this.db.dialect === 'pg') await s.run(VISIT_WRITE_LOCK, []);
         const params: unknown[] = [];
         for (const { row } of firsts) for (const c of COLUMNS) params.push(row[c]);
-        const inserted = await s.all<{ program_id: string; visit_id: string }>(insertVisits(firsts.length), params);
-        const isNew = new Set(inserted.map((r) => `${r.program_id}\n${r.visit_id}`));
+        const changed = await s.run(insertVisits(firsts.length), params);
         const out = new Map<string, Stored & { inserted: boolean }>();
         for (const [k, [{ row }]] of byKey as Map<string, [Waiter]>) {
-          if (isNew.has(k)) {
+          if (changed === firsts.length) {
             out.set(k, { referrerId: row.referrer_id, createdAt: row.created_at, firstReferrerId: row.first_referrer_id, firstVisitAt: row.first_visit_at, inserted: true });
             continue;
           }
-          // Written before (a retry): answer from the stored row.
-          const [e] = await s.all<{ referrer_id: string | null; created_at: number; first_referrer_id: string | null; first_visit_at: number | null }>(STORED, [row.program_id, row.visit_id]);
+          // Some were written before (retries): every answer comes from the stored row, which for a
+          // visit inserted just now is this row (same creation time and visitor) and otherwise the earlier one.
+          const [e] = await s.all<{ referrer_id: string | null; created_at: number; first_referrer_id: string | null; first_visit_at: number | null; visitor_key: string }>(STORED, [row.program_id, row.visit_id]);
           if (!e) throw new Error('visit neither inserted nor found');
           out.set(k, {
             referrerId: e.referrer_id,
             createdAt: Number(e.created_at),
             firstReferrerId: e.first_referrer_id,
             firstVisitAt: e.first_visit_at == null ? null : Number(e.first_visit_at),
-            inserted: false,
+            inserted: changed > 0 && Number(e.created_at) === row.created_at && e.visitor_key === row.visitor_key,
           });
         }
         return out;

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import type { Activity } from './activity.ts';
-import { ACTIONS } from './activity.ts';
-import type { Participants } from './participants/service.ts';
-import type { ParticipantRow } from './participants/model.ts';
+import type { Activity } from '../platform/activity.ts';
+import { ACTIONS } from '../platform/activity.ts';
+import type { Participants } from './service.ts';
+import type { ParticipantRow } from './model.ts';
 
 // What the participants core does, written to the activity log through its hooks (inside the same
 // transaction as the change). Rows name other participants by email in `text` for the owner and by
@@ -20,15 +20,12 @@ function statusText(status: string | null): string {
   return status ? (STATUS_TEXT[status] ?? status) : 'no referral';
 }
 
-async function emailOf(trx: Knex.Transaction, id: string): Promise<string> {
-  const row = await trx('participants').where({ id }).first('email');
-  return row?.email ?? 'a participant';
-}
-
 /** Registers the participants core's activity rows: joined, referred someone, referral status changed, deleted. */
 export function registerParticipantActivity(participants: Participants, activity: Activity): void {
-  participants.hooks.created.push(async (trx, program, p) => {
-    const referrer = p.referred_by ? await emailOf(trx, p.referred_by) : null;
+  // A sign-up's rows (joined, referral created or credited, invite joined, email sent or skipped) in one INSERT.
+  participants.hooks.activityBatch = (trx, work) => activity.batched(trx, work);
+  participants.hooks.created.push(async (trx, program, p, _ledger, referrerRow) => {
+    const referrer = p.referred_by ? (referrerRow?.email ?? 'a participant') : null;
     await activity.record(trx, {
       programId: program.id,
       participantId: p.id,

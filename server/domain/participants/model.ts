@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Program } from '../programs.ts';
-import type { ScoredRow, ScoreLedger } from '../leaderboard.ts';
+import type { Program } from '../programs/programs.ts';
+import type { ScoredRow } from './boards.ts';
+import type { ScoreLedger } from './score-ledger.ts';
 import type { EventParticipant } from './serialize.ts';
 import { ValidationError } from '../../errors.ts';
 
@@ -53,8 +54,12 @@ export type Q = Knex | Knex.Transaction;
  * which keeps that lock order.
  */
 export interface ParticipantHooks {
-  /** After a participant is inserted (upfront rewards, activity); fraud screening runs earlier, in `screening`. */
-  created: Array<(trx: Knex.Transaction, program: Program, participant: ParticipantRow, ledger: ScoreLedger) => Promise<void>>;
+  /**
+   * After a participant is inserted (upfront rewards, activity); fraud screening runs earlier, in
+   * `screening`. `referrer` is the participant's referrer as this transaction left it (its counts
+   * already moved; null when not referred): hooks take it from here instead of reading it again.
+   */
+  created: Array<(trx: Knex.Transaction, program: Program, participant: ParticipantRow, ledger: ScoreLedger, referrer: ParticipantRow | null) => Promise<void>>;
   /** A referral just became CREDIT_AWARDED; `referrer` already carries the new counts (rewards issuing). */
   referralCredited: Array<(trx: Knex.Transaction, program: Program, referrer: ParticipantRow, referred: ParticipantRow, ledger: ScoreLedger) => Promise<void>>;
   /**
@@ -70,13 +75,21 @@ export interface ParticipantHooks {
   rewardsOf: ((q: Q, participantIds: string[]) => Promise<Map<string, Array<Record<string, unknown>>>>) | null;
   /**
    * Anti-fraud verdicts, asked BEFORE a participant is inserted (P3) and before a referral moves to
-   * another referrer (P5): a `block` answers 422 with nothing written (server/domain/fraud.ts).
+   * another referrer (P5): a `block` answers 422 with nothing written (server/domain/referral/fraud.ts).
    */
   screening: Array<(trx: Knex.Transaction, program: Program, candidate: ScreeningCandidate, referrer: ParticipantRow | null) => Promise<ScreeningDecision | null>>;
   /** P5 `fraudRiskLevel`: the owner's manual override; set by the fraud engine. */
   fraudOverride: ((trx: Knex.Transaction, program: Program, participant: ParticipantRow, level: ParticipantRow['fraud_risk_level'], actor: string | null) => Promise<ScreeningDecision>) | null;
   /** `Participant.allMatchingFraudsters` of several participants; set by the fraud engine. */
   fraudMatchesOf: ((q: Q, rows: ParticipantRow[]) => Promise<Map<string, Array<{ id: string; email: string }>>>) | null;
+  /** `Participant.payoutSettings.requiredActions` of several participants; set by the payout destinations of the affiliate engine. */
+  requiredActionsOf: ((q: Q, program: Program, rows: ParticipantRow[]) => Promise<Map<string, string[]>>) | null;
+  /**
+   * Runs a sign-up's work with the activity rows its hooks record on `trx` written in one statement
+   * when it succeeds (`Activity.batched`); set where the activity log is wired. A sign-up records
+   * up to six rows from four hooks, and nothing in it reads the log back.
+   */
+  activityBatch: (<T>(trx: Knex.Transaction, work: () => Promise<T>) => Promise<T>) | null;
 }
 
 /** Who a screening hook looks at: the in-request anti-fraud values on P3 (compared even when GDPR mode stores none), the stored ones on P5. */

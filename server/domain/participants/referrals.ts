@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { forNoKeyUpdate, forUpdate, trxRows, updateRows } from '../../db/rows.ts';
-import { COLUMN_BOARD_NAMES, boardSpec, monthBoard, monthKey, monthScore, type ScoreLedger } from '../leaderboard.ts';
+import { COLUMN_BOARD_NAMES, boardSpec, monthBoard, monthKey, monthScore } from './boards.ts';
+import type { ScoreLedger } from './score-ledger.ts';
 import { RECENT_REFERRALS, decodeRecent, emailKey, encodeRecent, type ParticipantRow, type Q } from './model.ts';
 
 // A referral is the link from a referred participant to their referrer plus its credit state. Every
@@ -30,11 +31,22 @@ const PENDING = 'CREDIT_PENDING';
  * the lazy month rollover) and the recent list now; their histogram buckets and the program's
  * referral count through `ledger`. Returns the referrer as updated, or null when it no longer exists.
  */
-export async function updateReferrer(trx: Knex.Transaction, ledger: ScoreLedger, referrerId: string, change: ReferrerChange, now: number): Promise<ParticipantRow | null> {
+export async function updateReferrer(
+  trx: Knex.Transaction,
+  ledger: ScoreLedger,
+  referrerId: string,
+  change: ReferrerChange,
+  now: number,
+  locked?: ParticipantRow,
+): Promise<ParticipantRow | null> {
   const programId = ledger.programId;
   // FOR NO KEY UPDATE: this transaction may already hold FOR KEY SHARE on the referrer (it inserted a
   // row referencing them), and so may others; FOR UPDATE waited for theirs while they waited for it.
-  const [old] = await trxRows<ParticipantRow>(trx, `SELECT * FROM participants WHERE id = ? AND program_id = ? LIMIT 1${forNoKeyUpdate(trx)}`, [referrerId, programId]);
+  // `locked`: the caller read the referrer under that lock in this transaction and changed nothing of it since.
+  const [old] =
+    locked?.id === referrerId && locked.program_id === programId
+      ? [locked]
+      : await trxRows<ParticipantRow>(trx, `SELECT * FROM participants WHERE id = ? AND program_id = ? LIMIT 1${forNoKeyUpdate(trx)}`, [referrerId, programId]);
   if (!old) return null;
   const cur = monthKey(now);
   // Roll the stored month forward; the effective counts of both months stay the same.
@@ -137,14 +149,33 @@ export async function findParticipant(q: Q, programId: string, idOrEmail: string
   return ((await query.first()) as ParticipantRow | undefined) ?? null;
 }
 
-/** The participant a `referredBy` value names: an email, else an id, a share key or a vanity key. */
-export async function findReferrer(q: Q, programId: string, ref: string): Promise<ParticipantRow | null> {
+/**
+ * The participant a `referredBy` value names: an email, else an id, a share key or a vanity key.
+ * `lock` (inside a transaction): the row is read FOR NO KEY UPDATE on PostgreSQL, the lock
+ * `updateReferrer` takes, so a sign-up hands the row to it instead of reading it again.
+ */
+export async function findReferrer(q: Q, programId: string, ref: string, lock = false): Promise<ParticipantRow | null> {
   const value = ref.trim();
   if (!value || value.length > 254) return null;
-  if (value.includes('@')) return findParticipant(q, programId, value);
+  if (value.includes('@')) return findParticipant(q, programId, value, lock);
+  const lower = value.toLowerCase();
+  if ((q as Knex.Transaction).isTransaction === true) {
+    // The same reads as below as cached statements (named on PostgreSQL): every referred sign-up runs them.
+    const trx = q as Knex.Transaction;
+    const tail = lock ? forNoKeyUpdate(trx) : '';
+    const [byId] = await trxRows<ParticipantRow>(trx, `SELECT * FROM participants WHERE id = ? AND program_id = ? LIMIT 1${tail}`, [value, programId]);
+    if (byId) return byId;
+    const [byShareKey] = await trxRows<ParticipantRow>(trx, `SELECT * FROM participants WHERE program_id = ? AND share_key = ? LIMIT 1${tail}`, [programId, lower]);
+    if (byShareKey) return byShareKey;
+    const [byVanity] = await trxRows<ParticipantRow>(
+      trx,
+      `SELECT p.* FROM participant_vanity_keys v JOIN participants p ON p.id = v.participant_id WHERE v.program_id = ? AND v.key_lower = ? LIMIT 1${tail ? `${tail} OF p` : ''}`,
+      [programId, lower],
+    );
+    return byVanity ?? null;
+  }
   const byId = await q('participants').where({ id: value, program_id: programId }).first();
   if (byId) return byId;
-  const lower = value.toLowerCase();
   const byShareKey = await q('participants').where({ program_id: programId, share_key: lower }).first();
   if (byShareKey) return byShareKey;
   const vanity = await q('participant_vanity_keys').where({ program_id: programId, key_lower: lower }).first('participant_id');

@@ -1,10 +1,11 @@
-import type { Program } from '../programs.ts';
+import type { Program } from '../programs/programs.ts';
 import type { Db } from '../../db/connect.ts';
-import { monthBoard, monthKey, monthScore, rankKey, type Leaderboard, type ScoreLedger } from '../leaderboard.ts';
+import { monthBoard, monthKey, monthScore, rankKey } from './boards.ts';
+import type { Leaderboard } from './leaderboard.ts';
+import type { ScoreLedger } from './score-ledger.ts';
 import { selectRows } from '../../db/rows.ts';
 import type { Participant, Referrer } from '../../../shared/schemas/participant.ts';
 import { parseJson, programLanguages, recentSince, shareBase, withShareKey, type ParticipantHooks, type ParticipantRow, type Q } from './model.ts';
-import { payoutRequiredActions } from '../payout-destinations.ts';
 
 /** Options of one serialization batch. */
 export interface SerializeOptions {
@@ -74,7 +75,7 @@ export async function serializeParticipants(q: Q, program: Program, rows: Partic
   const withRewards = opts.rewards !== false;
   const rewards = withRewards && ctx.hooks.rewardsOf ? await ctx.hooks.rewardsOf(q, rows.map((r) => r.id)) : null;
   const fraudMatches = ctx.hooks.fraudMatchesOf ? await ctx.hooks.fraudMatchesOf(q, rows) : null;
-  const requiredActions = await payoutRequiredActions(q, program, rows);
+  const requiredActions = ctx.hooks.requiredActionsOf ? await ctx.hooks.requiredActionsOf(q, program, rows) : null;
   const base = shareBase(program, ctx.publicUrl);
   const language = programLanguages(program).base;
   const affiliateProgram = program.type === 'AFFILIATE';
@@ -155,7 +156,7 @@ export async function serializeParticipants(q: Q, program: Program, rows: Partic
     p.unsubscribed = !!r.unsubscribed;
     p.vanityKeys = parseJson<string[]>(r.vanity_keys, []);
     if (r.paypal_email) p.paypalEmailAddress = r.paypal_email;
-    p.payoutSettings = { requiredActions: requiredActions.get(r.id) ?? [] };
+    p.payoutSettings = { requiredActions: requiredActions?.get(r.id) ?? [] };
     if (opts.isNew !== undefined) p.isNew = opts.isNew;
     if (affiliateProgram) {
       p.isAffiliate = !!r.is_affiliate;

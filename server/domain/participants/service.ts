@@ -3,13 +3,13 @@ import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
-import type { Program } from '../programs.ts';
-import { newId } from '../../crypto.ts';
-import { updateRows } from '../../db/rows.ts';
-import { ConflictError, ParticipantBlockedError, ValidationError, WrongProgramTypeError } from '../../errors.ts';
-import { isRetryableTxError } from '../../db/retry.ts';
-import { assertParticipantCapacity, type TeamBilling } from '../plans.ts';
-import { Leaderboard, ScoreLedger, boardSpec, readRows } from '../leaderboard.ts';
+import type { Program } from '../programs/programs.ts';
+import { selectRows, updateRows } from '../../db/rows.ts';
+import { ConflictError, ValidationError, WrongProgramTypeError } from '../../errors.ts';
+import type { TeamBilling } from '../platform/plans.ts';
+import { boardSpec, type ScoredRow } from './boards.ts';
+import { Leaderboard, readRows } from './leaderboard.ts';
+import { ScoreLedger } from './score-ledger.ts';
 import type {
   BulkDeleteResponse,
   LeaderboardQuery,
@@ -25,8 +25,6 @@ import {
   derivedReferralStatus,
   emailKey,
   fieldError,
-  gdprStrict,
-  metadataStrings,
   parseJson,
   programLanguages,
   valueHash,
@@ -34,16 +32,14 @@ import {
   type ParticipantHooks,
   type ParticipantRow,
   type ScreeningCandidate,
-  type RequestEvidence,
-  type ScreeningDecision,
   type Q,
 } from './model.ts';
-import { findParticipant, findReferrer, removeScores, updateReferrer, type Credit, type ParticipantLock } from './referrals.ts';
-
-/** The reserved metadata key (rest-v2 §2.8) that holds recorded GDPR consent. */
-export const GDPR_AGREEMENTS = 'gdprAgreements';
+import { findParticipant, findReferrer, updateReferrer, type Credit, type ParticipantLock } from './referrals.ts';
 import { serializeParticipants, type EventParticipant, type SerializeOptions } from './serialize.ts';
-import { freeShareKey, replaceVanityKeys, writeMetadata } from './keys.ts';
+import { replaceVanityKeys, writeMetadata } from './keys.ts';
+import { addParticipant, screenSignUp, type AddOptions } from './sign-ups.ts';
+import { bulkRemoveParticipants, removeParticipant } from './deletion.ts';
+import { listPageRows } from './participant-list.ts';
 
 /** Counters other engines add to, and the board each one ranks (invites rank nowhere). */
 export type CounterDeltas = Partial<Record<'impression_count' | 'unique_impression_count' | 'invite_count' | 'commission_total' | 'revenue_total', number>>;
@@ -55,6 +51,31 @@ const COUNTER_BOARDS: Record<keyof CounterDeltas, string | null> = {
   revenue_total: 'BY_REVENUE',
 };
 
+/** The service's collaborators and its serializer and resolver, as sign-ups.ts and deletion.ts take them. */
+export interface ParticipantsContext {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+  events: EventSink | null;
+  hooks: ParticipantHooks;
+  serialize: Participants['serialize'];
+  resolve: Participants['resolve'];
+}
+
+/**
+ * P4's read: the participant's whole row and, under `r__` names, the columns of its referrer that the
+ * serializer's referrer summary reads (`referrerOf` and the ranks in serialize.ts). The referrer is
+ * joined by primary key only, like the serializer's own referrer read.
+ */
+const REFERRER_COLUMNS = [
+  'id', 'program_id', 'created_at', 'email', 'first_name', 'last_name', 'fingerprint', 'ip_address', 'fraud_reason_code', 'fraud_risk_level',
+  'is_winner', 'metadata', 'referral_count', 'month_key', 'monthly_referral_count', 'prev_monthly_referral_count', 'impression_count',
+  'unique_impression_count', 'invite_count', 'lead_count', 'recent_referrals', 'recent_referrals_at', 'referral_source', 'referred_by',
+  'referral_status', 'share_count', 'share_key', 'unsubscribed',
+];
+const WITH_REFERRER_SQL = `SELECT p.*, ${REFERRER_COLUMNS.map((c) => `r.${c} AS r__${c}`).join(', ')} FROM participants p LEFT JOIN participants r ON r.id = p.referred_by`;
+
 /**
  * Participants (rest-v2 §3.8 P1–P7): add, read, update, delete, list and leaderboards. Every change
  * that touches more than one row (referrer counters, histograms, program counters, vanity keys,
@@ -62,18 +83,30 @@ const COUNTER_BOARDS: Record<keyof CounterDeltas, string | null> = {
  */
 export class Participants {
   /** Lifecycle hooks other engines fill (rewards, fraud, invites). */
-  readonly hooks: ParticipantHooks = { created: [], referralCredited: [], referralChanged: [], deleting: [], rewardsOf: null, screening: [], fraudOverride: null, fraudMatchesOf: null };
+  readonly hooks: ParticipantHooks = { created: [], referralCredited: [], referralChanged: [], deleting: [], rewardsOf: null, screening: [], fraudOverride: null, fraudMatchesOf: null, requiredActionsOf: null, activityBatch: null };
   /** Score histograms and ordered boards. */
   readonly leaderboard: Leaderboard;
+  /** What the adding (sign-ups.ts) and deleting (deletion.ts) paths use of this service. */
+  private readonly ctx: ParticipantsContext;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly config: Config,
-    private readonly log: Logger,
-    private readonly events: EventSink | null,
+    log: Logger,
+    events: EventSink | null,
   ) {
     this.leaderboard = new Leaderboard(db);
+    this.ctx = {
+      db,
+      clock,
+      config,
+      log,
+      events,
+      hooks: this.hooks,
+      serialize: (q, program, rows, opts) => this.serialize(q, program, rows, opts),
+      resolve: (q, program, idOrEmail, opts) => this.resolve(q, program, idOrEmail, opts),
+    };
   }
 
   /** The wire shape of participants (rest-v2 §2.8); the only serializer. */
@@ -91,7 +124,7 @@ export class Participants {
    * program; unknown → 400 as the spec requires, never 404. Every participant operation uses this.
    */
   async resolve(q: Q, program: Program, idOrEmail: string, opts: { lock?: ParticipantLock } = {}): Promise<ParticipantRow> {
-    const row = await findParticipant(q, program.id, idOrEmail, opts.lock);
+    const row = q === this.db.knex && !opts.lock ? await this.#find(program.id, idOrEmail) : await findParticipant(q, program.id, idOrEmail, opts.lock);
     if (!row) {
       throw new ValidationError(`No participant with ${idOrEmail.includes('@') ? 'email' : 'id'} ${JSON.stringify(idOrEmail.slice(0, 254))} in program ${program.id}.`, [
         { field: 'participantIdOrEmail', code: 'PARTICIPANT_NOT_FOUND', message: 'No participant with this id or email in this program.' },
@@ -100,16 +133,57 @@ export class Participants {
     return row;
   }
 
-  /** P4: one participant. */
-  async get(program: Program, idOrEmail: string): Promise<Participant> {
-    const row = await this.resolve(this.db.knex, program, idOrEmail);
-    return (await this.serialize(this.db.knex, program, [row]))[0]!;
+  /** `findParticipant` outside a transaction, as a cached prepared statement (the reads of P4 and the participant API). */
+  async #find(programId: string, idOrEmail: string): Promise<ParticipantRow | null> {
+    if (!idOrEmail || idOrEmail.length > 254) return null;
+    const [row] = idOrEmail.includes('@')
+      ? await selectRows<ParticipantRow>(this.db, this.db.knex, 'SELECT * FROM participants WHERE program_id = ? AND email_key = ? LIMIT 1', [programId, emailKey(idOrEmail)])
+      : await selectRows<ParticipantRow>(this.db, this.db.knex, 'SELECT * FROM participants WHERE id = ? AND program_id = ? LIMIT 1', [idOrEmail, programId]);
+    return row ?? null;
   }
 
-  /** P1: newest first, with up to three exact metadata filters; `nextId` is the last id of the page. */
+  /**
+   * P4: one participant. The participant and its referrer come from one cached statement (the
+   * referrer's columns are those its wire summary shows); an unknown participant goes through
+   * `resolve` for its 400.
+   */
+  async get(program: Program, idOrEmail: string): Promise<Participant> {
+    const found = idOrEmail && idOrEmail.length <= 254 ? await this.#findWithReferrer(program.id, idOrEmail) : null;
+    if (!found) {
+      const row = await this.resolve(this.db.knex, program, idOrEmail);
+      return (await this.serialize(this.db.knex, program, [row]))[0]!;
+    }
+    const known = found.referrer ? new Map([[found.referrer.id, found.referrer]]) : undefined;
+    return (await this.serialize(this.db.knex, program, [found.row], { known }))[0]!;
+  }
+
+  /** A participant (`SELECT *`) and, when it has one in the program, its referrer's summary columns, in one statement. */
+  async #findWithReferrer(programId: string, idOrEmail: string): Promise<{ row: ParticipantRow; referrer: ParticipantRow | null } | null> {
+    const [joined] = idOrEmail.includes('@')
+      ? await selectRows<Record<string, unknown>>(this.db, this.db.knex, `${WITH_REFERRER_SQL} WHERE p.program_id = ? AND p.email_key = ? LIMIT 1`, [programId, emailKey(idOrEmail)])
+      : await selectRows<Record<string, unknown>>(this.db, this.db.knex, `${WITH_REFERRER_SQL} WHERE p.id = ? AND p.program_id = ? LIMIT 1`, [idOrEmail, programId]);
+    if (!joined) return null;
+    const row: Record<string, unknown> = {};
+    const ref: Record<string, unknown> = {};
+    for (const k in joined) {
+      if (k.startsWith('r__')) ref[k.slice(3)] = joined[k];
+      else row[k] = joined[k];
+    }
+    // A referrer in another program is no referrer to show (as the serializer's own read decides).
+    const referrer = ref.id != null && ref.program_id === programId ? (ref as unknown as ParticipantRow) : null;
+    return { row: row as unknown as ParticipantRow, referrer };
+  }
+
+  /** P1: newest first, with up to three exact metadata filters; `nextId` is the last id of the page. The refloop extensions search, filter and sort. */
   async list(program: Program, query: ParticipantListQuery): Promise<ParticipantList> {
     const knex = this.db.knex;
     const after = query.nextId ? await this.cursorRow(program, query.nextId) : null;
+    if (query.extensions) {
+      // refloop extensions (search, filters, sort): participant-list.ts; without them, GrowSurf's P1 below.
+      const rows = await listPageRows(this.db, { programId: program.id, limit: query.limit, metadata: query.metadata, extensions: query.extensions, after });
+      const page = rows.slice(0, query.limit);
+      return { participants: await this.serialize(knex, program, page), limit: query.limit, nextId: rows.length > query.limit ? page[page.length - 1]!.id : null };
+    }
     const q = knex('participants').where('program_id', program.id);
     for (const [key, value] of Object.entries(query.metadata)) {
       q.whereIn('id', (sub) => {
@@ -124,9 +198,7 @@ export class Participants {
 
   /** P2: participants ordered by the board's score, then oldest first; `rank` is the position on that board. */
   async leaderboardPage(program: Program, query: LeaderboardQuery): Promise<ParticipantList> {
-    if ((query.leaderboardType === 'BY_COMMISSIONS' || query.leaderboardType === 'BY_REVENUE') && program.type !== 'AFFILIATE') {
-      throw new WrongProgramTypeError(`Leaderboard ${query.leaderboardType} is only for affiliate programs.`);
-    }
+    assertBoardFor(program, query.leaderboardType);
     const knex = this.db.knex;
     const after = query.nextId ? await this.cursorRow(program, query.nextId) : null;
     const now = this.clock.now();
@@ -136,92 +208,32 @@ export class Participants {
   }
 
   /**
+   * A leaderboard page as others see it (the participant API's ML1 and the window's board): P2's
+   * order, ranks and cursor, with only the columns a board row shows (name, email, score) read, no
+   * participant serialized.
+   */
+  async leaderboardEntries(program: Program, query: LeaderboardQuery): Promise<{ rows: BoardEntry[]; nextId: string | null }> {
+    assertBoardFor(program, query.leaderboardType);
+    const knex = this.db.knex;
+    const after = query.nextId ? await this.cursorRow(program, query.nextId) : null;
+    const now = this.clock.now();
+    const spec = boardSpec(query.leaderboardType, now);
+    const scored = spec.segments.flatMap((s) => (s.month !== undefined ? [s.column, 'month_key'] : [s.column]));
+    const columns = [...new Set(['id', 'created_at', 'email', 'first_name', 'last_name', ...scored])];
+    const page = await this.leaderboard.page<ScoredRow & BoardEntryRow>(knex, program.id, query.leaderboardType, now, query.limit, after, columns);
+    const ranks = await this.leaderboard.pageRanks(knex, program.id, spec.histogram, page.scores, after !== null);
+    const rows = page.rows.map((r, i) => ({ id: r.id, email: r.email, firstName: r.first_name, lastName: r.last_name, score: page.scores[i]!, rank: ranks[i]! }));
+    return { rows, nextId: page.nextId };
+  }
+
+  /**
    * P3: adds a participant, or returns the one with this email unchanged (`isNew: false`). Enrollment
    * engines pass `source` (how a new affiliate enrolled) and `trx` to join their own transaction.
    */
-  async create(
-    program: Program,
-    billing: TeamBilling,
-    input: ParticipantCreate,
-    opts: { source?: string; trx?: Knex.Transaction; request?: RequestEvidence; gdprAgreement?: { text: string } } = {},
-  ): Promise<Participant> {
-    if (input.isAffiliate !== undefined && program.type !== 'AFFILIATE') throw fieldError('isAffiliate', 'isAffiliate applies only to affiliate programs.');
-    if (input.language) assertProgramLanguage(program, input.language);
-    const strict = gdprStrict(program);
-    const metadata = metadataStrings(input.metadata ?? {});
-    // The reserved key clients cannot send: what the participant agreed to, in the program's words, and when.
-    if (opts.gdprAgreement) metadata[GDPR_AGREEMENTS] = JSON.stringify([{ text: opts.gdprAgreement.text, agreedAt: new Date(this.clock.now()).toISOString() }]);
-    const run = async (trx: Knex.Transaction): Promise<Participant> => {
-      const now = this.clock.now();
-      const existing = await findParticipant(trx, program.id, input.email);
-      if (existing) return (await this.serialize(trx, program, [existing], { isNew: false }))[0]!;
-      await this.assertCapacity(trx, program.id, billing, now, 0);
-      const referrer = input.referredBy ? await findReferrer(trx, program.id, input.referredBy) : null;
-      const id = newId();
-      // Anti-fraud before anything is written: a block is a 422 that leaves no trace.
-      const candidate: ScreeningCandidate = {
-        id,
-        email: input.email,
-        ipAddress: input.ipAddress ?? null,
-        fingerprint: input.fingerprint ?? null,
-        mobileInstanceId: input.mobileInstanceId ?? null,
-        existing: null,
-        ...(opts.request ? { request: opts.request } : {}),
-      };
-      const screen = await this.screen(trx, program, candidate, referrer);
-      const status = referrer ? (input.referralStatus ?? (screen.holdCredit ? 'CREDIT_PENDING' : derivedReferralStatus(program))) : null;
-      // Affiliate programs (rest-v2 §3.8 P3): enrolled unless a valid referrer makes this a referred customer.
-      const enroll = program.type === 'AFFILIATE' && (input.isAffiliate ?? !referrer);
-      const row = {
-        id,
-        program_id: program.id,
-        email: input.email,
-        email_key: emailKey(input.email),
-        first_name: input.firstName ?? null,
-        last_name: input.lastName ?? null,
-        share_key: await freeShareKey(trx, program.id),
-        referred_by: referrer?.id ?? null,
-        referral_status: status,
-        referral_source: referrer ? 'PARTICIPANT' : 'DIRECT',
-        referred_at: referrer ? now : null,
-        credited_at: status === 'CREDIT_AWARDED' ? now : null,
-        month_key: 0,
-        ip_address: strict ? null : (input.ipAddress ?? null),
-        fingerprint: strict ? null : (input.fingerprint ?? null),
-        mobile_instance_id: strict ? null : (input.mobileInstanceId ?? null),
-        metadata: Object.keys(metadata).length ? JSON.stringify(metadata) : null,
-        language: input.language && input.language !== programLanguages(program).base ? input.language : null,
-        is_affiliate: enroll,
-        affiliate_status: enroll ? 'APPROVED' : null,
-        affiliate_enrollment_source: enroll ? (opts.source ?? 'REST_API') : null,
-        created_at: now,
-        updated_at: now,
-        ...screen.columns,
-      };
-      const inserted = await trx('participants').insert(row).onConflict(['program_id', 'email_key']).ignore().returning('id');
-      if (inserted.length === 0) {
-        // Added by a concurrent request a moment ago: same answer as any existing email.
-        const again = (await findParticipant(trx, program.id, input.email))!;
-        return (await this.serialize(trx, program, [again], { isNew: false }))[0]!;
-      }
-      await writeMetadata(trx, program.id, id, {}, metadata);
-      const ledger = new ScoreLedger(program.id);
-      ledger.count(1, 0);
-      const credited = referrer && (await updateReferrer(trx, ledger, referrer.id, { from: null, to: status, creditedAt: null, attach: { id, at: now } }, now));
-      const created: ParticipantRow = await trx('participants').where({ id }).first();
-      for (const hook of this.hooks.created) await hook(trx, program, created, ledger);
-      if (credited && status === 'CREDIT_AWARDED') for (const hook of this.hooks.referralCredited) await hook(trx, program, credited, created, ledger);
-      await ledger.flush(trx);
-      // Exact under concurrency: the counter now includes every committed add and this one.
-      await this.assertCapacity(trx, program.id, billing, now, 1);
-      const [wire] = await this.serialize(trx, program, [created], { isNew: true });
-      const { isNew: _isNew, rewards: _rewards, ...data } = wire!;
-      await this.events?.participantAdded(trx, program, data);
-      for (const after of screen.afterWrite) await after(trx, program, created);
-      return wire!;
-    };
-    return opts.trx ? run(opts.trx) : this.db.knex.transaction(run);
+  create(program: Program, billing: TeamBilling, input: ParticipantCreate, opts: AddOptions = {}): Promise<Participant> {
+    return addParticipant(this.ctx, program, billing, input, opts);
   }
+
 
   /** P5: changes the given fields; referral moves keep the referrers' counts and ranks exact. */
   async update(program: Program, idOrEmail: string, patch: ParticipantUpdate, opts: { actor?: string | null } = {}): Promise<Participant> {
@@ -282,7 +294,7 @@ export class Participants {
       const moved = newRef !== row.referred_by;
       // A referral moving to another referrer is screened like a sign-up (flagged, never blocked here).
       const candidate: ScreeningCandidate = { id: row.id, email: patch.email ?? row.email, ipAddress: row.ip_address, fingerprint: row.fingerprint, mobileInstanceId: row.mobile_instance_id, existing: row };
-      const screen = moved ? await this.screen(trx, program, candidate, newReferrer) : { holdCredit: false, columns: {}, afterWrite: [] };
+      const screen = moved ? await screenSignUp(this.hooks, trx, program, candidate, newReferrer) : { holdCredit: false, columns: {}, afterWrite: [] };
       const derived = moved && !row.referred_by ? derivedReferralStatus(program) : oldStatus;
       const newStatus: Credit = patch.referralStatus ?? (moved && screen.holdCredit && derived === 'CREDIT_AWARDED' ? 'CREDIT_PENDING' : derived);
       if (moved) {
@@ -376,118 +388,43 @@ export class Participants {
   }
 
   /** P6: deletes one participant permanently. */
-  async remove(program: Program, idOrEmail: string): Promise<{ success: true }> {
-    await this.db.knex.transaction(async (trx) => {
-      const row = await this.resolve(trx, program, idOrEmail, { lock: 'key' });
-      const ledger = new ScoreLedger(program.id);
-      await this.deleteRow(trx, program, ledger, row.id, this.clock.now());
-      await ledger.flush(trx);
-    });
-    return { success: true };
+  remove(program: Program, idOrEmail: string): Promise<{ success: true }> {
+    return removeParticipant(this.ctx, program, idOrEmail);
   }
 
   /** P7: deletes up to 200 participants named by id or email, one result per identifier, in request order. */
-  async bulkRemove(program: Program, identifiers: string[]): Promise<BulkDeleteResponse> {
-    const results: BulkDeleteResponse['results'] = [];
-    await this.db.knex.transaction(async (trx) => {
-      // A PostgreSQL deadlock runs this whole callback again (server/db/retry.ts): start afresh.
-      results.length = 0;
-      const now = this.clock.now();
-      const seen = new Map<string, number>();
-      const ledger = new ScoreLedger(program.id);
-      // Resolve every identifier first, so a later duplicate of a deleted row reads DUPLICATE, not NOT_FOUND.
-      const resolved: Array<ParticipantRow | null> = [];
-      for (const identifier of identifiers) resolved.push(await findParticipant(trx, program.id, identifier));
-      for (const [index, identifier] of identifiers.entries()) {
-        const row = resolved[index];
-        if (!row) {
-          results.push({ index, identifier, status: 'NOT_FOUND', message: 'No participant with this id or email in this program.' });
-          continue;
-        }
-        const first = seen.get(row.id);
-        if (first !== undefined) {
-          results.push({ index, identifier, status: 'DUPLICATE', participantId: row.id, message: `Same participant as index ${first}.` });
-          continue;
-        }
-        seen.set(row.id, index);
-        const mark = ledger.mark();
-        try {
-          // A savepoint per row: one failure is reported on its row and the others still commit.
-          await trx.transaction((sp) => this.deleteRow(sp, program, ledger, row.id, now));
-          results.push({ index, identifier, status: 'DELETED', participantId: row.id, email: row.email });
-        } catch (err) {
-          // A deadlock or serialization failure is the whole transaction's to retry, not this row's error.
-          if (isRetryableTxError(err)) throw err;
-          ledger.rewind(mark);
-          this.log.error('participant bulk delete row failed', { programId: program.id, participantId: row.id, err: String((err as Error)?.message ?? err) });
-          results.push({ index, identifier, status: 'ERROR', participantId: row.id, message: 'This participant could not be deleted; try again.' });
-        }
-      }
-      await ledger.flush(trx);
-    });
-    const count = (s: string) => results.filter((r) => r.status === s).length;
-    return {
-      summary: { total: results.length, deletedCount: count('DELETED'), notFoundCount: count('NOT_FOUND'), duplicateCount: count('DUPLICATE'), errorCount: count('ERROR') },
-      results,
-    };
-  }
-
-  /**
-   * Deletes one participant: scores off the histograms, their own referral taken back from the
-   * referrer, the people they referred kept but unlinked, dependent rows removed by `hooks.deleting`
-   * and by cascade (vanity keys, metadata index), program counters adjusted.
-   */
-  private async deleteRow(trx: Knex.Transaction, program: Program, ledger: ScoreLedger, id: string, now: number): Promise<void> {
-    const row: ParticipantRow | undefined = await trx('participants').where({ id, program_id: program.id }).forUpdate().first();
-    if (!row) return;
-    removeScores(ledger, row, now);
-    for (const hook of this.hooks.deleting) await hook(trx, program, [row.id], ledger);
-    await trx('participants').where({ referred_by: row.id }).update({ referred_by: null, referral_status: null, referred_at: null, credited_at: null, updated_at: now });
-    await trx('participants').where({ id: row.id }).del();
-    if (row.referred_by) {
-      await updateReferrer(trx, ledger, row.referred_by, { from: row.referral_status, to: null, creditedAt: row.credited_at, detach: row.id }, now);
-    }
-    // The referrals they made leave with them (the people they referred stay, unlinked).
-    ledger.count(-1, -Number(row.referral_count));
-  }
-
-  /**
-   * 402 when the plan's participant limit is reached (BILLING=on). Checked before adding (`pending`
-   * 0) for a fast answer, and again after the counter moved (`pending` 1) so two concurrent adds
-   * cannot both take the last place.
-   */
-  private async assertCapacity(trx: Knex.Transaction, programId: string, billing: TeamBilling, now: number, pending: 0 | 1): Promise<void> {
-    if (!this.config.billing) return;
-    const p = await trx('programs').where({ id: programId }).first('participant_count');
-    assertParticipantCapacity(this.config.billing, billing, Number(p?.participant_count ?? 0) - pending, now);
-  }
-
-  /**
-   * Runs the screening hooks: the first blocking verdict is a 422 (the transaction rolls back, so
-   * nothing is written); otherwise their columns merge in order and any of them may hold the credit.
-   */
-  private async screen(
-    trx: Knex.Transaction,
-    program: Program,
-    candidate: ScreeningCandidate,
-    referrer: ParticipantRow | null,
-  ): Promise<{ holdCredit: boolean; columns: Record<string, unknown>; afterWrite: Array<ScreeningDecision['afterWrite']> }> {
-    const out = { holdCredit: false, columns: {} as Record<string, unknown>, afterWrite: [] as Array<ScreeningDecision['afterWrite']> };
-    for (const hook of this.hooks.screening) {
-      const d = await hook(trx, program, candidate, referrer);
-      if (!d) continue;
-      if (d.block) throw new ParticipantBlockedError(`This participant was blocked as a high-risk fraud signup (${d.reasonCode}).`);
-      out.holdCredit ||= d.holdCredit;
-      Object.assign(out.columns, d.columns);
-      out.afterWrite.push((t, p, r) => d.afterWrite(t, p, r));
-    }
-    return out;
+  bulkRemove(program: Program, identifiers: string[]): Promise<BulkDeleteResponse> {
+    return bulkRemoveParticipants(this.ctx, program, identifiers);
   }
 
   /** The row a `nextId` names; 400 when it is not a participant of the program. */
   private async cursorRow(program: Program, nextId: string): Promise<ParticipantRow> {
-    const row = await this.db.knex('participants').where({ id: nextId, program_id: program.id }).first();
+    const [row] = await selectRows<ParticipantRow>(this.db, this.db.knex, 'SELECT * FROM participants WHERE id = ? AND program_id = ? LIMIT 1', [nextId, program.id]);
     if (!row) throw fieldError('query.nextId', 'nextId must be a participant id from the previous page.');
     return row;
+  }
+}
+
+/** One row of `leaderboardEntries`: who (id, email, names), their score on the board and their rank there. */
+export interface BoardEntry {
+  id: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  score: number;
+  rank: number;
+}
+
+/** The columns `leaderboardEntries` reads besides the board's own. */
+interface BoardEntryRow {
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+}
+
+/** BY_COMMISSIONS and BY_REVENUE rank affiliate money: 422 on a referral program. */
+function assertBoardFor(program: Program, type: LeaderboardQuery['leaderboardType']): void {
+  if ((type === 'BY_COMMISSIONS' || type === 'BY_REVENUE') && program.type !== 'AFFILIATE') {
+    throw new WrongProgramTypeError(`Leaderboard ${type} is only for affiliate programs.`);
   }
 }

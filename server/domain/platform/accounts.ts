@@ -1,17 +1,17 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
 import type { Mailer } from './mail.ts';
 import type { Jobs } from './jobs.ts';
 import type { Keys } from './keys.ts';
-import { newId, newSecret, sha256 } from '../crypto.ts';
+import { newId, newSecret, sha256 } from '../../crypto.ts';
 import { businessEmailProblem } from './email-policy.ts';
-import { ConflictError, ValidationError } from '../errors.ts';
-import { ERROR_CODES } from '../../shared/errors.ts';
-import { SCOPES } from '../../shared/scopes.ts';
+import { ConflictError, ValidationError } from '../../errors.ts';
+import { ERROR_CODES } from '../../../shared/errors.ts';
+import { SCOPES } from '../../../shared/scopes.ts';
 import { TRIAL_MS } from './plans.ts';
-import type { CreateAccountRequest } from '../../shared/schemas/team.ts';
+import type { CreateAccountRequest } from '../../../shared/schemas/team.ts';
 
 /** Unverified accounts are deleted this long after creation. */
 export const UNVERIFIED_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -40,7 +40,7 @@ export class Accounts {
   async issueOwnerToken(
     q: Knex | Knex.Transaction,
     purpose: OwnerTokenPurpose,
-    fields: { userId?: string | null; teamId?: string | null; email?: string | null; data?: unknown },
+    fields: { userId?: string | null; teamId?: string | null; email?: string | null; data?: unknown; invitationId?: string },
     ttlMs = OWNER_LINK_TTL_MS,
   ): Promise<string> {
     const token = newSecret(24);
@@ -51,17 +51,18 @@ export class Accounts {
       team_id: fields.teamId ?? null,
       email: fields.email ?? null,
       data: fields.data === undefined ? null : JSON.stringify(fields.data),
+      invitation_id: fields.invitationId ?? null,
       expires_at: this.clock.now() + ttlMs,
       created_at: this.clock.now(),
     });
     return token;
   }
 
-  /** Reads a one-time link token without consuming it; null when unknown, used or expired. */
+  /** Reads a one-time link token without consuming it; null when unknown, used, revoked (a cancelled or resent invitation) or expired. */
   async peekOwnerToken(q: Knex | Knex.Transaction, purpose: OwnerTokenPurpose, token: string): Promise<any | null> {
     if (!token || token.length > 200) return null;
     const row = await q('owner_tokens').where({ hash: sha256(token), purpose }).first();
-    if (!row || row.used_at != null || Number(row.expires_at) <= this.clock.now()) return null;
+    if (!row || row.used_at != null || row.revoked_at != null || Number(row.expires_at) <= this.clock.now()) return null;
     return { ...row, data: row.data ? JSON.parse(row.data) : null };
   }
 
@@ -69,7 +70,7 @@ export class Accounts {
   async consumeOwnerToken(q: Knex.Transaction, purpose: OwnerTokenPurpose, token: string): Promise<any | null> {
     const row = await this.peekOwnerToken(q, purpose, token);
     if (!row) return null;
-    const n = await q('owner_tokens').where({ hash: row.hash }).whereNull('used_at').update({ used_at: this.clock.now() });
+    const n = await q('owner_tokens').where({ hash: row.hash }).whereNull('used_at').whereNull('revoked_at').update({ used_at: this.clock.now() });
     return n === 1 ? row : null;
   }
 

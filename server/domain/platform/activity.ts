@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import { insertRow, runSql } from '../db/rows.ts';
-import type { Clock } from '../clock.ts';
+import type { Db } from '../../db/connect.ts';
+import { insertRow, runSql } from '../../db/rows.ts';
+import type { Clock } from '../../clock.ts';
 
 /** Activity families as the wire's `type` reports them (open list). */
 export type ActivityType = 'REFERRAL' | 'SHARE' | 'REWARD' | 'EMAIL' | 'COMMON' | 'VISIT' | 'INVITE' | 'FRAUD';
 
 /**
- * The actions analytics counts (server/domain/analytics.ts); engines record these names so windowed
+ * The actions analytics counts (server/domain/analytics/analytics.ts); engines record these names so windowed
  * totals, series and activation stages can be computed from rows. Other actions are kept for the
  * activity log only.
  * - COMMON `participant.joined` (their own log), `participant.deleted` (program-level, participant null)

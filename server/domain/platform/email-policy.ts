@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { FieldError } from '../../shared/errors.ts';
+import type { FieldError } from '../../../shared/errors.ts';
 
 const require = createRequire(import.meta.url);
 // Maintained lists: free-mail providers (email-providers) and disposable domains (disposable-email-domains).

@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { Config } from '../../config.ts';
 
 // Currency conversion for affiliate money: only with the operator's own rate table
 // (EXCHANGE_RATES_FILE, docs/decisions.md "Affiliate money"); we never fetch rates from anywhere.

@@ -1,10 +1,10 @@
 import os from 'node:os';
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import { insertRow, insertRows } from '../db/rows.ts';
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
-import { newId, newOrderedId } from '../crypto.ts';
+import type { Db } from '../../db/connect.ts';
+import { insertRow, insertRowsTogether, type TableRows } from '../../db/rows.ts';
+import type { Clock } from '../../clock.ts';
+import type { Logger } from '../../log.ts';
+import { newId, newOrderedId } from '../../crypto.ts';
 
 /** A job handler; throwing schedules a retry with backoff until max attempts. */
 export type JobHandler = (payload: any, ctx: { jobId: string; attempt: number }) => Promise<void>;
@@ -89,12 +89,15 @@ export class Jobs {
 
   /** Adds several jobs, each with a `uniqueKey`, in one statement of the caller's transaction (like `enqueue` each). */
   async enqueueMany(trx: Knex.Transaction, jobs: Array<{ type: string; payload: unknown; opts: EnqueueOptions & { uniqueKey: string } }>): Promise<void> {
-    await insertRows(
-      trx,
-      'jobs',
-      jobs.map((j) => this.#row(j.type, j.payload, j.opts)),
-      'unique_key',
-    );
+    await insertRowsTogether(trx, [this.rowsOf(jobs)]);
+  }
+
+  /**
+   * The `jobs` rows `enqueueMany` writes, for a caller that writes them in one statement with rows
+   * of its own (`insertRowsTogether`; a webhook's events, deliveries and their jobs).
+   */
+  rowsOf(jobs: Array<{ type: string; payload: unknown; opts: EnqueueOptions & { uniqueKey: string } }>): TableRows {
+    return { table: 'jobs', rows: jobs.map((j) => this.#row(j.type, j.payload, j.opts)), ignoreConflictOn: 'unique_key' };
   }
 
   #row(type: string, payload: unknown, opts: EnqueueOptions): Record<string, unknown> {

@@ -1,15 +1,15 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import { newId, newSecret, sha256 } from '../crypto.ts';
-import { SCOPES, isScope, type Scope } from '../../shared/scopes.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import { newId, newSecret, sha256 } from '../../crypto.ts';
+import { SCOPES, isScope, type Scope } from '../../../shared/scopes.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
 
 /**
  * Where a key came from; account-creation keys are replaced at the owner's first sign-in.
  * `MCP_OAUTH` marks an MCP connection's access token acting as a key (never stored in api_keys).
  */
-export type KeyOrigin = 'ACCOUNT_CREATION' | 'DASHBOARD' | 'ROTATION' | 'SIGN_IN' | 'CLI' | 'MCP_OAUTH';
+export type KeyOrigin = 'ACCOUNT_CREATION' | 'DASHBOARD' | 'ROTATION' | 'SIGN_IN' | 'CLI' | 'MCP_OAUTH' | 'CONSOLE';
 
 /** What a presented API key resolves to. */
 export interface KeyRecord {
@@ -26,6 +26,21 @@ export interface KeyRecord {
   hasPaymentMethod: boolean;
   trialEndsAt: number | null;
   verificationStatus: string;
+  /** The signed-in person a console session stands for (origin CONSOLE, console-access.ts); never set on an API key. */
+  owner?: { userId: string; email: string; role: 'OWNER' | 'ADMIN' | 'MEMBER'; manageApi: boolean; teamName: string };
+}
+
+/** The team half of a key record from a row that joined `teams` (its columns under their own names). */
+export function teamFields(row: any): Pick<KeyRecord, 'teamId' | 'teamDisabled' | 'ownerEmailVerified' | 'plan' | 'hasPaymentMethod' | 'trialEndsAt' | 'verificationStatus'> {
+  return {
+    teamId: row.team_id,
+    teamDisabled: Boolean(row.disabled),
+    ownerEmailVerified: Boolean(row.owner_email_verified),
+    plan: row.plan,
+    hasPaymentMethod: Boolean(row.has_payment_method),
+    trialEndsAt: row.trial_ends_at == null ? null : Number(row.trial_ends_at),
+    verificationStatus: row.verification_status,
+  };
 }
 
 /** A key as listed (never the secret). */
@@ -101,18 +116,12 @@ export class Keys {
     if (!row) return null;
     return {
       id: row.id,
-      teamId: row.team_id,
       scopes: JSON.parse(row.scopes),
       programIds: row.program_ids ? JSON.parse(row.program_ids) : null,
       origin: row.origin,
       revokedAt: row.revoked_at == null ? null : Number(row.revoked_at),
       revokedReason: row.revoked_reason,
-      teamDisabled: Boolean(row.disabled),
-      ownerEmailVerified: Boolean(row.owner_email_verified),
-      plan: row.plan,
-      hasPaymentMethod: Boolean(row.has_payment_method),
-      trialEndsAt: row.trial_ends_at == null ? null : Number(row.trial_ends_at),
-      verificationStatus: row.verification_status,
+      ...teamFields(row),
     };
   }
 

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
 import type { Jobs } from './jobs.ts';
-import { newOrderedId } from '../crypto.ts';
-import { insertRow } from '../db/rows.ts';
+import { newOrderedId } from '../../crypto.ts';
+import { insertRow } from '../../db/rows.ts';
 
 /** One message to send. */
 export interface MailMessage {

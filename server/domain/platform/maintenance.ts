@@ -1,19 +1,21 @@
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
 import type { Jobs } from './jobs.ts';
 import { pruneRetained } from './retention.ts';
 
 const HOUR = 3_600_000;
 /** Idempotency records are replayable for a day. */
 export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
+/** Billing integrations' received events are kept this long (issue #25). */
+export const BILLING_EVENT_TTL_MS = 30 * 24 * HOUR;
 /** Webhook events and their delivery logs are kept this long once no delivery is pending. */
 export const WEBHOOK_LOG_TTL_MS = 30 * 24 * HOUR;
 
 /**
  * Hourly housekeeping on the job runner: prunes expired rate-limit counters, idempotency records,
- * owner sessions, one-time owner links, finished jobs, webhook logs older than 30 days, and the
+ * owner sessions, one-time owner links, finished jobs, webhook logs and billing integrations' event logs older than 30 days, and the
  * participant API's visits, unique-visitor pairs and superseded fraud decisions past their
- * retention (server/domain/retention.ts, in short batches). Each run
+ * retention (server/domain/platform/retention.ts, in short batches). Each run
  * schedules the next, keyed by its hour, so several processes never double it up.
  */
 export class Maintenance {
@@ -51,6 +53,8 @@ export class Maintenance {
       mcp_oauth_grants: await k('mcp_oauth_grants').whereNotNull('revoked_at').where('revoked_at', '<', now - 30 * 24 * HOUR).del(),
       // One-time sign-in links (migration 021): useless once expired, used or not.
       participant_login_tokens: await k('participant_login_tokens').where('expires_at', '<', now).del(),
+      // Billing integrations' event logs (issue #25; a refund still waiting for its sale goes too).
+      billing_events: await k('billing_events').where('received_at', '<', now - BILLING_EVENT_TTL_MS).del(),
       ...(await pruneRetained(this.db, now)),
     };
   }

@@ -1,142 +1,38 @@
 import type { Knex } from 'knex';
-import { z } from 'zod';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
 import type { Mailer } from './mail.ts';
 import type { Accounts } from './accounts.ts';
-import { parseScopes, type KeySummary, type Keys } from './keys.ts';
-import { hashPassword, newId, newSecret, sha256, verifyPassword, type Sealer } from '../crypto.ts';
-import { NotAuthorizedError, ValidationError } from '../errors.ts';
-import type { Scope } from '../../shared/scopes.ts';
+import type { Keys } from './keys.ts';
+import { hashPassword, newSecret, sha256, verifyPassword, type Sealer } from '../../crypto.ts';
+import { ValidationError } from '../../errors.ts';
+import { PASSWORD_MAX, SESSION_TTL_MS, passwordProblem, toMembership, type Actor, type Flash, type Invitation, type Membership, type Session, type ShownKey } from './owner-rules.ts';
+import { TeamAdmin } from './team-admin.ts';
 
-/** Owner sessions last this long; the cookie's Max-Age matches. */
-export const SESSION_TTL_MS = 14 * 24 * 3600 * 1000;
-/** Password length bounds: long enough to resist guessing, short enough that scrypt input stays cheap. */
-export const PASSWORD_MIN = 10;
-/** Upper bound on password length (see PASSWORD_MIN). */
-export const PASSWORD_MAX = 200;
-
-const PROGRAM_ID = /^[A-Za-z0-9_-]{1,64}$/;
-const MAX_PROGRAM_IDS = 50;
-const MAX_LABEL = 100;
-const emailSchema = z.email().max(254);
-
-/** A team role; only Owners get their account-creation key replaced at first sign-in. */
-export type Role = 'OWNER' | 'ADMIN' | 'MEMBER';
-
-/** One team the user belongs to, with what they may do there. */
-export interface Membership {
-  teamId: string;
-  teamName: string;
-  role: Role;
-  manageApi: boolean;
-}
-
-/** A live owner session (the cookie holds the token; the database only its hash). */
-export interface Session {
-  hash: string;
-  userId: string;
-  email: string;
-  teamId: string | null;
-  csrf: string;
-  expiresAt: number;
-}
-
-/** A signed-in user acting in their current team. */
-export interface Actor {
-  session: Session;
-  member: Membership;
-}
-
-/** A freshly created key whose secret is shown once. */
-export interface ShownKey {
-  teamName: string;
-  prefix: string;
-  secret: string;
-  label: string | null;
-  replacedPrefix?: string;
-}
-
-/** What the next page shows once and then forgets. */
-export interface Flash {
-  keys: ShownKey[];
-  notice?: string;
-}
-
-/** A teammate as listed on the members page. */
-export interface Member {
-  email: string;
-  role: Role;
-  manageApi: boolean;
-  joinedAt: number;
-}
-
-/** An invitation as shown before it is accepted. */
-export interface Invitation {
-  email: string;
-  teamName: string;
-  role: Role;
-  manageApi: boolean;
-  needsPassword: boolean;
-}
-
-/** What creating a key on the keys page needs. */
-export interface NewKeyInput {
-  scopes: string[];
-  programIds: string;
-  label: string;
-}
-
-/** Why a password is unacceptable, or null; checked before any token is consumed so a typo never burns a link. */
-export function passwordProblem(password: string, confirm: string): string | null {
-  const length = [...password].length;
-  if (length < PASSWORD_MIN) return `Choose a password of at least ${PASSWORD_MIN} characters.`;
-  if (length > PASSWORD_MAX) return `Choose a password of at most ${PASSWORD_MAX} characters.`;
-  if (password !== confirm) return 'The two passwords do not match.';
-  return null;
-}
-
-/** Owners and Admins always manage API keys; Members only when granted "Manage API". */
-export function canManageKeys(m: Membership): boolean {
-  return m.role === 'OWNER' || m.role === 'ADMIN' || (m.role === 'MEMBER' && m.manageApi);
-}
-
-/** Only Owners and Admins may invite teammates. */
-export function canInvite(m: Membership): boolean {
-  return m.role === 'OWNER' || m.role === 'ADMIN';
-}
-
-/** Parses the comma-separated program ids of the keys form; empty means every program. */
-export function parseProgramIds(input: string): string[] | null {
-  const ids = [...new Set(input.split(',').map((s) => s.trim()).filter(Boolean))];
-  if (ids.length === 0) return null;
-  if (ids.length > MAX_PROGRAM_IDS) throw new ValidationError(`A key can be limited to at most ${MAX_PROGRAM_IDS} programs.`);
-  const bad = ids.find((id) => !PROGRAM_ID.test(id));
-  if (bad !== undefined) throw new ValidationError(`"${bad.slice(0, 80)}" is not a program id: use letters, digits, "-" and "_" (at most 64).`);
-  return ids;
-}
-
-function toMembership(r: any): Membership {
-  return { teamId: r.team_id, teamName: r.name, role: r.role, manageApi: Boolean(r.manage_api) };
-}
+export * from './owner-rules.ts';
 
 /**
- * The owner pages' domain: passwords, sign-in sessions, team memberships and invitations, and the
- * key work a signed-in user may do. Knows nothing of HTTP; the page layer passes plain values.
+ * The owner pages' domain: passwords, sign-in sessions and team choice; `team` holds the team work
+ * (members, invitations, API keys) that the owner pages and the console's REST extensions share.
+ * Knows nothing of HTTP; the page layer passes plain values.
  */
 export class Owners {
   #dummyHash: Promise<string> | null = null;
+  /** Members, invitations and API keys of the signed-in user's team. */
+  readonly team: TeamAdmin;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly config: Config,
-    private readonly mailer: Mailer,
+    config: Config,
+    mailer: Mailer,
     private readonly accounts: Accounts,
     private readonly keys: Keys,
     private readonly sealer: Sealer,
-  ) {}
+  ) {
+    this.team = new TeamAdmin(db, clock, config, mailer, accounts, keys, sealer);
+  }
 
   /** The email a set-password link is for, or null when the link is unknown, used or expired. */
   async passwordLink(token: string): Promise<{ email: string } | null> {
@@ -252,6 +148,16 @@ export class Owners {
     await this.db.knex('sessions').where({ hash: session.hash }).del();
   }
 
+  /** Ends every session of the user, in every browser (the console's "sign out everywhere"); returns how many ended. */
+  async signOutEverywhere(userId: string): Promise<number> {
+    return this.db.knex('sessions').where({ user_id: userId }).del();
+  }
+
+  /** An unexpired, unused invitation, or null (see TeamAdmin.invitation). */
+  invitation(token: string): Promise<Invitation | null> {
+    return this.team.invitation(token);
+  }
+
   /** Every team the user belongs to, by name. */
   async memberships(userId: string): Promise<Membership[]> {
     return this.#memberships(this.db.knex, userId);
@@ -298,141 +204,6 @@ export class Owners {
       const plain = row?.flash ? this.sealer.open(row.flash) : null;
       const flash: Flash = plain ? { ...(JSON.parse(plain) as Flash), notice } : { keys: [], notice };
       await trx('sessions').where({ hash: session.hash }).update({ flash: this.sealer.seal(JSON.stringify(flash)) });
-    });
-  }
-
-  /** The current team's active keys (never their secrets). */
-  async listKeys(actor: Actor): Promise<KeySummary[]> {
-    this.#assertKeys(actor);
-    return this.keys.list(actor.member.teamId);
-  }
-
-  /** Creates a key for the current team and keeps its secret in the session's flash for the next page. */
-  async createKey(actor: Actor, input: NewKeyInput): Promise<{ prefix: string }> {
-    this.#assertKeys(actor);
-    const scopes: Scope[] = parseScopes(input.scopes);
-    const programIds = parseProgramIds(input.programIds);
-    const label = input.label.trim();
-    if ([...label].length > MAX_LABEL) throw new ValidationError(`Keep the label to ${MAX_LABEL} characters.`);
-    return this.db.knex.transaction(async (trx) => {
-      const created = await this.keys.create(trx, { teamId: actor.member.teamId, scopes, programIds, origin: 'DASHBOARD', label: label || null, userId: actor.session.userId });
-      const flash: Flash = { keys: [{ teamName: actor.member.teamName, prefix: created.prefix, secret: created.secret, label: label || null }] };
-      await trx('sessions').where({ hash: actor.session.hash }).update({ flash: this.sealer.seal(JSON.stringify(flash)) });
-      return { prefix: created.prefix };
-    });
-  }
-
-  /** Revokes one of the current team's keys by its display prefix; false when none matched. */
-  async revokeKey(actor: Actor, prefix: string): Promise<boolean> {
-    this.#assertKeys(actor);
-    if (!prefix || prefix.length > 16) return false;
-    return this.keys.revokeByPrefix(prefix, actor.member.teamId);
-  }
-
-  #assertKeys(actor: Actor): void {
-    if (!canManageKeys(actor.member)) {
-      throw new NotAuthorizedError('Only Owners, Admins and Members with "Manage API" may manage API keys. Ask an Owner or Admin of this team.');
-    }
-  }
-
-  /** The current team's members, Owners first. */
-  async members(actor: Actor): Promise<Member[]> {
-    const rows = await this.db
-      .knex('memberships as m')
-      .join('users as u', 'u.id', 'm.user_id')
-      .where('m.team_id', actor.member.teamId)
-      .orderByRaw("case m.role when 'OWNER' then 0 when 'ADMIN' then 1 else 2 end")
-      .orderBy('u.email')
-      .select('u.email', 'm.role', 'm.manage_api', 'm.created_at');
-    return rows.map((r: any) => ({ email: r.email, role: r.role, manageApi: Boolean(r.manage_api), joinedAt: Number(r.created_at) }));
-  }
-
-  /** Emails a single-use invitation to join the current team with the given role. */
-  async invite(actor: Actor, input: { email: string; role: string; manageApi: boolean }): Promise<{ email: string }> {
-    if (!canInvite(actor.member)) throw new NotAuthorizedError('Only Owners and Admins may invite teammates.');
-    const email = input.email.trim().toLowerCase();
-    if (!emailSchema.safeParse(email).success) throw new ValidationError('Enter the teammate’s email address, like name@example.com.');
-    if (input.role !== 'ADMIN' && input.role !== 'MEMBER') throw new ValidationError('Choose the role Admin or Member.');
-    const role: Role = input.role;
-    const teamId = actor.member.teamId;
-    await this.db.knex.transaction(async (trx) => {
-      const already = await trx('memberships as m').join('users as u', 'u.id', 'm.user_id').where({ 'm.team_id': teamId, 'u.email': email }).first('u.id');
-      if (already) throw new ValidationError(`${email} is already a member of this team.`);
-      const token = await this.accounts.issueOwnerToken(trx, 'TEAM_INVITE', { teamId, email, data: { role, manageApi: input.manageApi } });
-      const url = `${this.config.publicUrl}/invite/accept?token=${encodeURIComponent(token)}`;
-      await this.mailer.send(trx, {
-        to: email,
-        teamId,
-        kind: 'team.invite',
-        subject: `You are invited to the team ${actor.member.teamName} on refloop`,
-        text: [
-          `${actor.session.email} invited you to join the team "${actor.member.teamName}" on refloop as ${role === 'ADMIN' ? 'an Admin' : 'a Member'}${input.manageApi ? ' who may manage API keys' : ''}.`,
-          '',
-          'Accept the invitation (the link works once and expires in 7 days):',
-          url,
-          '',
-          'If you did not expect this, ignore this message.',
-        ].join('\n'),
-      });
-    });
-    return { email };
-  }
-
-  /** An unexpired, unused invitation, or null. */
-  async invitation(token: string): Promise<Invitation | null> {
-    return this.#invitation(this.db.knex, token);
-  }
-
-  async #invitation(q: Knex | Knex.Transaction, token: string): Promise<(Invitation & { teamId: string; userId: string | null }) | null> {
-    const row = await this.accounts.peekOwnerToken(q, 'TEAM_INVITE', token);
-    if (!row?.team_id || !row.email) return null;
-    const team = await q('teams').where({ id: row.team_id }).first('name');
-    if (!team) return null;
-    const user = await q('users').where({ email: row.email }).first('id', 'password_hash');
-    const role: Role = row.data?.role === 'ADMIN' ? 'ADMIN' : 'MEMBER';
-    return {
-      teamId: row.team_id,
-      email: row.email,
-      teamName: team.name,
-      role,
-      manageApi: Boolean(row.data?.manageApi),
-      userId: user?.id ?? null,
-      // Someone with an account but no password yet (an owner who never used their link) sets one here: the invite proves the mailbox.
-      needsPassword: !user?.password_hash,
-    };
-  }
-
-  /**
-   * Accepts an invitation: creates the user when the address is new (verified, since the link
-   * reached their mailbox) and adds the membership. Null for a bad link; an existing membership keeps its role.
-   */
-  async acceptInvite(token: string, password: string, confirm: string): Promise<{ email: string; teamName: string } | null> {
-    const peek = await this.#invitation(this.db.knex, token);
-    if (!peek) return null;
-    let hash: string | null = null;
-    if (peek.needsPassword) {
-      const problem = passwordProblem(password, confirm);
-      if (problem) throw new ValidationError(problem);
-      hash = await hashPassword(password);
-    }
-    return this.db.knex.transaction(async (trx) => {
-      const inv = await this.#invitation(trx, token);
-      if (!inv || (inv.needsPassword && !hash)) return null;
-      const used = await this.accounts.consumeOwnerToken(trx, 'TEAM_INVITE', token);
-      if (!used) return null;
-      const now = this.clock.now();
-      let userId = inv.userId;
-      if (!userId) {
-        userId = newId();
-        await trx('users').insert({ id: userId, email: inv.email, password_hash: hash, email_verified_at: now, created_at: now });
-      } else if (hash) {
-        await trx('users').where({ id: userId }).whereNull('password_hash').update({ password_hash: hash });
-      }
-      await trx('memberships')
-        .insert({ team_id: inv.teamId, user_id: userId, role: inv.role, manage_api: inv.manageApi, created_at: now })
-        .onConflict(['team_id', 'user_id'])
-        .ignore();
-      return { email: inv.email, teamName: inv.teamName };
     });
   }
 }

@@ -1,4 +1,4 @@
-import { PaidPlanRequiredError, PaymentMethodRequiredError, UsageLimitError } from '../errors.ts';
+import { PaidPlanRequiredError, PaymentMethodRequiredError, UsageLimitError } from '../../errors.ts';
 
 /** Plan names a team can be on (`refloop team plan TEAM --plan NAME`). */
 export const PLAN_NAMES = ['TRIAL', 'FREE', 'STARTER', 'BUSINESS', 'ELITE', 'UNLIMITED'] as const;

@@ -1,5 +1,5 @@
-import type { Db } from '../db/connect.ts';
-import { COOKIE_WINDOW_DAYS } from '../../shared/schemas/program-config.ts';
+import type { Db } from '../../db/connect.ts';
+import { COOKIE_WINDOW_DAYS } from '../../../shared/schemas/program-config-fields.ts';
 
 const DAY = 86_400_000;
 /** Visits are kept as long as the longest cookie window any program can choose: a receipt older than that is invalid anyway. */
@@ -22,7 +22,7 @@ interface Target {
   also?: string;
   /**
    * SQLite: the row with the largest key stays, so the key never goes back to 1 (SQLite hands out
-   * max(rowid) + 1): the impression fold's watermark is a rowid (server/domain/impressions.ts).
+   * max(rowid) + 1): the impression fold's watermark is a rowid (server/domain/participant-api/impressions.ts).
    */
   keepNewest?: boolean;
 }

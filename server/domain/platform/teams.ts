@@ -1,10 +1,10 @@
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
 import type { Mailer } from './mail.ts';
 import type { Accounts } from './accounts.ts';
 import type { Keys } from './keys.ts';
-import type { Team } from '../../shared/schemas/team.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import type { Team } from '../../../shared/schemas/team.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
 import { PLAN_NAMES, type PlanName } from './plans.ts';
 
 /** Teams: the REST team resource, verification and the operator's controls. */

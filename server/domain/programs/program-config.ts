@@ -1,25 +1,22 @@
 import { z } from 'zod';
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import { newId, type Sealer } from '../crypto.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
-import type { FieldError } from '../../shared/errors.ts';
-import {
-  INTEGRATIONS,
-  READ_ONLY_FIELDS,
-  TYPE_ONLY_FIELDS,
-  documentSchema,
-  type CampaignInstallation,
-  type DocumentKind,
-  type Integration,
-} from '../../shared/schemas/program-config.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import { newId, type Sealer } from '../../crypto.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldError } from '../../../shared/errors.ts';
+import { READ_ONLY_FIELDS, TYPE_ONLY_FIELDS, documentSchema } from '../../../shared/schemas/program-config.ts';
+import type { CampaignInstallation } from '../../../shared/schemas/program-config-installation.ts';
+import type { DocumentKind } from '../../../shared/schemas/program-config-fields.ts';
 import { defaultDocuments, type ProgramDocuments } from './program-config-defaults.ts';
 import type { Program, Programs } from './programs.ts';
-import { deepFreeze } from '../../shared/freeze.ts';
+import { deepFreeze } from '../../../shared/freeze.ts';
+import { localizedDesign } from './design-copy/index.ts';
+import { localizedEmails } from './email-copy/index.ts';
 
-export { defaultDocuments, BUSINESS_GOALS, type ProgramDocuments } from './program-config-defaults.ts';
+export { defaultDocuments, type ProgramDocuments } from './program-config-defaults.ts';
+export { BUSINESS_GOALS } from './program-config-default-design.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -182,9 +179,11 @@ export function embedHosts(installation: CampaignInstallation): string[] | null 
   return [...hosts];
 }
 
-/** The four Program Editor documents (CF1–CF8) and the integrations list (I1). */
+/** The four Program Editor documents (CF1–CF8). */
 export class ProgramConfig {
   readonly #fromEmail: string;
+  /** Called with the program's id after one of its documents changed and the change committed. */
+  readonly changed: Array<(programId: string) => void> = [];
 
   constructor(
     private readonly db: Db,
@@ -195,8 +194,12 @@ export class ProgramConfig {
     this.#fromEmail = /<([^>]+)>/.exec(config.mailFrom)?.[1] ?? config.mailFrom;
   }
 
-  /** GET: the complete document as the wire shows it (defaults filled, write-only values removed). */
+  /**
+   * GET: the complete document as the wire shows it (defaults filled, write-only values removed);
+   * the design's and the emails' unedited default texts in the program's base language (`#inBase`).
+   */
   read<K extends DocumentKind>(program: Program, kind: K): ProgramDocuments[K] {
+    if (kind === 'design' || kind === 'emails') return this.#inBase(program, kind, completedDocument(kind, program, program.documents[kind])) as ProgramDocuments[K];
     return this.#view(kind, completeDocument(kind, program, program.documents[kind]));
   }
 
@@ -209,6 +212,36 @@ export class ProgramConfig {
   /** PATCH: deep-merges `patch`, validates the whole result for the program's type, stores it in one UPDATE. */
   async update<K extends DocumentKind>(program: Program, kind: K, patch: Doc): Promise<ProgramDocuments[K]> {
     if (Object.keys(patch).length === 0) fail([{ field: 'body', code: 'REQUIRED', message: 'Send at least one field to change.' }]);
+    this.#checkTypeFields(program, kind, patch);
+
+    const updated = await this.db.knex.transaction(async (trx) => {
+      // FOR NO KEY UPDATE: documents are not keys, and sign-ups' foreign-key share locks on the row need not wait for this (issue #20).
+      const row = await trx('programs').where({ id: program.id }).forNoKeyUpdate().first(kind);
+      if (!row) throw new NotFoundError(`No program ${program.id}.`);
+      const now = this.clock.now();
+      const next = this.#merge(program, kind, JSON.parse(row[kind]), patch, now);
+      await trx('programs')
+        .where({ id: program.id })
+        .update({ [kind]: JSON.stringify(next), updated_at: now });
+      return (kind === 'design' || kind === 'emails' ? this.#inBase(program, kind, next) : this.#view(kind, structuredClone(next))) as ProgramDocuments[K];
+    });
+    for (const hook of this.changed) hook(program.id);
+    return updated;
+  }
+
+  /**
+   * The document `update` would store for `patch` over the program as loaded, refused by the same
+   * rules with the same field errors, and nothing written: what previews of unsaved changes render
+   * (EP1/EP2). It is the stored form (`emails.settings.sender.fromEmail` empty, an options secret
+   * sealed), for the server's own use, never a response as it is.
+   */
+  draft<K extends DocumentKind>(program: Program, kind: K, patch: Doc): ProgramDocuments[K] {
+    this.#checkTypeFields(program, kind, patch);
+    return this.#merge(program, kind, structuredClone(program.documents[kind] ?? {}), patch, this.clock.now()) as ProgramDocuments[K];
+  }
+
+  /** Refuses fields of the other program type before anything is read. */
+  #checkTypeFields(program: Program, kind: DocumentKind, patch: Doc): void {
     const errors: FieldError[] = [];
     for (const [path, only] of Object.entries(TYPE_ONLY_FIELDS[kind])) {
       if (only !== program.type && getPath(patch, path) !== undefined) {
@@ -216,74 +249,72 @@ export class ProgramConfig {
       }
     }
     if (errors.length) fail(errors);
-
-    return this.db.knex.transaction(async (trx) => {
-      // FOR NO KEY UPDATE: documents are not keys, and sign-ups' foreign-key share locks on the row need not wait for this (issue #20).
-      const row = await trx('programs').where({ id: program.id }).forNoKeyUpdate().first(kind);
-      if (!row) throw new NotFoundError(`No program ${program.id}.`);
-      const stored = completeDocument(kind, program, JSON.parse(row[kind])) as Doc;
-      const view = this.#view(kind, structuredClone(stored) as ProgramDocuments[K]) as Doc;
-      const body = structuredClone(patch);
-      for (const path of READ_ONLY_FIELDS[kind]) {
-        const sent = getPath(body, path);
-        if (sent === undefined) continue;
-        // A field the view omits while unset (installation mobile.publicKey) reads as null here.
-        if (!sameValue(sent, getPath(view, path) ?? null)) {
-          errors.push({ field: path, code: 'READ_ONLY', message: READ_ONLY_MESSAGES[path] ?? `${path} is read-only: transactional emails are always sent.` });
-        }
-        setPath(body, path, undefined);
-      }
-      if (kind === 'design' && getPath(body, 'widget.icon') === 'DEFAULT' && getPath(view, 'widget.icon') !== 'DEFAULT') {
-        errors.push({ field: 'widget.icon', code: 'INVALID_VALUE', message: 'DEFAULT cannot be set; choose CUSTOM or NONE.' });
-      }
-      if (errors.length) fail(errors);
-
-      // The reCAPTCHA secret never takes part in the merge: it is sealed, and absent from what clients see.
-      let secret = kind === 'options' ? ((getPath(stored, 'fraud.recaptcha.secretKey') as string | null | undefined) ?? null) : null;
-      const sentSecret = kind === 'options' ? getPath(body, 'fraud.recaptcha.secretKey') : undefined;
-      if (sentSecret !== undefined) {
-        secret = sentSecret === null || sentSecret === '' ? null : this.sealer.seal(String(sentSecret));
-        setPath(body, 'fraud.recaptcha.secretKey', undefined);
-      }
-      if (kind === 'options') setPath(stored, 'fraud.recaptcha.secretKey', undefined);
-
-      const merged = deepMerge(stored, body) as any;
-      const now = this.clock.now();
-      if (kind === 'installation' && merged.mobile.isEnabled && !merged.mobile.publicKey) merged.mobile.publicKey = newPublicKey();
-      if (kind === 'options') {
-        const was = (stored as any).followUpReminder.isEnabled;
-        if (!merged.followUpReminder.isEnabled) merged.followUpReminder.enabledAt = null;
-        else if (!was) merged.followUpReminder.enabledAt = now;
-      }
-
-      const parsed = documentSchema(kind, program.type).safeParse(merged);
-      if (!parsed.success) fail(issuesToErrors(parsed.error));
-      const next = parsed.data as any;
-      const more = crossFieldErrors(kind, program.type, next);
-      if (kind === 'options' && next.fraud.recaptcha.isEnabled && (!next.fraud.recaptcha.siteKey || !secret)) {
-        more.push({ field: 'fraud.recaptcha', code: 'REQUIRED', message: 'reCAPTCHA needs a siteKey and a secretKey before it can be enabled.' });
-      }
-      if (more.length) fail(more);
-      if (kind === 'emails') next.settings.sender.fromEmail = '';
-      if (kind === 'options' && secret) next.fraud.recaptcha.secretKey = secret;
-
-      await trx('programs')
-        .where({ id: program.id })
-        .update({ [kind]: JSON.stringify(next), updated_at: now });
-      return this.#view(kind, structuredClone(next));
-    });
   }
 
-  /** I1: every integration the program's type can connect, in dashboard order; refloop connects none yet. */
-  integrations(program: Program): Integration[] {
-    return INTEGRATIONS.filter((i) => !i.only || i.only === program.type).map((i) => ({
-      id: i.id,
-      name: i.name,
-      connected: false,
-      enabled: false,
-      autoDisabled: false,
-      connectUrl: `${this.config.publicUrl}/editor/${encodeURIComponent(program.id)}/options/integrations?integration=${encodeURIComponent(i.id)}`,
-    }));
+  /** `patch` merged over the stored document `raw`: read-only fields, the sealed secret, the whole schema and the cross-field rules. */
+  #merge(program: Program, kind: DocumentKind, raw: unknown, patch: Doc, now: number): any {
+    const errors: FieldError[] = [];
+    const stored = completeDocument(kind, program, raw) as Doc;
+    const view = this.#view(kind, structuredClone(stored) as never) as Doc;
+    const body = structuredClone(patch);
+    for (const path of READ_ONLY_FIELDS[kind]) {
+      const sent = getPath(body, path);
+      if (sent === undefined) continue;
+      // A field the view omits while unset (installation mobile.publicKey) reads as null here.
+      if (!sameValue(sent, getPath(view, path) ?? null)) {
+        errors.push({ field: path, code: 'READ_ONLY', message: READ_ONLY_MESSAGES[path] ?? `${path} is read-only: transactional emails are always sent.` });
+      }
+      setPath(body, path, undefined);
+    }
+    if (kind === 'design' && getPath(body, 'widget.icon') === 'DEFAULT' && getPath(view, 'widget.icon') !== 'DEFAULT') {
+      errors.push({ field: 'widget.icon', code: 'INVALID_VALUE', message: 'DEFAULT cannot be set; choose CUSTOM or NONE.' });
+    }
+    if (errors.length) fail(errors);
+
+    // The reCAPTCHA secret never takes part in the merge: it is sealed, and absent from what clients see.
+    let secret = kind === 'options' ? ((getPath(stored, 'fraud.recaptcha.secretKey') as string | null | undefined) ?? null) : null;
+    const sentSecret = kind === 'options' ? getPath(body, 'fraud.recaptcha.secretKey') : undefined;
+    if (sentSecret !== undefined) {
+      secret = sentSecret === null || sentSecret === '' ? null : this.sealer.seal(String(sentSecret));
+      setPath(body, 'fraud.recaptcha.secretKey', undefined);
+    }
+    if (kind === 'options') setPath(stored, 'fraud.recaptcha.secretKey', undefined);
+
+    const merged = deepMerge(stored, body) as any;
+    if (kind === 'installation' && merged.mobile.isEnabled && !merged.mobile.publicKey) merged.mobile.publicKey = newPublicKey();
+    if (kind === 'options') {
+      const was = (stored as any).followUpReminder.isEnabled;
+      if (!merged.followUpReminder.isEnabled) merged.followUpReminder.enabledAt = null;
+      else if (!was) merged.followUpReminder.enabledAt = now;
+    }
+
+    const parsed = documentSchema(kind, program.type).safeParse(merged);
+    if (!parsed.success) fail(issuesToErrors(parsed.error));
+    const next = parsed.data as any;
+    const more = crossFieldErrors(kind, program.type, next);
+    if (kind === 'options' && next.fraud.recaptcha.isEnabled && (!next.fraud.recaptcha.siteKey || !secret)) {
+      more.push({ field: 'fraud.recaptcha', code: 'REQUIRED', message: 'reCAPTCHA needs a siteKey and a secretKey before it can be enabled.' });
+    }
+    if (more.length) fail(more);
+    if (kind === 'emails') next.settings.sender.fromEmail = '';
+    if (kind === 'options' && secret) next.fraud.recaptcha.secretKey = secret;
+    return next;
+  }
+
+  /**
+   * A complete design or emails document as an owner is shown it (issue #27): every text that is
+   * still a default (the default at its place in any program language) in the program's base
+   * language, exactly what a reader of that language gets; the owner's texts as written. Nothing
+   * stored changes, and a default sent back in a PATCH is still recognised as one. `doc` is not
+   * changed; a frozen (shared) one is localized once per base language (`localizedDesign`,
+   * `localizedEmails`).
+   */
+  #inBase(program: Program, kind: 'design' | 'emails', doc: unknown): unknown {
+    const base = (program.documents.options as { languages?: { baseLanguage?: string } } | null)?.languages?.baseLanguage ?? 'en';
+    if (kind === 'design') return localizedDesign(program.type, program.goal, doc, base);
+    const emails = localizedEmails(program.type, doc as ProgramDocuments['emails'], base);
+    // #view's sender address, on a copy of the spine (the localized document may be shared).
+    return { ...emails, settings: { ...emails.settings, sender: { ...emails.settings.sender, fromEmail: this.#fromEmail } } };
   }
 
   #view<K extends DocumentKind>(kind: K, doc: ProgramDocuments[K]): ProgramDocuments[K] {

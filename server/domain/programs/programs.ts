@@ -1,18 +1,19 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import { newId } from '../crypto.ts';
-import { InvalidStateError, NotAuthorizedError, NotFoundError } from '../errors.ts';
-import { assertProgramCapacity, assertRestAccess, type TeamBilling } from './plans.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import { newId } from '../../crypto.ts';
+import { InvalidStateError, NotAuthorizedError, NotFoundError } from '../../errors.ts';
+import { assertProgramCapacity, assertRestAccess, type TeamBilling } from '../platform/plans.ts';
 import { defaultDocuments, type ProgramDocuments } from './program-config.ts';
-import type { Campaign, CampaignCreate, CampaignUpdate } from '../../shared/schemas/campaign.ts';
-import { deepFreeze } from '../../shared/freeze.ts';
-import { selectRows } from '../db/rows.ts';
-import type { ScoreLedger } from './leaderboard.ts';
+import type { Campaign, CampaignCreate, CampaignUpdate } from '../../../shared/schemas/campaign.ts';
+import { deepFreeze } from '../../../shared/freeze.ts';
+import { selectRows } from '../../db/rows.ts';
 
-/** The counters `toCampaign` reads again inside a transaction. */
-const COUNTS_SQL = 'SELECT referral_count, participant_count, impression_count, invite_count, winner_count FROM programs WHERE id = ?';
+/** The counters `toCampaign` reads (a narrow row of their own, off the wide `programs` row: issue #26). */
+const COUNTS_SQL = 'SELECT referral_count, participant_count, impression_count, invite_count, winner_count FROM program_counters WHERE program_id = ?';
+/** The counter columns of `program_counters`. */
+const COUNT_COLUMNS = ['referral_count', 'participant_count', 'impression_count', 'invite_count', 'winner_count'] as const;
 
 /** A program as stored, with its documents parsed. */
 export interface Program {
@@ -26,7 +27,6 @@ export interface Program {
   companyName: string | null;
   companyLogoImageUrl: string | null;
   documents: ProgramDocuments;
-  counts: { referral: number; participant: number; impression: number; invite: number; winner: number };
   createdAt: number;
   updatedAt: number;
 }
@@ -39,6 +39,8 @@ export interface ProgramHooks {
   cloned: Array<(trx: Knex.Transaction, source: Program, copy: Program) => Promise<void>>;
   /** After a program moves to COMPLETE (CAMPAIGN_ENDED, leaderboard prizes). */
   ended: Array<(trx: Knex.Transaction, program: Program) => Promise<void>>;
+  /** After a program's row changed and the change committed (process-local caches drop it). */
+  changed: Array<(programId: string) => void>;
   /** Loads the embedded `rewards` of several programs. */
   rewards: ((q: Knex | Knex.Transaction, programIds: string[]) => Promise<Map<string, Record<string, unknown>[]>>) | null;
 }
@@ -49,8 +51,18 @@ const MOVES: Record<string, string[]> = { DRAFT: ['IN_PROGRESS', 'COMPLETE'], IN
 /** Programs whose parsed documents one process keeps. */
 const PARSED_CACHE_SIZE = 1000;
 
-/** A programs row's counters (the columns COUNTS_SQL reads). */
-function countsOf(row: Record<string, unknown>): Program['counts'] {
+/** A program's counters (the `program_counters` row, written by sign-ups, credits, visit folds and invites). */
+export interface ProgramCounts {
+  referral: number;
+  participant: number;
+  impression: number;
+  invite: number;
+  winner: number;
+}
+
+/** A program_counters row's counters (the columns COUNTS_SQL reads); zeros when there is no row. */
+function countsOf(row: Record<string, unknown> | undefined): ProgramCounts {
+  if (!row) return { referral: 0, participant: 0, impression: 0, invite: 0, winner: 0 };
   return {
     referral: Number(row.referral_count),
     participant: Number(row.participant_count),
@@ -73,15 +85,26 @@ export function toProgram(row: any, documents?: ProgramDocuments): Program {
     companyName: row.company_name,
     companyLogoImageUrl: row.company_logo_image_url,
     documents: documents ?? { design: JSON.parse(row.design), emails: JSON.parse(row.emails), options: JSON.parse(row.options), installation: JSON.parse(row.installation) },
-    counts: countsOf(row),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
 }
 
+/** The counters of each program in `programIds` (zeros for one without a row), by program id. */
+export async function readProgramCounts(q: Knex | Knex.Transaction, programIds: string[]): Promise<Map<string, ProgramCounts>> {
+  const rows: Array<Record<string, unknown>> = programIds.length ? await q('program_counters').whereIn('program_id', programIds).select('program_id', ...COUNT_COLUMNS) : [];
+  const byId = new Map(rows.map((r) => [String(r.program_id), countsOf(r)]));
+  return new Map(programIds.map((id) => [id, byId.get(id) ?? countsOf(undefined)]));
+}
+
+/** Counter changes a transaction has made but not yet written (the participants core's `ScoreLedger`). */
+export interface PendingCounts {
+  pendingCounts(): { participants: number; referrals: number; winners: number };
+}
+
 /** Programs (campaigns): create, read, update, clone, and the per-request lookup with its gates. */
 export class Programs {
-  readonly hooks: ProgramHooks = { created: [], cloned: [], ended: [], rewards: null };
+  readonly hooks: ProgramHooks = { created: [], cloned: [], ended: [], changed: [], rewards: null };
 
   constructor(
     private readonly db: Db,
@@ -121,39 +144,39 @@ export class Programs {
   }
 
   /**
-   * The wire shape of one program. Inside a transaction (webhook payloads) the counters are read again, with the unflushed changes
-   * of `ledger`, so the program is shown as the change leaves it, not as the request first read it.
+   * The wire shape of one program, its counters read from `program_counters` (with the unflushed
+   * changes of `ledger` inside a transaction: webhook payloads show the program as the change leaves it).
    */
-  async toCampaign(program: Program, q: Knex | Knex.Transaction = this.db.knex, ledger?: ScoreLedger): Promise<Campaign> {
-    let current = program;
-    if ((q as Knex.Transaction).isTransaction === true) {
-      const [row] = await selectRows<Record<string, unknown>>(this.db, q, COUNTS_SQL, [program.id]);
-      const pending = ledger?.pendingCounts() ?? { participants: 0, referrals: 0, winners: 0 };
-      if (row) {
-        const stored = countsOf(row);
-        const counts = { ...stored, referral: stored.referral + pending.referrals, participant: stored.participant + pending.participants, winner: stored.winner + pending.winners };
-        current = { ...program, counts };
-      }
-    }
-    const [c] = await this.toCampaigns([current], q);
+  async toCampaign(program: Program, q: Knex | Knex.Transaction = this.db.knex, ledger?: PendingCounts): Promise<Campaign> {
+    const [row] = await selectRows<Record<string, unknown>>(this.db, q, COUNTS_SQL, [program.id]);
+    const stored = countsOf(row);
+    const pending = ledger?.pendingCounts() ?? { participants: 0, referrals: 0, winners: 0 };
+    const counts = { ...stored, referral: stored.referral + pending.referrals, participant: stored.participant + pending.participants, winner: stored.winner + pending.winners };
+    const [c] = await this.toCampaigns([program], q, new Map([[program.id, counts]]));
     return c!;
   }
 
-  async toCampaigns(programs: Program[], q: Knex | Knex.Transaction = this.db.knex): Promise<Campaign[]> {
-    const rewards = this.hooks.rewards && programs.length ? await this.hooks.rewards(q, programs.map((p) => p.id)) : new Map();
-    return programs.map((p) => ({
-      id: p.id,
-      name: p.name,
-      type: p.type,
-      status: p.status,
-      referralCount: p.counts.referral,
-      participantCount: p.counts.participant,
-      impressionCount: p.counts.impression,
-      inviteCount: p.counts.invite,
-      winnerCount: p.counts.winner,
-      currencyISO: p.currencyISO,
-      rewards: rewards.get(p.id) ?? [],
-    }));
+  /** The wire shape of several programs; `known`: counters already read (else read here, one statement for all). */
+  async toCampaigns(programs: Program[], q: Knex | Knex.Transaction = this.db.knex, known?: Map<string, ProgramCounts>): Promise<Campaign[]> {
+    const ids = programs.map((p) => p.id);
+    const counts = known ?? (await readProgramCounts(q, ids));
+    const rewards = this.hooks.rewards && programs.length ? await this.hooks.rewards(q, ids) : new Map();
+    return programs.map((p) => {
+      const n = counts.get(p.id) ?? countsOf(undefined);
+      return {
+        id: p.id,
+        name: p.name,
+        type: p.type,
+        status: p.status,
+        referralCount: n.referral,
+        participantCount: n.participant,
+        impressionCount: n.impression,
+        inviteCount: n.invite,
+        winnerCount: n.winner,
+        currencyISO: p.currencyISO,
+        rewards: rewards.get(p.id) ?? [],
+      };
+    });
   }
 
   /** `GET /campaigns`: the team's programs (only granted ones for a program-limited key), oldest first, deleted omitted. */
@@ -189,6 +212,7 @@ export class Programs {
         updated_at: now,
       };
       await trx('programs').insert(row);
+      await trx('program_counters').insert({ program_id: row.id });
       const program = toProgram(await trx('programs').where({ id: row.id }).first());
       for (const hook of this.hooks.created) await hook(trx, program, input);
       return this.toCampaign(program, trx);
@@ -197,7 +221,7 @@ export class Programs {
 
   /** `PATCH /campaign/{id}`: name and company fields, launch (IN_PROGRESS) and end (COMPLETE). */
   async update(program: Program, patch: CampaignUpdate): Promise<Campaign> {
-    return this.db.knex.transaction(async (trx) => {
+    const campaign = await this.db.knex.transaction(async (trx) => {
       // FOR NO KEY UPDATE: it orders program edits without stopping the foreign-key inserts (sign-ups, sales) that share-lock the row (issue #20).
       const current = toProgram(await trx('programs').where({ id: program.id }).forNoKeyUpdate().first());
       const now = this.clock.now();
@@ -224,6 +248,8 @@ export class Programs {
       // The hooks (leaderboard prizes) may have changed counters such as winnerCount.
       return this.toCampaign(toProgram(await trx('programs').where({ id: program.id }).first()), trx);
     });
+    for (const hook of this.hooks.changed) hook(program.id);
+    return campaign;
   }
 
   /** `POST /campaign/{id}/clone`: a new DRAFT with the same configuration; never participants or money. */
@@ -251,6 +277,7 @@ export class Programs {
         created_at: now,
         updated_at: now,
       });
+      await trx('program_counters').insert({ program_id: id });
       const copy = toProgram(await trx('programs').where({ id }).first());
       for (const hook of this.hooks.cloned) await hook(trx, source, copy);
       return this.toCampaign(copy, trx);

@@ -1,15 +1,15 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
-import type { BlobStorage } from '../storage.ts';
-import type { Jobs } from './jobs.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../log.ts';
+import type { BlobStorage } from '../../storage.ts';
+import type { Jobs } from '../platform/jobs.ts';
 import type { Programs } from './programs.ts';
-import { newId, newSecret, safeEqual, sha256 } from '../crypto.ts';
-import { InvalidStateError, NotFoundError, ValidationError } from '../errors.ts';
-import type { FieldError } from '../../shared/errors.ts';
+import { newId, newSecret, safeEqual, sha256 } from '../../crypto.ts';
+import { InvalidStateError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldError } from '../../../shared/errors.ts';
 import {
   MAX_RESOURCES_PER_PROGRAM,
   UPLOAD_TICKET_TTL_SECONDS,
@@ -21,86 +21,9 @@ import {
   type ProgramResourceUploadResult,
   type ProgramResourceUploadTicket,
   type ProgramResourceUploadTicketCreate,
-} from '../../shared/schemas/resource.ts';
-
-/** What a file's first bytes say it is; `text` means the whole file was UTF-8 without NULs. */
-export type FileKind = 'jpeg' | 'png' | 'gif' | 'webp' | 'pdf' | 'zip' | 'ole' | 'text';
-
-// Each allowlisted extension (rest-v2 §3.3) and the only content it may carry. Office Open XML files
-// are ZIP containers and the old Office formats OLE compound files, so the header is all we check.
-const KIND_OF_EXTENSION: Record<string, FileKind> = {
-  jpg: 'jpeg',
-  jpeg: 'jpeg',
-  png: 'png',
-  gif: 'gif',
-  webp: 'webp',
-  pdf: 'pdf',
-  zip: 'zip',
-  docx: 'zip',
-  xlsx: 'zip',
-  pptx: 'zip',
-  doc: 'ole',
-  xls: 'ole',
-  ppt: 'ole',
-  csv: 'text',
-};
-const IMAGE_KINDS = new Set<FileKind>(['jpeg', 'png', 'gif', 'webp']);
-
-/** Bytes of a file head worth keeping for sniffing. */
-export const SNIFF_BYTES = 16;
-
-const startsWith = (head: Buffer, bytes: number[], at = 0) => head.length >= at + bytes.length && bytes.every((b, i) => head[at + i] === b);
-
-/** Identifies a file by its magic number (never by its name or declared type). */
-export function sniffFileKind(head: Buffer, utf8Text: boolean): FileKind | null {
-  if (startsWith(head, [0xff, 0xd8, 0xff])) return 'jpeg';
-  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'png';
-  if (startsWith(head, [0x47, 0x49, 0x46, 0x38]) && (head[4] === 0x37 || head[4] === 0x39) && head[5] === 0x61) return 'gif';
-  if (startsWith(head, [0x52, 0x49, 0x46, 0x46]) && startsWith(head, [0x57, 0x45, 0x42, 0x50], 8)) return 'webp';
-  if (startsWith(head, [0x25, 0x50, 0x44, 0x46, 0x2d])) return 'pdf';
-  // Local file header, or the end-of-central-directory record of an empty archive.
-  if (startsWith(head, [0x50, 0x4b, 0x03, 0x04]) || startsWith(head, [0x50, 0x4b, 0x05, 0x06])) return 'zip';
-  if (startsWith(head, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return 'ole';
-  return utf8Text ? 'text' : null;
-}
-
-/**
- * Watches a file as it streams past: keeps its first bytes and whether all of it is valid UTF-8
- * without NUL bytes (what a CSV must be), without buffering the file.
- */
-export class ContentInspector {
-  #head = Buffer.alloc(0);
-  #decoder = new TextDecoder('utf-8', { fatal: true });
-  #text = true;
-  bytes = 0;
-
-  push(chunk: Buffer): void {
-    this.bytes += chunk.length;
-    if (this.#head.length < SNIFF_BYTES) this.#head = Buffer.concat([this.#head, chunk.subarray(0, SNIFF_BYTES - this.#head.length)]);
-    if (!this.#text) return;
-    if (chunk.includes(0)) {
-      this.#text = false;
-      return;
-    }
-    try {
-      this.#decoder.decode(chunk, { stream: true });
-    } catch {
-      this.#text = false;
-    }
-  }
-
-  /** The file's kind once every byte has been pushed. */
-  finish(): FileKind | null {
-    if (this.#text) {
-      try {
-        this.#decoder.decode();
-      } catch {
-        this.#text = false;
-      }
-    }
-    return sniffFileKind(this.#head, this.#text && this.bytes > 0);
-  }
-}
+} from '../../../shared/schemas/resource.ts';
+import { IMAGE_KINDS, KIND_OF_EXTENSION, type FileKind } from './resource-files.ts';
+import { NO_CONTENT, countResources, lockProgram, toResource, type Row } from './resource-rows.ts';
 
 /** A file our upload endpoint received, already streamed to a temp file. */
 export interface ReceivedUpload {
@@ -114,46 +37,6 @@ const EXPIRE_JOB = 'resources.expire_upload';
 // An uploaded file that no resource claims is deleted this long after its ticket was issued.
 const UNATTACHED_RETENTION_MS = 24 * 3600 * 1000;
 const DEFAULT_DOWNLOAD_TTL_SECONDS = 300;
-
-type Row = Record<string, any>;
-
-function toResource(row: Row): ProgramResource {
-  return {
-    id: row.id,
-    type: row.type,
-    title: row.title,
-    description: row.description ?? null,
-    category: row.category ?? null,
-    url: row.type === 'LINK' ? row.url : null,
-    text: row.type === 'TEXT' ? row.text : null,
-    file:
-      row.type === 'FILE'
-        ? {
-            fileName: row.file_name,
-            mimeType: row.file_mime_type,
-            bytes: Number(row.file_bytes),
-            format: row.file_format,
-            moderationStatus: row.file_moderation_status,
-          }
-        : null,
-    isPublished: Boolean(row.is_published),
-    position: Number(row.position),
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-  };
-}
-
-const NO_CONTENT = {
-  url: null,
-  text: null,
-  file_key: null,
-  file_name: null,
-  file_mime_type: null,
-  file_bytes: null,
-  file_format: null,
-  file_moderation_status: null,
-  upload_id: null,
-};
 
 /**
  * Program resources (R1–R5): the participant-facing list, one-time upload tickets, the upload they
@@ -470,18 +353,4 @@ export class Resources {
   #downloadSignature(resourceId: string, exp: number): string {
     return this.#mac(`download\n${resourceId}\n${exp}`).toString('base64url');
   }
-}
-
-/**
- * Serialises list changes of one program (positions) behind its row lock (PostgreSQL; SQLite writes
- * are serial). FOR NO KEY UPDATE: the foreign-key inserts of sign-ups and sales share-lock the
- * same row and need not wait for a resource edit (issue #20).
- */
-async function lockProgram(trx: Knex.Transaction, programId: string): Promise<void> {
-  await trx('programs').where({ id: programId }).forNoKeyUpdate().first('id');
-}
-
-async function countResources(trx: Knex.Transaction, programId: string): Promise<number> {
-  const r = await trx('program_resources').where({ program_id: programId }).count({ n: '*' }).first();
-  return Number(r?.n ?? 0);
 }

@@ -1,17 +1,18 @@
-import net from 'node:net';
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
-import { newId } from '../crypto.ts';
-import type { CampaignOptions } from '../../shared/schemas/program-config.ts';
-import { completeDocument } from './program-config.ts';
-import { isDisposableEmail } from './email-policy.ts';
-import type { Activity } from './activity.ts';
-import type { Webhooks } from './webhooks.ts';
-import type { Program, Programs } from './programs.ts';
-import type { Participants } from './participants/service.ts';
-import { emailKey, gdprStrict, parseJson, type ParticipantRow, type Q, type ScreeningCandidate, type ScreeningDecision } from './participants/model.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Logger } from '../../log.ts';
+import { newId } from '../../crypto.ts';
+import { insertRow } from '../../db/rows.ts';
+import type { CampaignOptions } from '../../../shared/schemas/program-config-options.ts';
+import { completedDocument } from '../programs/program-config.ts';
+import type { Activity } from '../platform/activity.ts';
+import type { Webhooks } from '../messaging/webhooks.ts';
+import type { Program, Programs } from '../programs/programs.ts';
+import type { Participants } from '../participants/service.ts';
+import { parseJson, type ParticipantRow, type Q, type ScreeningCandidate, type ScreeningDecision } from '../participants/model.ts';
+import { decisionFromRow, FraudReview } from './fraud-review.ts';
+import { assessCandidate, LEVEL_RANK, MAX_MATCHES, mergeIds, REASON, type FraudAssessment, type RiskLevel } from './fraud-screening.ts';
 
 // Anti-fraud (issue #4 "Fraud"; rest-v2 §2.8 fraud fields, §2.20 options.fraud, the seed's 422
 // "participant blocked"). Two kinds of evidence:
@@ -20,7 +21,7 @@ import { emailKey, gdprStrict, parseJson, type ParticipantRow, type Q, type Scre
 //   `blockBurnerEmails` is on, the per-IP sign-up limits, an IP that already produced a HIGH-risk
 //   participant when `autoBlockHighRiskIps` is on, and the country lists when the operator's proxy
 //   names the country (GEO_COUNTRY_HEADER). A hit is HIGH and always refused with 422: the owner
-//   already decided. A reCAPTCHA that fails is refused before screening (server/domain/recaptcha.ts);
+//   already decided. A reCAPTCHA that fails is refused before screening (server/domain/referral/recaptcha.ts);
 //   one that could not be checked is a signal of weight 1.
 // - Signals, weighed: compared with the referrer (same mailbox after normalising the email 3, same
 //   app install 3, same browser fingerprint 2, same IP 1, same name part at another domain 1) and
@@ -31,52 +32,6 @@ import { emailKey, gdprStrict, parseJson, type ParticipantRow, type Q, type Scre
 //
 // Every decision is stored with its reasons in `fraud_decisions`; flagged participants are created
 // but their referral is not credited automatically.
-
-/** `Participant.fraudRiskLevel`. */
-export type RiskLevel = ParticipantRow['fraud_risk_level'];
-
-/** Reason codes we set (rest-v2 §4 lists `UNIQUE_IDENTITY`, `DUPLICATE_EMAIL`, `MANUAL_UPDATE` as an open list). */
-export const REASON = {
-  uniqueIdentity: 'UNIQUE_IDENTITY',
-  allowlisted: 'ALLOWLISTED',
-  manualUpdate: 'MANUAL_UPDATE',
-  selfReferral: 'SELF_REFERRAL',
-  duplicateEmail: 'DUPLICATE_EMAIL',
-  similarEmail: 'SIMILAR_EMAIL',
-  sameDevice: 'SAME_DEVICE',
-  sameFingerprint: 'SAME_FINGERPRINT',
-  sameIp: 'SAME_IP',
-  duplicateDevice: 'DUPLICATE_DEVICE',
-  duplicateFingerprint: 'DUPLICATE_FINGERPRINT',
-  blockedEmail: 'BLOCKED_EMAIL',
-  blockedEmailDomain: 'BLOCKED_EMAIL_DOMAIN',
-  blockedIp: 'BLOCKED_IP',
-  burnerEmail: 'BURNER_EMAIL',
-  ipSignupRate: 'IP_SIGNUP_RATE',
-  highRiskIp: 'HIGH_RISK_IP',
-  blockedCountry: 'BLOCKED_COUNTRY',
-  recaptchaFailed: 'RECAPTCHA_FAILED',
-  recaptchaUnverified: 'RECAPTCHA_UNVERIFIED',
-} as const;
-
-/** Most participants one decision lists in `matches` (and `allMatchingFraudsters` shows). */
-export const MAX_MATCHES = 20;
-
-/** What `assess` concludes about one candidate. */
-export interface FraudAssessment {
-  riskLevel: RiskLevel;
-  reasonCode: string;
-  /** Human sentences, one per rule or signal, for the owner. */
-  reasons: string[];
-  /** Other participants the checks matched (the referrer included). */
-  matches: string[];
-  /** An owner rule matched: always refused at sign-up. */
-  ruleHit: boolean;
-  /** Independent signals that matched (LENIENT blocks HIGH only with two or more). */
-  signals: number;
-  /** The referral should wait for review instead of being credited automatically. */
-  holdCredit: boolean;
-}
 
 /** A stored decision as the owner reads it. */
 export interface FraudDecision {
@@ -100,110 +55,15 @@ type Pending = Omit<FraudDecision, 'id' | 'participantId' | 'createdAt' | 'previ
   previous: { level: RiskLevel; code: string | null } | null;
 };
 
-const LEVEL_RANK: Record<RiskLevel, number> = { LOW: 0, MEDIUM: 1, HIGH: 2 };
-/** Role mailboxes: the same name at two domains says nothing about the person. */
-const ROLE_LOCALS = new Set(['info', 'admin', 'contact', 'hello', 'sales', 'support', 'office', 'mail', 'team', 'billing', 'help', 'hi', 'me', 'test']);
-/** Mailboxes where dots in the name part are ignored, and the aliases of their domain. */
-const DOTLESS_DOMAINS: Record<string, string> = { 'gmail.com': 'gmail.com', 'googlemail.com': 'gmail.com' };
-
-/**
- * The mailbox an address delivers to, as far as we can tell: lower-cased, a `+tag` removed (most
- * providers deliver `name+tag@` to `name@`), and for Gmail the dots removed and googlemail.com folded in.
- */
-export function canonicalEmail(email: string): string {
-  const lower = emailKey(email);
-  const at = lower.lastIndexOf('@');
-  let local = lower.slice(0, at);
-  let domain = lower.slice(at + 1);
-  const plus = local.indexOf('+');
-  if (plus > 0) local = local.slice(0, plus);
-  const dotless = DOTLESS_DOMAINS[domain];
-  if (dotless) {
-    domain = dotless;
-    local = local.replace(/\./g, '');
-  }
-  return `${local}@${domain}`;
-}
-
-/** The name part with separators removed, for "same person, other provider" (null for short or role names). */
-function personalName(canonical: string): string | null {
-  const local = canonical.slice(0, canonical.lastIndexOf('@'));
-  if (ROLE_LOCALS.has(local)) return null;
-  const bare = local.replace(/[._-]/g, '');
-  return bare.length >= 4 ? bare : null;
-}
-
-/** One textual form per address: IPv4-mapped IPv6 as IPv4, IPv6 compressed and lower-cased. */
-export function canonicalIp(ip: string | null | undefined): string | null {
-  if (!ip) return null;
-  const v = ip.trim();
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(v);
-  if (mapped) return mapped[1]!;
-  if (net.isIPv6(v)) {
-    try {
-      return new URL(`http://[${v}]/`).hostname.slice(1, -1);
-    } catch {
-      return v.toLowerCase();
-    }
-  }
-  return v;
-}
-
-/** The forms an address may be stored in: as sent, and canonical (stored values are whatever the caller sent). */
-function storedForms(ip: string): string[] {
-  return [...new Set([ip, canonicalIp(ip)!])];
-}
-
-/** True when `ip` is the address or inside the CIDR range `entry` (IPv4 entries also match IPv4-mapped IPv6). */
-export function ipInEntry(ip: string, entry: string): boolean {
-  const [addr, bits] = entry.split('/');
-  const family = net.isIPv4(addr!) ? 'ipv4' : net.isIPv6(addr!) ? 'ipv6' : null;
-  if (!family) return false;
-  const list = new net.BlockList();
-  try {
-    if (bits === undefined) list.addAddress(addr!, family);
-    else list.addSubnet(addr!, Number(bits), family);
-    return list.check(ip, net.isIPv4(ip) ? 'ipv4' : 'ipv6');
-  } catch {
-    return false;
-  }
-}
-
-/** True when an email domain is `entry` or below it; `*.example.com` means subdomains only. */
-function domainMatches(domain: string, entry: string): boolean {
-  if (entry.startsWith('*.')) return domain.endsWith(entry.slice(1));
-  return domain === entry || domain.endsWith(`.${entry}`);
-}
-
-/**
- * Whether the program's email rules refuse an address: not on the allowed list, and on the blocked
- * list (the same mailbox: case, `+tag` and Gmail dots ignored), at a blocked domain (its subdomains
- * too; `*.domain` only subdomains) or, with `blockBurnerEmails`, at a disposable provider. Sign-up
- * screening (`Fraud.assess`) applies the same rules; invitations use this to skip such addresses.
- */
-export function emailRefused(email: string, o: CampaignOptions['fraud']): boolean {
-  const key = emailKey(email);
-  const canon = canonicalEmail(key);
-  const same = (entry: string) => entry === key || canonicalEmail(entry) === canon;
-  if (o.allowedEmails.some(same)) return false;
-  const domain = canon.slice(canon.lastIndexOf('@') + 1);
-  return o.blockedEmails.some(same) || o.blockedEmailDomains.some((d) => domainMatches(domain, d)) || (o.blockBurnerEmails && isDisposableEmail(key));
-}
-
 function encodeIds(ids: string[]): string | null {
   return ids.length ? JSON.stringify(ids.slice(0, MAX_MATCHES)) : null;
 }
 
-function mergeIds(a: string[], b: string[]): string[] {
-  return [...new Set([...a, ...b])].slice(0, MAX_MATCHES);
-}
-
-function plural(n: number, word: string, capped = false): string {
-  return `${capped && n >= MAX_MATCHES ? `${MAX_MATCHES} or more` : n} ${word}${n === 1 ? '' : 's'}`;
-}
-
 /** The anti-fraud engine: assesses sign-ups and referral changes, stores every decision, applies owner overrides. */
 export class Fraud {
+  /** FR1: the owner's fraud review queue. */
+  readonly review: FraudReview;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -212,135 +72,18 @@ export class Fraud {
     private readonly activity: Activity,
     private readonly webhooks: Webhooks,
     private readonly programs: Programs,
-  ) {}
-
-  /** The program's options document with today's defaults filled in. */
-  options(program: Program): CampaignOptions {
-    return completeDocument('options', program, program.documents.options) as CampaignOptions;
+  ) {
+    this.review = new FraudReview(db, this);
   }
 
-  /**
-   * The decision function: owner rules and weighed signals for `candidate`, compared with `referrer`
-   * when there is one and with the program's other participants. Reads only; nothing is written.
-   * Under `enforceGdprCompliance` nothing of the kind is stored, so the in-request IP, fingerprint
-   * and app install id meet only values stored before the mode was switched on.
-   */
+  /** The program's options document with today's defaults filled in (read only: completed once per stored document). */
+  options(program: Program): CampaignOptions {
+    return completedDocument('options', program, program.documents.options) as CampaignOptions;
+  }
+
+  /** The decision function (`assessCandidate`) under the program's options; reads only, nothing is written. */
   async assess(q: Q, program: Program, candidate: ScreeningCandidate, referrer: ParticipantRow | null = null): Promise<FraudAssessment> {
-    const options = this.options(program);
-    const o = options.fraud;
-    const email = emailKey(candidate.email);
-    const canon = canonicalEmail(email);
-    const domain = canon.slice(canon.lastIndexOf('@') + 1);
-    const ip = canonicalIp(candidate.ipAddress);
-    const fingerprint = candidate.fingerprint || null;
-    const instance = candidate.mobileInstanceId?.toLowerCase() || null;
-    const sameAddress = (entry: string) => entry === email || canonicalEmail(entry) === canon;
-
-    if (o.allowedEmails.some(sameAddress)) {
-      return {
-        riskLevel: 'LOW',
-        reasonCode: REASON.allowlisted,
-        reasons: ['The email address is on the program’s allowed list, so the anti-fraud checks do not apply.'],
-        matches: [],
-        ruleHit: false,
-        signals: 0,
-        holdCredit: false,
-      };
-    }
-    // An allowed IP (an office, a shop's tablet) exempts only the IP checks; device and email checks still run.
-    const ipChecked = ip !== null && !o.allowedIps.some((entry) => ipInEntry(ip, entry));
-
-    const rules: Array<[code: string, text: string]> = [];
-    if (o.blockedEmails.some(sameAddress)) rules.push([REASON.blockedEmail, 'The email address is on the program’s blocked list.']);
-    const blockedDomain = o.blockedEmailDomains.find((d) => domainMatches(domain, d));
-    if (blockedDomain) rules.push([REASON.blockedEmailDomain, `The email domain is blocked (${blockedDomain}).`]);
-    if (o.blockBurnerEmails && isDisposableEmail(email)) rules.push([REASON.burnerEmail, 'The email address is at a disposable (burner) email provider.']);
-    if (ipChecked) {
-      const blockedIp = o.blockedIps.find((entry) => ipInEntry(ip, entry));
-      if (blockedIp) rules.push([REASON.blockedIp, `The IP address is blocked (${blockedIp}).`]);
-      if (!candidate.existing) {
-        const rate = await this.recentSignupsFrom(q, program.id, candidate, o.maxSignupsPerIp2Min, o.maxSignupsPerIp10Min);
-        if (rate) rules.push([REASON.ipSignupRate, rate]);
-        if (o.autoBlockHighRiskIps && (await this.highRiskFrom(q, program.id, candidate))) {
-          rules.push([REASON.highRiskIp, 'Another participant who signed up from this IP address is flagged HIGH risk (autoBlockHighRiskIps).']);
-        }
-      }
-    }
-    const country = candidate.request?.country ?? null;
-    if (country && !candidate.existing) {
-      if (o.blockedCountries.includes(country)) rules.push([REASON.blockedCountry, `The sign-up came from a blocked country (${country}).`]);
-      else if (o.allowedCountries.length && !o.allowedCountries.includes(country)) {
-        rules.push([REASON.blockedCountry, `The sign-up came from ${country}, which is not on the program’s allowed countries.`]);
-      }
-    }
-
-    const signals: Array<{ code: string; weight: number; text: string; referrer: boolean }> = [];
-    const matches: string[] = [];
-    if (referrer && referrer.id !== candidate.id) {
-      const referrerCanon = canonicalEmail(referrer.email);
-      const before = signals.length;
-      if (referrerCanon === canon) {
-        signals.push({ code: REASON.duplicateEmail, weight: 3, referrer: true, text: 'The email address reaches the same mailbox as the referrer’s (dots and +tags removed).' });
-      } else {
-        const name = personalName(canon);
-        if (name && name === personalName(referrerCanon)) {
-          signals.push({ code: REASON.similarEmail, weight: 1, referrer: true, text: 'The email address has the same name as the referrer’s at another email domain.' });
-        }
-      }
-      if (instance && referrer.mobile_instance_id?.toLowerCase() === instance) {
-        signals.push({ code: REASON.sameDevice, weight: 3, referrer: true, text: 'Signed up from the same app install (mobile instance id) as the referrer.' });
-      }
-      if (fingerprint && referrer.fingerprint === fingerprint) {
-        signals.push({ code: REASON.sameFingerprint, weight: 2, referrer: true, text: 'Same browser fingerprint as the referrer.' });
-      }
-      if (ipChecked && canonicalIp(referrer.ip_address) === ip) {
-        signals.push({ code: REASON.sameIp, weight: 1, referrer: true, text: 'Same IP address as the referrer.' });
-      }
-      if (signals.length > before) matches.push(referrer.id);
-    }
-    const others = async (column: 'mobile_instance_id' | 'fingerprint', value: string): Promise<string[]> => {
-      const ids: string[] = await q('participants')
-        .where({ program_id: program.id, [column]: value })
-        .whereNot('id', candidate.id)
-        .limit(MAX_MATCHES + 1)
-        .pluck('id');
-      return ids.filter((id) => id !== referrer?.id).slice(0, MAX_MATCHES);
-    };
-    if (instance) {
-      const ids = await others('mobile_instance_id', instance);
-      if (ids.length) {
-        signals.push({ code: REASON.duplicateDevice, weight: 2, referrer: false, text: `The same app install (mobile instance id) already belongs to ${plural(ids.length, 'other participant', true)}.` });
-        matches.push(...ids);
-      }
-    }
-    if (fingerprint) {
-      const ids = await others('fingerprint', fingerprint);
-      if (ids.length) {
-        signals.push({ code: REASON.duplicateFingerprint, weight: 1, referrer: false, text: `The same browser fingerprint already belongs to ${plural(ids.length, 'other participant', true)}.` });
-        matches.push(...ids);
-      }
-    }
-
-    if (candidate.request?.recaptchaUnverified) {
-      signals.push({ code: REASON.recaptchaUnverified, weight: 1, referrer: false, text: 'reCAPTCHA is on, but the verification service could not be reached, so the sign-up was not checked for a bot.' });
-    }
-
-    const score = signals.reduce((sum, s) => sum + s.weight, 0);
-    const riskLevel: RiskLevel = rules.length || score >= 3 ? 'HIGH' : score >= 1 ? 'MEDIUM' : 'LOW';
-    const strongest = [...signals].sort((a, b) => b.weight - a.weight)[0];
-    const reasonCode = rules.length
-      ? rules[0]![0]
-      : signals.filter((s) => s.referrer).length >= 2
-        ? REASON.selfReferral
-        : (strongest?.code ?? REASON.uniqueIdentity);
-    const reasons = [...rules.map(([, text]) => text), ...signals.map((s) => s.text)];
-    if (!reasons.length) reasons.push('No blocked email, domain or IP address, no sign of self-referral and no other participant with the same device.');
-    if (gdprStrict(program)) reasons.push('GDPR mode: IP address, fingerprint and app install id are not stored, so they were compared only with values stored before the mode was switched on.');
-    const referrerHighRisk = !!referrer && o.blockHighRiskReferrers && referrer.fraud_risk_level === 'HIGH';
-    if (referrerHighRisk) reasons.push('The referrer is flagged HIGH risk (blockHighRiskReferrers).');
-    const holdCredit = LEVEL_RANK[riskLevel] >= 1 || referrerHighRisk;
-    if (holdCredit && referrer) reasons.push('The referral is not credited automatically; after review, credit it with referralStatus CREDIT_AWARDED or the trigger-referral call.');
-    return { riskLevel, reasonCode, reasons, matches: mergeIds([], matches), ruleHit: rules.length > 0, signals: rules.length + signals.length, holdCredit };
+    return assessCandidate(q, this.clock, this.options(program), program, candidate, referrer);
   }
 
   /** True when a sign-up with this assessment is refused with 422 under the program's options. */
@@ -436,20 +179,7 @@ export class Fraud {
     const rows = await q('fraud_decisions')
       .where({ program_id: programId, participant_id: participantId })
       .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]);
-    return rows.map((r: any) => ({
-      id: r.id,
-      participantId: r.participant_id,
-      riskLevel: r.risk_level,
-      previousRiskLevel: r.previous_risk_level ?? null,
-      reasonCode: r.reason_code,
-      reasons: parseJson<string[]>(r.reasons, []),
-      matches: parseJson<string[]>(r.matches, []),
-      source: r.source,
-      context: r.context,
-      actor: r.actor ?? null,
-      applied: !!r.applied,
-      createdAt: Number(r.created_at),
-    }));
+    return rows.map(decisionFromRow);
   }
 
   /**
@@ -458,7 +188,8 @@ export class Fraud {
    */
   private async record(trx: Knex.Transaction, program: Program, row: ParticipantRow, d: Pending): Promise<void> {
     const now = this.clock.now();
-    await trx('fraud_decisions').insert({
+    // A cached statement (named on PostgreSQL): every sign-up stores its decision.
+    await insertRow(this.db, trx, 'fraud_decisions', {
       id: newId(),
       program_id: program.id,
       participant_id: row.id,
@@ -509,27 +240,6 @@ export class Fraud {
       if (ids.includes(participantId) || ids.length >= MAX_MATCHES) continue;
       await trx('participants').where({ id: r.id }).update({ fraud_matches: encodeIds([...ids, participantId]) });
     }
-  }
-
-  /** Why the candidate's IP has used up its sign-up budget (options.fraud.maxSignupsPerIp*), or null. */
-  /** True when a participant of the program who signed up from the candidate's IP address is flagged HIGH. */
-  private async highRiskFrom(q: Q, programId: string, candidate: ScreeningCandidate): Promise<boolean> {
-    const hit = await q('participants').where({ program_id: programId, fraud_risk_level: 'HIGH' }).whereIn('ip_address', storedForms(candidate.ipAddress!)).whereNot('id', candidate.id).first('id');
-    return !!hit;
-  }
-
-  private async recentSignupsFrom(q: Q, programId: string, candidate: ScreeningCandidate, max2: number, max10: number): Promise<string | null> {
-    const ips = storedForms(candidate.ipAddress!);
-    const now = this.clock.now();
-    const count = async (ms: number) =>
-      Number(
-        (await q('participants').where('program_id', programId).whereIn('ip_address', ips).where('created_at', '>', now - ms).whereNot('id', candidate.id).count({ n: '*' }).first())?.n ?? 0,
-      );
-    const in2 = await count(2 * 60_000);
-    if (in2 >= max2) return `${plural(in2, 'participant')} signed up from this IP address in the last 2 minutes (limit ${max2}).`;
-    const in10 = await count(10 * 60_000);
-    if (in10 >= max10) return `${plural(in10, 'participant')} signed up from this IP address in the last 10 minutes (limit ${max10}).`;
-    return null;
   }
 }
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../../log.ts';
 
 // options.fraud.recaptcha for sign-ups from web pages: the widget gets a token from Google's
 // reCAPTCHA (v3, or an invisible v2 on the owner's page) and sends it as `recaptchaToken`; the

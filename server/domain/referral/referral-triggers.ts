@@ -1,16 +1,17 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
-import type { Jobs } from './jobs.ts';
-import type { Activity } from './activity.ts';
-import { toProgram, type Program } from './programs.ts';
-import type { Participants } from './participants/service.ts';
-import type { ParticipantRow } from './participants/model.ts';
-import { newId } from '../crypto.ts';
-import { forUpdate, trxRows } from '../db/rows.ts';
-import { ValidationError } from '../errors.ts';
-import type { TriggerReferralResponse } from '../../shared/schemas/reward.ts';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import type { Logger } from '../../log.ts';
+import type { Jobs } from '../platform/jobs.ts';
+import type { Activity } from '../platform/activity.ts';
+import { toProgram, type Program } from '../programs/programs.ts';
+import type { Participants } from '../participants/service.ts';
+import type { ParticipantRow } from '../participants/model.ts';
+import { newId } from '../../crypto.ts';
+import { forUpdate, trxRows } from '../../db/rows.ts';
+import { ValidationError } from '../../errors.ts';
+import type { TriggerReferralResponse } from '../../../shared/schemas/reward.ts';
+import { knowTeamVerified } from '../messaging/program-emails.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -51,9 +52,14 @@ export class ReferralTriggers {
     participants.hooks.created.push((trx, program, participant) => this.onReferralRecorded(trx, program, participant));
   }
 
-  /** P8: credits the participant's referral now, or schedules it `delayInDays` from now. */
-  async trigger(program: Program, idOrEmail: string, delayInDays: number | undefined): Promise<TriggerReferralResponse> {
+  /**
+   * P8: credits the participant's referral now, or schedules it `delayInDays` from now.
+   * `teamVerificationStatus`: the team's state as the request's credential read it, so the reward
+   * emails of this trigger do not read the team row again.
+   */
+  async trigger(program: Program, idOrEmail: string, delayInDays: number | undefined, teamVerificationStatus?: string): Promise<TriggerReferralResponse> {
     const run = async (trx: Knex.Transaction): Promise<TriggerReferralResponse> => {
+      if (teamVerificationStatus !== undefined) knowTeamVerified(trx, program.teamId, teamVerificationStatus);
       const row = await this.participants.resolve(trx, program, idOrEmail, { lock: true });
       if (!row.referred_by) {
         throw new ValidationError(`Participant ${row.id} was not referred, so there is no referral to credit.`, [

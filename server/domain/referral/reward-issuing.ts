@@ -1,38 +1,23 @@
 import type { Knex } from 'knex';
-import type { Clock } from '../clock.ts';
-import { newOrderedId } from '../crypto.ts';
-import { runSql, trxRows } from '../db/rows.ts';
-import type { Program, Programs } from './programs.ts';
-import type { Participants } from './participants/service.ts';
-import type { ParticipantRow, Q } from './participants/model.ts';
-import { ACTIONS, type Activity, type ActivityEntry } from './activity.ts';
-import type { Webhooks } from './webhooks.ts';
-import type { ScoreLedger } from './leaderboard.ts';
-import type { ParticipantReward } from '../../shared/schemas/reward.ts';
-import type { CampaignReward } from '../../shared/schemas/reward-config.ts';
+import type { Clock } from '../../clock.ts';
+import { newOrderedId } from '../../crypto.ts';
+import { runSql, trxRows } from '../../db/rows.ts';
+import type { Program, Programs } from '../programs/programs.ts';
+import type { Participants } from '../participants/service.ts';
+import type { ParticipantRow, Q } from '../participants/model.ts';
+import { ACTIONS, type Activity, type ActivityEntry } from '../platform/activity.ts';
+import type { Webhooks } from '../messaging/webhooks.ts';
+import type { ScoreLedger } from '../participants/score-ledger.ts';
+import type { ParticipantReward } from '../../../shared/schemas/reward.ts';
+import type { CampaignReward } from '../../../shared/schemas/reward-config.ts';
+import { liveConfigRows, type ConfigRow } from '../programs/reward-configs.ts';
 
 // Deciding which rewards a moment earns and writing them, inside the transaction of the change that
 // earned them. Every issued reward has an `issue_key` naming the occasion (configuration, recipient
 // and referral, milestone count or leaderboard period); the unique index on it makes issuing
 // idempotent, so a retried trigger, a replayed job or a referral credited twice issues nothing new.
 
-/** A reward_configs row as the issuing rules read it. */
-export interface ConfigRow {
-  id: string;
-  type: 'SINGLE_SIDED' | 'DOUBLE_SIDED' | 'MILESTONE' | 'LEADERBOARD' | 'AFFILIATE';
-  title: string | null;
-  description: string | null;
-  referral_description: string | null;
-  coupon_code: string | null;
-  referral_coupon_code: string | null;
-  is_unlimited: boolean | number;
-  event: 'LEAD' | 'CONVERSION' | null;
-  referred_reward_upfront: boolean | number;
-  reward_limit: number | null;
-  limit_duration: 'IN_TOTAL' | 'PER_MONTH' | 'PER_YEAR';
-  conversions_required: number | null;
-  number_of_winners: number | null;
-}
+export type { ConfigRow };
 
 /** A participant_rewards row as stored. */
 export interface RewardRow {
@@ -91,8 +76,6 @@ const CONFIG_COLUMNS = [
   'conversions_required',
   'number_of_winners',
 ] as const;
-// `configs` as fixed text, a cached statement inside transactions (every credit reads it).
-const CONFIGS_SQL = `SELECT ${CONFIG_COLUMNS.map((c) => `"${c}"`).join(', ')} FROM "reward_configs" WHERE "program_id" = ? AND "is_visible" = ? AND "deleted_at" IS NULL ORDER BY "sort_order" ASC, "seq" ASC`;
 
 const REWARD_COLUMNS = [
   'id',
@@ -237,9 +220,15 @@ export class RewardIssuer {
     private readonly webhooks: Pick<Webhooks, 'emitMany' | 'listens'>,
   ) {}
 
-  /** The program's live, visible configurations (hidden ones are "no longer awarded", §2.5). */
+  /**
+   * The program's live, visible configurations (hidden ones are "no longer awarded", §2.5). Inside a
+   * transaction from the rows it read once (`liveConfigRows`, which the webhook payload's campaign
+   * reads too).
+   */
   async configs(q: Q, programId: string): Promise<ConfigRow[]> {
-    if ((q as Knex.Transaction).isTransaction === true) return trxRows<ConfigRow>(q as Knex.Transaction, CONFIGS_SQL, [programId, true]);
+    if ((q as Knex.Transaction).isTransaction === true) {
+      return (await liveConfigRows(q as Knex.Transaction, programId)).filter((r) => r.is_visible === true || r.is_visible === 1) as unknown as ConfigRow[];
+    }
     return q('reward_configs')
       .where({ program_id: programId, is_visible: true })
       .whereNull('deleted_at')

@@ -1,17 +1,20 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect.ts';
-import { selectArrays } from '../db/rows.ts';
-import type { Clock } from '../clock.ts';
-import type { Jobs } from './jobs.ts';
-import type { Activity } from './activity.ts';
-import type { Webhooks } from './webhooks.ts';
-import { toProgram, type Program, type Programs } from './programs.ts';
-import type { Participants } from './participants/service.ts';
-import type { ParticipantRow, Q } from './participants/model.ts';
-import { ScoreLedger, monthKey, readRows } from './leaderboard.ts';
-import { InvalidStateError, NotFoundError, ValidationError } from '../errors.ts';
+import type { Db } from '../../db/connect.ts';
+import { selectArrays } from '../../db/rows.ts';
+import type { Clock } from '../../clock.ts';
+import type { Jobs } from '../platform/jobs.ts';
+import type { Activity } from '../platform/activity.ts';
+import type { Webhooks } from '../messaging/webhooks.ts';
+import { toProgram, type Program, type Programs } from '../programs/programs.ts';
+import type { Participants } from '../participants/service.ts';
+import type { ParticipantRow, Q } from '../participants/model.ts';
+import { monthKey } from '../participants/boards.ts';
+import { readRows } from '../participants/leaderboard.ts';
+import { ScoreLedger } from '../participants/score-ledger.ts';
+import { InvalidStateError, NotFoundError, ValidationError } from '../../errors.ts';
+import { RewardQueue } from './reward-queue.ts';
 import { RewardIssuer, monthLabel, referralCandidates, rewardLabel, toParticipantReward, type RewardRow } from './reward-issuing.ts';
-import type { ParticipantReward, ParticipantRewardList, ParticipantRewardListQuery } from '../../shared/schemas/reward.ts';
+import type { ParticipantReward, ParticipantRewardList, ParticipantRewardListQuery } from '../../../shared/schemas/reward.ts';
 
 /** Most recent rewards shown in `Participant.rewards` (PR1 pages through all of them). */
 export const PARTICIPANT_REWARDS_SHOWN = 100;
@@ -59,6 +62,8 @@ function monthStart(key: number): number {
 export class Rewards {
   /** The issuing rules and writer, shared with the referral triggers. */
   readonly issuer: RewardIssuer;
+  /** PR5: the program-wide rewards queue. */
+  readonly queue: RewardQueue;
 
   constructor(
     private readonly db: Db,
@@ -70,7 +75,8 @@ export class Rewards {
     webhooks: Pick<Webhooks, 'emitMany' | 'listens'>,
   ) {
     this.issuer = new RewardIssuer(clock, programs, participants, activity, webhooks);
-    participants.hooks.created.push((trx, program, participant, ledger) => this.onReferralRecorded(trx, program, participant, ledger));
+    this.queue = new RewardQueue(db);
+    participants.hooks.created.push((trx, program, participant, ledger, referrer) => this.onReferralRecorded(trx, program, participant, ledger, referrer));
     participants.hooks.referralCredited.push((trx, program, referrer, referred, ledger) => this.onReferralCredited(trx, program, referrer, referred, ledger));
     participants.hooks.deleting.push((trx, _program, ids, ledger) => this.onDeleting(trx, ids, ledger));
     participants.hooks.rewardsOf = (q, ids) => this.rewardsOf(q, ids);
@@ -195,11 +201,10 @@ export class Rewards {
   }
 
   /** A new participant arrived with a pending referral: LEAD rewards (credited arrivals go through `onReferralCredited`). */
-  private async onReferralRecorded(trx: Knex.Transaction, program: Program, participant: ParticipantRow, ledger: ScoreLedger): Promise<void> {
+  private async onReferralRecorded(trx: Knex.Transaction, program: Program, participant: ParticipantRow, ledger: ScoreLedger, referrer: ParticipantRow | null): Promise<void> {
     if (!participant.referred_by || participant.referral_status !== 'CREDIT_PENDING' || program.type !== 'REFERRAL') return;
     const configs = (await this.issuer.configs(trx, program.id)).filter((c) => c.event === 'LEAD');
     if (!configs.length) return;
-    const referrer: ParticipantRow | undefined = await trx('participants').where({ id: participant.referred_by }).first();
     if (!referrer) return;
     const people = new Map([
       [referrer.id, referrer],

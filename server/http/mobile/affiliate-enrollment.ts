@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { signupEvidence } from '../../domain/mobile-participants.ts';
+import { signupEvidence } from '../../domain/participant-api/mobile-sign-ups.ts';
 import type { MobileOperation } from './operation.ts';
 import { mobileOperation } from './operation.ts';
-import type { MobileProgram } from '../../domain/mobile-programs.ts';
-import type { Deps } from '../../deps.ts';
-import { effectivePlan } from '../../domain/plans.ts';
+import type { MobileProgram } from '../../domain/participant-api/mobile-programs.ts';
+import type { Deps } from '../deps.ts';
+import { effectivePlan } from '../../domain/platform/plans.ts';
 import { PaymentMethodRequiredError } from '../../errors.ts';
 import { emptyBody } from '../../../shared/schemas/common.ts';
 import {

@@ -1,7 +1,7 @@
 import { mobileOperation } from './operation.ts';
-import type { MobileProgram } from '../../domain/mobile-programs.ts';
-import type { Deps } from '../../deps.ts';
-import { effectivePlan } from '../../domain/plans.ts';
+import type { MobileProgram } from '../../domain/participant-api/mobile-programs.ts';
+import type { Deps } from '../deps.ts';
+import { effectivePlan } from '../../domain/platform/plans.ts';
 import { PaymentMethodRequiredError, WrongProgramTypeError } from '../../errors.ts';
 import { emptyBody, successResponse } from '../../../shared/schemas/common.ts';
 import { commissionList } from '../../../shared/schemas/commission.ts';

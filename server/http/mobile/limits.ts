@@ -1,7 +1,7 @@
-import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/connect.ts';
-import { consume, databaseLimiter } from '../limits.ts';
+import { consume, databaseLimiter, memoryLimiter } from '../limits.ts';
 import { RateLimitedError } from '../../errors.ts';
 import { SharedBudget, type BudgetCharge } from './shared-budget.ts';
 
@@ -23,7 +23,8 @@ const LOGIN_WINDOW_S = 15 * 60;
 export type ProgramBudget = 'calls' | 'visits';
 
 /**
- * Participant-API budgets. Per caller, in process memory: per IP for session creation, per IP and
+ * Participant-API budgets. Per caller, in memory (this process's, or with WORKERS > 1 the cluster
+ * primary's, shared by every worker: `memoryLimiter`): per IP for session creation, per IP and
  * client instance for everything else (visitors behind one NAT each have their own budget). Per
  * program, so one program's traffic cannot starve the others: one budget for visits and a smaller
  * one for every other call, in memory or, with RATE_LIMIT_STORE=database, shared by all processes
@@ -44,12 +45,12 @@ export class MobileLimits {
     private readonly config: Config,
     db: Db,
   ) {
-    this.#sessions = new RateLimiterMemory({ keyPrefix: 'm_ses', points: config.mobile.sessionsPerIpPerMinute, duration: WINDOW_S });
-    this.#calls = new RateLimiterMemory({ keyPrefix: 'm_cli', points: config.mobile.ratePerMinute, duration: WINDOW_S });
+    this.#sessions = memoryLimiter(config, { keyPrefix: 'm_ses', points: config.mobile.sessionsPerIpPerMinute, duration: WINDOW_S });
+    this.#calls = memoryLimiter(config, { keyPrefix: 'm_cli', points: config.mobile.ratePerMinute, duration: WINDOW_S });
     const budget = (keyPrefix: string, points: number) => {
       const base = { keyPrefix, points, duration: WINDOW_S };
       if (config.limits.store === 'memory') {
-        const limiter = new RateLimiterMemory(base);
+        const limiter = memoryLimiter(config, base);
         return async (key: string): Promise<BudgetCharge> => {
           const { res, over } = await consume(limiter, key);
           return { over, remaining: Math.max(0, res.remainingPoints), resetMs: res.msBeforeNext };
@@ -66,7 +67,7 @@ export class MobileLimits {
     // Exact counts (no batching: the budgets are a handful), shared by every process with a database store.
     const exact = (keyPrefix: string, points: number): RateLimiterAbstract => {
       const base = { keyPrefix, points, duration: LOGIN_WINDOW_S };
-      return config.limits.store === 'memory' ? new RateLimiterMemory(base) : databaseLimiter(db, base);
+      return config.limits.store === 'memory' ? memoryLimiter(config, base) : databaseLimiter(db, base);
     };
     this.#loginIp = exact('m_lip', m.loginLinksPerIp);
     this.#loginEmail = exact('m_lem', m.loginLinksPerEmail);

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { Deps } from '../../deps.ts';
-import type { MobileProgram } from '../../domain/mobile-programs.ts';
-import type { MobileSession } from '../../domain/mobile-sessions.ts';
+import type { Deps } from '../deps.ts';
+import type { MobileProgram } from '../../domain/participant-api/mobile-programs.ts';
+import type { MobileSession } from '../../domain/participant-api/mobile-sessions.ts';
 
 /** Who may call a participant-API operation. */
 export type MobileAuth =
@@ -29,6 +29,8 @@ export interface MobileInput<B, Q> {
   country: string | null;
   /** The User-Agent header ('' when absent): visits keep only its device class. */
   userAgent: string;
+  /** The Accept-Language header, else null: the language of a visitor nobody knows yet (issue #27). */
+  acceptLanguage?: string | null;
   deps: Deps;
 }
 
@@ -46,6 +48,8 @@ export interface MobileOperation<B = any, Q = any, R = any> {
   optionalParticipant?: boolean;
   /** Charged to the program's visit budget instead of its call budget (visit recording only). */
   visitBudget?: boolean;
+  /** Request headers the answer depends on beyond Origin (`Vary`): MW1's texts follow `Accept-Language`. */
+  vary?: string;
   summary: string;
   body?: z.ZodType<B>;
   /** A hand-written check of the common valid body, equal to `body`'s result; null falls back to `body` (hot paths only). */

@@ -1,11 +1,11 @@
 import type Koa from 'koa';
 import type { IncomingMessage } from 'node:http';
-import type { Deps } from '../../deps.ts';
+import type { Deps } from '../deps.ts';
 import type { MobileOperation } from './operation.ts';
 import { buildMobileOpenApi } from './openapi.ts';
 import { parse } from '../rest.ts';
-import { hostAllowed, type MobileProgram } from '../../domain/mobile-programs.ts';
-import type { MobileSession } from '../../domain/mobile-sessions.ts';
+import { hostAllowed, type MobileProgram } from '../../domain/participant-api/mobile-programs.ts';
+import type { MobileSession } from '../../domain/participant-api/mobile-sessions.ts';
 import { AccountDisabledError, AppError, NotAuthorizedError, NotFoundError, ValidationError } from '../../errors.ts';
 import { ERROR_CODES } from '../../../shared/errors.ts';
 import { safeEqual } from '../../crypto.ts';
@@ -242,7 +242,8 @@ export function mobileApi(deps: Deps, operations: MobileOperation[]): Koa.Middle
     }
 
     ctx.status = 200;
+    if (op.vary) ctx.vary(op.vary);
     const country = countryHeader ? countryOf(ctx.get(countryHeader)) : null;
-    ctx.body = await op.handler({ body, query, params, view, session, participantId, ip: ctx.ip, app: session ? session.app : Boolean(publicKey), country, userAgent: ctx.get('user-agent'), deps });
+    ctx.body = await op.handler({ body, query, params, view, session, participantId, ip: ctx.ip, app: session ? session.app : Boolean(publicKey), country, userAgent: ctx.get('user-agent'), acceptLanguage: ctx.get('accept-language') || null, deps });
   };
 }

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Deps } from '../../deps.ts';
-import { baseHeaders, logRequest } from '../../app.ts';
-import { hostAllowed, type MobileProgram } from '../../domain/mobile-programs.ts';
-import type { MobileSession } from '../../domain/mobile-sessions.ts';
+import type { Deps } from '../deps.ts';
+import { baseHeaders, logRequest } from '../response-base.ts';
+import { hostAllowed, type MobileProgram } from '../../domain/participant-api/mobile-programs.ts';
+import type { MobileSession } from '../../domain/participant-api/mobile-sessions.ts';
 import { errorResponse } from '../error-middleware.ts';
 import { parse } from '../rest.ts';
 import { EXPOSE_HEADERS, MOBILE_BASE, MOBILE_BODY_LIMIT, countryOf, originHost, readJson, JSON_BODY_TYPE } from './router.ts';

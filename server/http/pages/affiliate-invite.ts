@@ -1,16 +1,26 @@
 import type Koa from 'koa';
-import type { Deps } from '../../deps.ts';
-import { esc, page } from './html.ts';
+import type { Deps } from '../deps.ts';
+import { esc, markup, message, page } from './html.ts';
 import { AppError } from '../../errors.ts';
-import { FOREIGN_FORM_MESSAGE, PAGE_REFERRER_POLICY, formSource } from './form-source.ts';
+import { PAGE_REFERRER_POLICY, formSource } from './form-source.ts';
+import type { ParticipantKey } from './i18n/index.ts';
+import { readerOf, type Reader } from './reader-language.ts';
+
+/** A participant-page message in the reader's language as escaped HTML. */
+export const ph = (r: Reader, key: ParticipantKey, vars?: Parameters<typeof message>[2]): string => message(r.t, key, vars);
+/** A page that only says what went wrong: heading and an alert, both from the catalogue. */
+export function refusal(r: Reader, status: number, title: ParticipantKey, heading: ParticipantKey, body: string): PageAnswer {
+  return { status, title: r.t(title), body: `<h1>${ph(r, heading)}</h1><p class="error" role="alert">${body}</p>`, language: r.language };
+}
 
 const FORM_LIMIT = 16 * 1024;
 
-/** What a link page's handler answers: a status, a title and escaped body HTML. */
+/** What a link page's handler answers: a status, a title and escaped body HTML, in `language`. */
 export interface PageAnswer {
   status?: number;
   title: string;
   body: string;
+  language: string;
 }
 
 /** Reads an urlencoded form body (at most 16 KiB); null when it is too large or not a form. */
@@ -35,7 +45,7 @@ async function readForm(ctx: Koa.Context): Promise<URLSearchParams | null> {
 export function linkPage(
   deps: Deps,
   path: string,
-  handlers: { get(token: string): Promise<PageAnswer>; post(token: string, form: URLSearchParams): Promise<PageAnswer> },
+  handlers: { get(token: string, accept: string | undefined): Promise<PageAnswer>; post(token: string, form: URLSearchParams, accept: string | undefined): Promise<PageAnswer> },
 ): Koa.Middleware {
   const publicOrigin = new URL(deps.config.publicUrl).origin;
   return async (ctx, next) => {
@@ -46,23 +56,26 @@ export function linkPage(
     ctx.type = 'html';
     const answer = (a: PageAnswer) => {
       ctx.status = a.status ?? 200;
-      ctx.body = page(a.title, a.body);
+      ctx.body = page(a.title, a.body, a.language);
     };
+    const accept = ctx.get('Accept-Language') || undefined;
+    // Before the token is read, nobody is known: the browser's language among all of them.
+    const visitor = readerOf(accept);
     if (ctx.method !== 'GET' && ctx.method !== 'POST') {
       ctx.set('Allow', 'GET, POST');
-      return answer({ status: 405, title: 'Method not allowed', body: '<h1>Method not allowed</h1>' });
+      return answer({ status: 405, title: visitor.t('page.methodNotAllowed'), body: `<h1>${ph(visitor, 'page.methodNotAllowed')}</h1>`, language: visitor.language });
     }
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     try {
-      if (ctx.method === 'GET') return answer(await handlers.get(token));
-      if (formSource(ctx, publicOrigin) === 'foreign') return answer({ status: 403, title: 'Not allowed', body: `<h1>Not allowed</h1><p class="error" role="alert">${FOREIGN_FORM_MESSAGE}</p>` });
+      if (ctx.method === 'GET') return answer(await handlers.get(token, accept));
+      if (formSource(ctx, publicOrigin) === 'foreign') return answer(refusal(visitor, 403, 'page.notAllowed', 'page.notAllowed', ph(visitor, 'page.foreignForm')));
       const form = await readForm(ctx);
-      if (!form) return answer({ status: 400, title: 'Form not accepted', body: '<h1>Form not accepted</h1><p class="error" role="alert">The form could not be read. Go back and try again.</p>' });
-      return answer(await handlers.post(token, form));
+      if (!form) return answer(refusal(visitor, 400, 'page.formNotAccepted', 'page.formNotAccepted', ph(visitor, 'page.formUnreadable')));
+      return answer(await handlers.post(token, form, accept));
     } catch (err) {
       // A refusal from the domain (fraud block, plan limit …) is a page, not the REST error object.
       if (!(err instanceof AppError) || err.status >= 500) throw err;
-      answer({ status: err.status, title: 'Not accepted', body: `<h1>Not accepted</h1><p class="error" role="alert">${esc(err.message)}</p>` });
+      answer(refusal(visitor, err.status, 'page.notAccepted', 'page.notAccepted', esc(err.message)));
     }
   };
 }
@@ -72,30 +85,37 @@ export function actionOf(path: string, token: string): string {
   return `${path}?token=${esc(encodeURIComponent(token))}`;
 }
 
-const INVALID: Record<'INVALID' | 'EXPIRED', PageAnswer> = {
-  INVALID: { status: 400, title: 'Invite link not valid', body: '<h1>This invite link is not valid</h1><p class="error" role="alert">It was already used, replaced by a newer invite or revoked.</p>' },
-  EXPIRED: { status: 410, title: 'Invite expired', body: '<h1>This invite has expired</h1><p class="error" role="alert">Ask the program for a new invite.</p>' },
-};
+/** The answer for an invite link that does not work, in the reader's language. */
+function invalid(r: Reader, reason: 'INVALID' | 'EXPIRED'): PageAnswer {
+  return reason === 'INVALID'
+    ? refusal(r, 400, 'affiliateInvite.invalid.title', 'affiliateInvite.invalid.heading', ph(r, 'affiliateInvite.invalid.body'))
+    : refusal(r, 410, 'affiliateInvite.expired.title', 'affiliateInvite.expired.heading', ph(r, 'affiliateInvite.expired.body'));
+}
 
-/** `/affiliate-invite?token=…`: the accept link of an affiliate invite (AF5, AF7). */
+/** `/affiliate-invite?token=…`: the accept link of an affiliate invite (AF5, AF7). The invitee is not a participant yet: the browser's language among the program's. */
 export function affiliateInvitePage(deps: Deps): Koa.Middleware {
   return linkPage(deps, '/affiliate-invite', {
-    async get(token) {
-      const t = await deps.affiliateInvites.target(token);
-      if (!t.ok) return INVALID[t.reason];
+    async get(token, accept) {
+      const invite = await deps.affiliateInvites.target(token);
+      if (!invite.ok) return invalid(readerOf(accept), invite.reason);
+      const r = readerOf(accept, invite.program);
       return {
-        title: 'Affiliate invite',
-        body: `<h1>Join the ${esc(t.company)} affiliate program</h1>
-<p>${esc(t.email)} was invited to become an affiliate. Accept to get your affiliate link.</p>
-<form method="post" action="${actionOf('/affiliate-invite', token)}"><button type="submit">Accept the invite</button></form>`,
+        title: r.t('affiliateInvite.title'),
+        body: `<h1>${ph(r, 'affiliateInvite.heading', { company: invite.company })}</h1>
+<p>${ph(r, 'affiliateInvite.intro', { email: invite.email })}</p>
+<form method="post" action="${actionOf('/affiliate-invite', token)}"><button type="submit">${ph(r, 'affiliateInvite.accept')}</button></form>`,
+        language: r.language,
       };
     },
-    async post(token) {
-      const r = await deps.affiliateInvites.accept(token);
-      if (!r.ok) return INVALID[r.reason];
+    async post(token, _form, accept) {
+      const res = await deps.affiliateInvites.accept(token);
+      if (!res.ok) return invalid(readerOf(accept), res.reason);
+      // Accepted: now a participant, who reads their own language (the program's base for a new one).
+      const r = readerOf(accept, res.program, { language: res.language });
       return {
-        title: 'Welcome',
-        body: `<h1>Welcome to the ${esc(r.company)} affiliate program</h1><p class="notice" role="status">You are an approved affiliate.</p>${r.shareUrl ? `<p>Your affiliate link: <a href="${esc(r.shareUrl)}">${esc(r.shareUrl)}</a></p>` : ''}`,
+        title: r.t('affiliateInvite.welcome.title'),
+        body: `<h1>${ph(r, 'affiliateInvite.welcome.heading', { company: res.company })}</h1><p class="notice" role="status">${ph(r, 'affiliateInvite.welcome.body')}</p>${res.shareUrl ? `<p>${ph(r, 'affiliateInvite.link', { link: markup(`<a href="${esc(res.shareUrl)}">${esc(res.shareUrl)}</a>`) })}</p>` : ''}`,
+        language: r.language,
       };
     },
   });

@@ -28,9 +28,6 @@ export type FormSource = 'ours' | 'foreign' | 'unsaid';
  */
 export const PAGE_REFERRER_POLICY = 'same-origin';
 
-/** The text of the 403 page a forged form gets. */
-export const FOREIGN_FORM_MESSAGE = 'This form was sent from another site.';
-
 /** Classifies a form POST by the browser's own signals (see the comment at the top of this file). */
 export function formSource(ctx: Koa.Context, publicOrigin: string): FormSource {
   const site = ctx.get('sec-fetch-site');
@@ -44,9 +41,6 @@ export function formSource(ctx: Koa.Context, publicOrigin: string): FormSource {
   // an owner may reach the server by an address other than PUBLIC_URL (127.0.0.1, a LAN name).
   return origin === publicOrigin || origin === `${ctx.protocol}://${ctx.host}` ? 'ours' : 'foreign';
 }
-
-/** The text a form gets whose token is missing or stale. */
-export const EXPIRED_FORM_MESSAGE = 'This form has expired or did not come from this site. Reload the page and try again.';
 
 /** Name of the double-submit cookie of the sign-in forms. */
 export const SIGN_IN_TOKEN_COOKIE = 'refloop_form';

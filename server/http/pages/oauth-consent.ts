@@ -1,14 +1,15 @@
 import type Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
-import type { Deps } from '../../deps.ts';
+import type { Deps } from '../deps.ts';
 import { safeEqual } from '../../crypto.ts';
 import { consume } from '../limits.ts';
-import { SESSION_TTL_MS, canManageKeys, type Session } from '../../domain/owners.ts';
+import { SESSION_TTL_MS, canManageKeys, type Session } from '../../domain/platform/owners.ts';
 import { SCOPE_DESCRIPTIONS } from '../../../shared/scopes.ts';
 import { openPending, type PendingAuthorization } from '../../mcp/oauth-provider.ts';
 import { SESSION_COOKIE } from './owner.ts';
-import { esc, page } from './html.ts';
-import { EXPIRED_FORM_MESSAGE, FOREIGN_FORM_MESSAGE, PAGE_REFERRER_POLICY, formSource, signInToken, signInTokenOk } from './form-source.ts';
+import { esc, markup, message, page } from './html.ts';
+import { PAGE_REFERRER_POLICY, formSource, signInToken, signInTokenOk } from './form-source.ts';
+import { t, type OwnerKey } from './i18n/index.ts';
 import { alertBox, messageView, signInView } from './owner-views.ts';
 
 /** Path of the consent page the authorization endpoint sends the owner's browser to. */
@@ -25,26 +26,29 @@ function redirectWith(uri: string, params: Record<string, string | null>): strin
   return u.href;
 }
 
+/** A catalogue message as escaped HTML. */
+const h = (key: OwnerKey, vars?: Parameters<typeof message>[2]) => message(t, key, vars);
+
 function consentView(p: PendingAuthorization, clientName: string, teams: Array<{ teamId: string; teamName: string }>, csrf: string, request: string, error?: string): string {
   const host = new URL(p.redirectUri).host || new URL(p.redirectUri).protocol;
-  const scopes = p.scopes.map((s) => `<li><code>${esc(s)}</code> — ${esc(SCOPE_DESCRIPTIONS[s])}</li>`).join('\n');
+  const scopes = p.scopes.map((s) => `<li>${h('oauth.scope', { scope: markup(`<code>${esc(s)}</code>`), description: SCOPE_DESCRIPTIONS[s] })}</li>`).join('\n');
   const options = teams
-    .map((t, i) => `<div><input type="radio" id="team-${i}" name="teamId" value="${esc(t.teamId)}"${i === 0 ? ' checked' : ''} required> <label for="team-${i}" style="display:inline">${esc(t.teamName)}</label></div>`)
+    .map((team, i) => `<div><input type="radio" id="team-${i}" name="teamId" value="${esc(team.teamId)}"${i === 0 ? ' checked' : ''} required> <label for="team-${i}" style="display:inline">${esc(team.teamName)}</label></div>`)
     .join('\n');
-  return `<h1>Connect ${esc(clientName)}</h1>
-<p><strong>${esc(clientName)}</strong> (returns to <code>${esc(host)}</code>) asks to manage one of your teams through the MCP connection.</p>
+  return `<h1>${h('oauth.heading', { client: clientName })}</h1>
+<p>${h('oauth.intro', { client: markup(`<strong>${esc(clientName)}</strong>`), host: markup(`<code>${esc(host)}</code>`) })}</p>
 ${alertBox(error)}
 <form method="post" action="${CONSENT_PATH}">
 <input type="hidden" name="csrf" value="${esc(csrf)}">
 <input type="hidden" name="request" value="${esc(request)}">
-<fieldset><legend>Team the connection acts on</legend>
+<fieldset><legend>${h('oauth.teamLegend')}</legend>
 ${options}
 </fieldset>
-<h2>It will be allowed to</h2>
+<h2>${h('oauth.allowed')}</h2>
 <ul>${scopes}</ul>
-<p>It shares the team’s API rate limits. You can revoke it at any time; it never receives your password or API keys.</p>
-<button type="submit" name="decision" value="approve">Approve</button>
-<button type="submit" name="decision" value="deny">Deny</button>
+<p>${h('oauth.terms')}</p>
+<button type="submit" name="decision" value="approve">${h('oauth.approve')}</button>
+<button type="submit" name="decision" value="deny">${h('oauth.deny')}</button>
 </form>`;
 }
 
@@ -66,11 +70,11 @@ export function oauthConsentPage(deps: Deps): Koa.Middleware {
 
   const render = async (ctx: Koa.Context, session: Session, p: PendingAuthorization, request: string, status = 200, error?: string) => {
     const client = await deps.mcpOAuth.getClient(p.clientId);
-    if (!client) return html(ctx, 400, 'Request not valid', messageView('Request not valid', 'The application that started this request is no longer registered.', null));
+    if (!client) return html(ctx, 400, t('oauth.invalid.title'), messageView(t('oauth.invalid.title'), t('oauth.clientGone'), null));
     const teams = (await deps.owners.memberships(session.userId)).filter(canManageKeys);
-    if (!teams.length) return html(ctx, 403, 'Not allowed', messageView('Not allowed', 'You do not manage API access for any team. Ask a team Owner or Admin to connect it.', null));
-    const name = typeof client.client_name === 'string' && client.client_name ? client.client_name : 'An application';
-    html(ctx, status, 'Connect an application', consentView(p, name, teams, session.csrf, request, error));
+    if (!teams.length) return html(ctx, 403, t('page.notAllowed'), messageView(t('page.notAllowed'), t('oauth.noTeams'), null));
+    const name = typeof client.client_name === 'string' && client.client_name ? client.client_name : t('oauth.anApplication');
+    html(ctx, status, t('oauth.title'), consentView(p, name, teams, session.csrf, request, error));
   };
 
   return async (ctx, next) => {
@@ -81,19 +85,19 @@ export function oauthConsentPage(deps: Deps): Koa.Middleware {
     const request = ctx.method === 'POST' ? '' : typeof ctx.query.request === 'string' ? ctx.query.request : '';
     const source = ctx.method === 'POST' ? formSource(ctx, publicOrigin) : 'ours';
     if (ctx.method === 'POST') {
-      if (source === 'foreign') return html(ctx, 403, 'Not allowed', messageView('Not allowed', FOREIGN_FORM_MESSAGE, null));
+      if (source === 'foreign') return html(ctx, 403, t('page.notAllowed'), messageView(t('page.notAllowed'), t('page.foreignForm'), null));
       try {
         await parser(ctx, async () => {});
       } catch {
-        return html(ctx, 400, 'Form not accepted', messageView('Form not accepted', 'The form could not be read. Go back and try again.', null));
+        return html(ctx, 400, t('page.formNotAccepted'), messageView(t('page.formNotAccepted'), t('page.formUnreadable'), null));
       }
     } else if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'GET, POST');
-      return html(ctx, 405, 'Method not allowed', messageView('Method not allowed', `${ctx.method} is not used on this page.`, null));
+      return html(ctx, 405, t('page.methodNotAllowed'), messageView(t('page.methodNotAllowed'), t('page.methodNotUsed', { method: ctx.method }), null));
     }
     const sealed = request || field(ctx, 'request');
     const p = openPending(deps, sealed);
-    if (!p) return html(ctx, 400, 'Request expired', messageView('This authorization request is not valid', 'It is unknown or expired. Start connecting again from your application.', null));
+    if (!p) return html(ctx, 400, t('oauth.expired.title'), messageView(t('oauth.expired.heading'), t('oauth.expired.body'), null));
     // The form may post to the client's redirect URI after approval: allow exactly that target.
     const target = new URL(p.redirectUri);
     ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${target.protocol === 'https:' || target.protocol === 'http:' ? target.origin : target.protocol}; frame-ancestors 'none'; base-uri 'none'`);
@@ -102,29 +106,29 @@ export function oauthConsentPage(deps: Deps): Koa.Middleware {
     const formToken = () => signInToken(ctx, deps.config.secureCookies);
     if (ctx.method === 'POST' && field(ctx, 'action') === 'signin') {
       const email = field(ctx, 'email');
-      if (source === 'unsaid' && !signInTokenOk(ctx, field(ctx, 'form'))) return html(ctx, 403, 'Sign in', signInForm(sealed, formToken(), email, EXPIRED_FORM_MESSAGE));
+      if (source === 'unsaid' && !signInTokenOk(ctx, field(ctx, 'form'))) return html(ctx, 403, t('signedOut.action'), signInForm(sealed, formToken(), email, t('page.expiredForm')));
       const [byEmail, byIp] = await Promise.all([consume(deps.limits.signInPerEmail, email.toLowerCase().slice(0, 254)), consume(deps.limits.signInPerIp, ctx.ip)]);
-      if (byEmail.over || byIp.over) return html(ctx, 429, 'Sign in', signInForm(sealed, formToken(), email, 'Too many sign-in attempts. Wait a few minutes and try again.'));
+      if (byEmail.over || byIp.over) return html(ctx, 429, t('signedOut.action'), signInForm(sealed, formToken(), email, t('signin.tooMany')));
       const result = await deps.owners.signIn(email, field(ctx, 'password'), ctx.cookies.get(SESSION_COOKIE));
-      if (!result) return html(ctx, 400, 'Sign in', signInForm(sealed, formToken(), email, 'That email address and password do not match an account. Check both and try again.'));
+      if (!result) return html(ctx, 400, t('signedOut.action'), signInForm(sealed, formToken(), email, t('signin.noMatch')));
       ctx.append('Set-Cookie', cookie(result.token, SESSION_TTL_MS / 1000));
       ctx.redirect(`${CONSENT_PATH}?request=${encodeURIComponent(sealed)}`);
       ctx.status = 303;
       return;
     }
-    if (!session) return html(ctx, 200, 'Sign in', signInForm(sealed, formToken(), '', null));
+    if (!session) return html(ctx, 200, t('signedOut.action'), signInForm(sealed, formToken(), '', null));
     if (ctx.method !== 'POST') return render(ctx, session, p, sealed);
 
-    if (!safeEqual(field(ctx, 'csrf'), session.csrf)) return html(ctx, 403, 'Not allowed', messageView('Not allowed', EXPIRED_FORM_MESSAGE, null));
+    if (!safeEqual(field(ctx, 'csrf'), session.csrf)) return html(ctx, 403, t('page.notAllowed'), messageView(t('page.notAllowed'), t('page.expiredForm'), null));
     if (field(ctx, 'decision') === 'deny') {
       ctx.redirect(redirectWith(p.redirectUri, { error: 'access_denied', error_description: 'The owner denied the request.', state: p.state }));
       ctx.status = 303;
       return;
     }
-    if (field(ctx, 'decision') !== 'approve') return render(ctx, session, p, sealed, 400, 'Choose Approve or Deny.');
+    if (field(ctx, 'decision') !== 'approve') return render(ctx, session, p, sealed, 400, t('oauth.chooseDecision'));
     const teamId = field(ctx, 'teamId');
     const team = (await deps.owners.memberships(session.userId)).find((m) => m.teamId === teamId);
-    if (!team || !canManageKeys(team)) return render(ctx, session, p, sealed, 400, 'Choose one of the teams listed.');
+    if (!team || !canManageKeys(team)) return render(ctx, session, p, sealed, 400, t('oauth.chooseTeam'));
     const code = await deps.mcpOAuth.createCode({
       clientId: p.clientId,
       teamId,
@@ -140,5 +144,5 @@ export function oauthConsentPage(deps: Deps): Koa.Middleware {
 }
 
 function signInForm(request: string, formToken: string, email: string, error: string | null): string {
-  return `<p>Sign in to connect an application to one of your teams.</p>${signInView(email, formToken, error, null, { action: CONSENT_PATH, request })}`;
+  return `<p>${h('oauth.signinIntro')}</p>${signInView(email, formToken, error, null, { action: CONSENT_PATH, request })}`;
 }

@@ -1,18 +1,18 @@
-import { esc } from './html.ts';
+import { esc, markup, message } from './html.ts';
+import { ownerMessages, t, type OwnerKey } from './i18n/index.ts';
 import { SCOPES, SCOPE_DESCRIPTIONS } from '../../../shared/scopes.ts';
-import { PASSWORD_MAX, PASSWORD_MIN, type Flash, type Invitation, type Member, type Membership, type Session } from '../../domain/owners.ts';
-import type { KeySummary } from '../../domain/keys.ts';
+import { PASSWORD_MAX, PASSWORD_MIN, type Flash, type Invitation, type Member, type Membership, type Session } from '../../domain/platform/owners.ts';
+import type { KeySummary } from '../../domain/platform/keys.ts';
 
-// HTML for the owner pages. Every value from the database or the request goes through esc().
+// HTML for the owner pages. Every value from the database or the request goes through esc(); every
+// word comes from the owner pages' catalogue (./i18n), escaped as it is rendered (`h`).
 
-const ORIGINS: Record<string, string> = {
-  ACCOUNT_CREATION: 'Account creation',
-  DASHBOARD: 'Keys page',
-  ROTATION: 'Rotation',
-  SIGN_IN: 'First sign-in',
-  CLI: 'Command line',
-};
-const ROLES: Record<string, string> = { OWNER: 'Owner', ADMIN: 'Admin', MEMBER: 'Member' };
+/** A catalogue message as escaped HTML (html.ts `message`). */
+const h = (key: OwnerKey, vars?: Parameters<typeof message>[2]) => message(t, key, vars);
+/** A catalogue message as escaped HTML for a key built from a value (a role, a key's origin); the value itself when the catalogue has no such key. */
+function named(key: string, value: string): string {
+  return Object.hasOwn(ownerMessages, key) ? h(key as OwnerKey) : esc(value);
+}
 
 /** An error message that screen readers announce as soon as the page loads; empty when there is none. */
 export function alertBox(message: string | null | undefined): string {
@@ -34,22 +34,49 @@ function time(ms: number): string {
 }
 
 function passwordFields(): string {
-  const rules = `At least ${PASSWORD_MIN} and at most ${PASSWORD_MAX} characters.`;
-  return `<label for="password">New password</label>
+  return `<label for="password">${h('password.new')}</label>
 <input type="password" id="password" name="password" autocomplete="new-password" minlength="${PASSWORD_MIN}" maxlength="${PASSWORD_MAX}" required aria-describedby="password-rules">
-<p id="password-rules">${esc(rules)}</p>
-<label for="confirm">Repeat the new password</label>
+<p id="password-rules">${h('password.rules', { min: String(PASSWORD_MIN), max: String(PASSWORD_MAX) })}</p>
+<label for="confirm">${h('password.repeat')}</label>
 <input type="password" id="confirm" name="confirm" autocomplete="new-password" minlength="${PASSWORD_MIN}" maxlength="${PASSWORD_MAX}" required>`;
 }
 
-/** The header of every signed-in page: who, which team, navigation and sign-out. */
+/** The header of every signed-in page: who, which team, the console's navigation and sign-out (the console's own frame, issue #23). */
 export function chrome(session: Session, teamName: string | null, current: string): string {
-  const link = (href: string, text: string) => `<li><a href="${href}"${href === current ? ' aria-current="page"' : ''}>${text}</a></li>`;
-  return `<header>
-<p>Signed in as <strong>${esc(session.email)}</strong>${teamName ? ` · team <strong>${esc(teamName)}</strong>` : ''}</p>
-<nav aria-label="Owner pages"><ul>${link('/keys', 'API keys')}${link('/team/members', 'Team members')}${link('/signin/team', 'Switch team')}</ul></nav>
-<form method="post" action="/signout">${csrfField(session.csrf)}<button type="submit">Sign out</button></form>
-</header>`;
+  const link = (href: string, text: OwnerKey) => `<li><a href="${href}"${href === current ? ' aria-current="page"' : ''}>${h(text)}</a></li>`;
+  const strong = (v: string) => markup(`<strong>${esc(v)}</strong>`);
+  return `<a class="skip" href="#main">${h('app.skip')}</a>
+<header class="top">
+<a class="brand" href="/console">${h('app.name')}</a>
+<p class="who">${h('app.signedInAs', { email: strong(session.email) })}${teamName ? ` · ${h('chrome.team', { name: strong(teamName) })}` : ''}</p>
+<div class="account"><form method="post" action="/signout">${csrfField(session.csrf)}<button type="submit">${h('app.signOut')}</button></form></div>
+</header>
+<nav aria-label="${h('chrome.nav')}" class="mainnav"><ul>${link('/console', 'app.nav')}${link('/console/team', 'nav.team')}${link('/keys', 'keys.title')}${link('/team/members', 'membersPage.title')}${link('/signin/team', 'app.switchTeam')}</ul></nav>`;
+}
+
+/**
+ * A whole owner page in the console's look: the console's stylesheet (served with the console's
+ * files) and its frame for signed-in pages (`top`: the header and navigation), a narrow column for
+ * the signed-out forms. Until the console is built, `fallback` renders the plain page instead.
+ */
+export function ownerPage(title: string, top: string, body: string, built: boolean, fallback: (title: string, body: string) => string): string {
+  if (!built) return fallback(title, top + body);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(/\brefloop\b/.test(title) ? title : `${title} · refloop`)}</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/console/assets/console.css">
+</head>
+<body class="owner">
+${top}
+<main id="main"${top ? '' : ' class="centered"'}>
+${body}
+</main>
+</body>
+</html>`;
 }
 
 /** The one-time message: new key secrets (shown exactly once) and notices. */
@@ -57,8 +84,8 @@ export function flashView(flash: Flash | null): string {
   if (!flash) return '';
   const keys = flash.keys.map(
     (k, i) => `<section class="notice" role="status" aria-labelledby="new-key-${i}-title">
-<h2 id="new-key-${i}-title">New API key for team ${esc(k.teamName)}</h2>
-<p>Copy this key now and keep it somewhere safe: it is shown only this once.${k.replacedPrefix ? ` It replaces the account creation key <code>${esc(k.replacedPrefix)}…</code>, which no longer works.` : ''}</p>
+<h2 id="new-key-${i}-title">${h('flash.newKey', { team: k.teamName })}</h2>
+<p>${h('keys.createdBody')}${k.replacedPrefix ? ` ${h('flash.replaces', { prefix: markup(`<code>${esc(k.replacedPrefix)}…</code>`) })}` : ''}</p>
 <code class="secret" id="new-key-${i}">${esc(k.secret)}</code>
 </section>`,
   );
@@ -67,20 +94,20 @@ export function flashView(flash: Flash | null): string {
 
 /** `/set-password`: choose the password for signing in. */
 export function setPasswordView(token: string, email: string, error?: string): string {
-  return `<h1>Choose your password</h1>
-<p>You will sign in to the owner pages as <strong>${esc(email)}</strong>.</p>
+  return `<h1>${h('password.title')}</h1>
+<p>${h('password.intro', { email: markup(`<strong>${esc(email)}</strong>`) })}</p>
 ${alertBox(error)}
 <form method="post" action="/set-password?token=${esc(encodeURIComponent(token))}">
 ${passwordFields()}
-<button type="submit">Set password</button>
+<button type="submit">${h('password.submit')}</button>
 </form>`;
 }
 
-/** A one-time link that is unknown, used or expired. */
-export function invalidLinkView(what: string, remedy: string): string {
-  return `<h1>This ${esc(what)} link is not valid</h1>
-<p class="error" role="alert">The link is unknown, already used or expired. ${esc(remedy)}</p>
-<p><a href="/signin">Go to sign-in</a></p>`;
+/** A one-time link (to choose a password, to join a team) that is unknown, used or expired. */
+export function invalidLinkView(kind: 'password' | 'invitation'): string {
+  return `<h1>${h(`link.${kind}.heading`)}</h1>
+<p class="error" role="alert">${h('link.invalid', { remedy: t(`link.${kind}.remedy`) })}</p>
+<p><a href="/signin">${h('link.toSignin')}</a></p>`;
 }
 
 /** The hidden double-submit token of the forms that have no session yet (form-source.ts). */
@@ -92,19 +119,19 @@ function formTokenField(token: string): string {
  * `/signin`, and the same form on the OAuth consent page (`consent`: posted there with the
  * sealed authorization request, so the owner comes back to it afterwards).
  */
-export function signInView(email: string, formToken: string, error?: string | null, notice?: string | null, consent?: { action: string; request: string }): string {
-  return `<h1>Sign in</h1>
+export function signInView(email: string, formToken: string, error?: string | null, notice?: string | null, consent?: { action: string; request: string }, next?: string | null): string {
+  return `<h1>${h('signedOut.action')}</h1>
 ${noticeBox(notice)}${alertBox(error)}
 <form method="post" action="${consent ? esc(consent.action) : '/signin'}">
-${formTokenField(formToken)}${consent ? `<input type="hidden" name="action" value="signin"><input type="hidden" name="request" value="${esc(consent.request)}">` : ''}
-<label for="email">Email address</label>
+${formTokenField(formToken)}${next ? `<input type="hidden" name="next" value="${esc(next)}">` : ''}${consent ? `<input type="hidden" name="action" value="signin"><input type="hidden" name="request" value="${esc(consent.request)}">` : ''}
+<label for="email">${h('signin.email')}</label>
 <input type="email" id="email" name="email" autocomplete="username" maxlength="254" required value="${esc(email)}">
-<label for="password">Password</label>
+<label for="password">${h('signin.password')}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" maxlength="${PASSWORD_MAX}" required>
-<button type="submit">Sign in</button>
+<button type="submit">${h('signedOut.action')}</button>
 </form>
-<p>No password yet? Use the “choose a password” link from your welcome email.</p>
-<p>New here? <a href="/signup">Create an account</a>.</p>`;
+<p>${h('signin.noPassword')}</p>
+<p>${h('signin.newHere', { link: markup(`<a href="/signup">${h('signup.title')}</a>`) })}</p>`;
 }
 
 /** What the sign-up form had, so a refused submission keeps it. */
@@ -118,56 +145,56 @@ export interface SignUpValues {
 /** `/signup`: A0 `POST /accounts` as a form. */
 export function signUpView(formToken: string, error?: string | null, values?: SignUpValues): string {
   const v = values ?? { email: '', firstName: '', lastName: '', company: '' };
-  return `<h1>Create an account</h1>
-<p>Start a 14-day trial. Use your work email address: free-mail and disposable addresses are not accepted.</p>
+  return `<h1>${h('signup.title')}</h1>
+<p>${h('signup.intro')}</p>
 ${alertBox(error)}
 <form method="post" action="/signup">
 ${formTokenField(formToken)}
-<label for="email">Work email address</label>
+<label for="email">${h('signup.email')}</label>
 <input type="email" id="email" name="email" autocomplete="email" maxlength="254" required value="${esc(v.email)}">
-<label for="first-name">First name (optional)</label>
+<label for="first-name">${h('signup.firstName')}</label>
 <input type="text" id="first-name" name="firstName" autocomplete="given-name" maxlength="255" value="${esc(v.firstName)}">
-<label for="last-name">Last name (optional)</label>
+<label for="last-name">${h('signup.lastName')}</label>
 <input type="text" id="last-name" name="lastName" autocomplete="family-name" maxlength="255" value="${esc(v.lastName)}">
-<label for="company">Company (optional; it names your team)</label>
+<label for="company">${h('signup.company')}</label>
 <input type="text" id="company" name="company" autocomplete="organization" maxlength="255" value="${esc(v.company)}">
 <div><input type="checkbox" id="terms" name="terms" value="on" required>
-<label for="terms" style="display:inline">I accept the terms of service and the privacy policy.</label></div>
-<button type="submit">Create account</button>
+<label for="terms" style="display:inline">${h('signup.terms')}</label></div>
+<button type="submit">${h('signup.submit')}</button>
 </form>
-<p>Already have an account? <a href="/signin">Sign in</a>.</p>`;
+<p>${h('signup.haveAccount', { link: markup(`<a href="/signin">${h('signedOut.action')}</a>`) })}</p>`;
 }
 
 /** After sign-up: where the two links went. */
 export function signUpDoneView(email: string, outbox: boolean): string {
-  return `<h1>Check your email</h1>
-<p class="notice" role="status">We sent a welcome email to <strong>${esc(email)}</strong>.</p>
+  return `<h1>${h('signup.done.title')}</h1>
+<p class="notice" role="status">${h('signup.done.sent', { email: markup(`<strong>${esc(email)}</strong>`) })}</p>
 <ol>
-<li>Open its first link to verify your address.</li>
-<li>Open its second link to choose your password.</li>
-<li>Sign in. Your API key is shown once, on the first page after your first sign-in.</li>
+<li>${h('signup.done.verify')}</li>
+<li>${h('signup.done.password')}</li>
+<li>${h('signup.done.signin')}</li>
 </ol>
-${outbox ? '<p>This server sends no mail (no <code>SMTP_URL</code>): read the message in the <a href="/_dev/mail">mail outbox</a>.</p>' : ''}
-<p>The account is deleted after 7 days if the address is not verified.</p>`;
+${outbox ? `<p>${h('signup.done.outbox', { setting: markup('<code>SMTP_URL</code>'), link: markup(`<a href="/_dev/mail">${h('signup.done.outboxLink')}</a>`) })}</p>` : ''}
+<p>${h('signup.done.deleted')}</p>`;
 }
 
 /** `/signin/team`: which team to work in. */
 export function teamPickerView(teams: Membership[], csrf: string, currentTeamId: string | null, error?: string): string {
-  if (teams.length === 0) return `<h1>No team</h1><p class="error" role="alert">You are not a member of any team. Ask a team Owner or Admin to invite you.</p>`;
+  if (teams.length === 0) return `<h1>${h('teams.none.title')}</h1><p class="error" role="alert">${h('teams.none.body')}</p>`;
   const options = teams
     .map(
-      (t, i) => `<div><input type="radio" id="team-${i}" name="teamId" value="${esc(t.teamId)}"${t.teamId === currentTeamId || (!currentTeamId && i === 0) ? ' checked' : ''} required>
-<label for="team-${i}" style="display:inline">${esc(t.teamName)} <span>(${esc(ROLES[t.role] ?? t.role)})</span></label></div>`,
+      (team, i) => `<div><input type="radio" id="team-${i}" name="teamId" value="${esc(team.teamId)}"${team.teamId === currentTeamId || (!currentTeamId && i === 0) ? ' checked' : ''} required>
+<label for="team-${i}" style="display:inline">${esc(team.teamName)} <span>${h('teams.role', { role: markup(named(`role.${team.role}`, team.role)) })}</span></label></div>`,
     )
     .join('\n');
-  return `<h1>Choose a team</h1>
+  return `<h1>${h('noTeam.title')}</h1>
 ${alertBox(error)}
 <form method="post" action="/signin/team">
 ${csrfField(csrf)}
-<fieldset><legend>Teams you belong to</legend>
+<fieldset><legend>${h('teams.legend')}</legend>
 ${options}
 </fieldset>
-<button type="submit">Continue</button>
+<button type="submit">${h('teams.submit')}</button>
 </form>`;
 }
 
@@ -185,85 +212,86 @@ export function keysView(teamName: string, keys: KeySummary[], csrf: string, err
       (k) => `<tr>
 <td><code>${esc(k.prefix)}…</code></td>
 <td>${esc(k.label ?? '')}</td>
-<td>${k.scopes.length === SCOPES.length ? 'All scopes' : k.scopes.map((s) => `<code>${esc(s)}</code>`).join(', ')}</td>
-<td>${k.programIds ? k.programIds.map((p) => `<code>${esc(p)}</code>`).join(', ') : 'All programs'}</td>
-<td>${esc(ORIGINS[k.origin] ?? k.origin)}</td>
+<td>${k.scopes.length === SCOPES.length ? h('keys.allScopes') : k.scopes.map((s) => `<code>${esc(s)}</code>`).join(', ')}</td>
+<td>${k.programIds ? k.programIds.map((p) => `<code>${esc(p)}</code>`).join(', ') : h('keys.allPrograms')}</td>
+<td>${named(`keys.origin.${k.origin}`, k.origin)}</td>
 <td>${time(k.createdAt)}</td>
-<td><form method="post" action="/keys/revoke">${csrfField(csrf)}<input type="hidden" name="prefix" value="${esc(k.prefix)}"><button type="submit">Revoke ${esc(k.prefix)}…</button></form></td>
+<td><form method="post" action="/keys/revoke">${csrfField(csrf)}<input type="hidden" name="prefix" value="${esc(k.prefix)}"><button type="submit">${h('keys.revoke', { prefix: k.prefix })}</button></form></td>
 </tr>`,
     )
     .join('\n');
   const table = keys.length
-    ? `<table><caption>Active API keys of ${esc(teamName)}</caption>
-<thead><tr><th scope="col">Key starts with</th><th scope="col">Label</th><th scope="col">Scopes</th><th scope="col">Programs</th><th scope="col">Origin</th><th scope="col">Created</th><th scope="col">Action</th></tr></thead>
+    ? `<table><caption>${h('keys.table', { name: teamName })}</caption>
+<thead><tr>${(['keys.prefix', 'keys.label', 'keys.scopes', 'keys.programs', 'keys.origin', 'keys.created', 'keys.action'] as const).map((c) => `<th scope="col">${h(c)}</th>`).join('')}</tr></thead>
 <tbody>${rows}</tbody></table>`
-    : '<p>This team has no active API keys.</p>';
+    : `<p>${h('keys.none')}</p>`;
   const chosen = new Set(values?.scopes ?? []);
   const scopeBoxes = SCOPES.map(
     (s, i) => `<div><input type="checkbox" id="scope-${i}" name="scopes" value="${esc(s)}"${chosen.has(s) ? ' checked' : ''} aria-describedby="scope-${i}-desc">
 <label for="scope-${i}" style="display:inline"><code>${esc(s)}</code></label> <span id="scope-${i}-desc">${esc(SCOPE_DESCRIPTIONS[s])}</span></div>`,
   ).join('\n');
-  return `<h1>API keys</h1>
-<p>Keys are stored only as a hash: this page shows the first characters of each key, never the key itself.</p>
+  return `<h1>${h('keys.title')}</h1>
+<p>${h('keys.intro')}</p>
 ${alertBox(error)}
 ${table}
-<h2>Create a key</h2>
+<h2>${h('keys.create')}</h2>
 <form method="post" action="/keys">
 ${csrfField(csrf)}
-<fieldset><legend>Scopes (what the key may do)</legend>
+<fieldset><legend>${h('keys.scopesLegend')}</legend>
 ${scopeBoxes}
 </fieldset>
-<label for="program-ids">Limit to programs (optional)</label>
+<label for="program-ids">${h('keys.limitPrograms')}</label>
 <input type="text" id="program-ids" name="programIds" maxlength="4000" aria-describedby="program-ids-help" value="${esc(values?.programIds ?? '')}">
-<p id="program-ids-help">Comma-separated program ids. Leave empty to allow every program.</p>
-<label for="key-label">Label (optional)</label>
+<p id="program-ids-help">${h('keys.limitProgramsHelp')}</p>
+<label for="key-label">${h('keys.labelField')}</label>
 <input type="text" id="key-label" name="label" maxlength="100" value="${esc(values?.label ?? '')}">
-<button type="submit">Create key</button>
+<button type="submit">${h('keys.submit')}</button>
 </form>`;
 }
 
 /** `/team/members`: who is in the team and, for Owners and Admins, the invite form. */
 export function membersView(teamName: string, members: Member[], csrf: string, mayInvite: boolean, error?: string | null, values?: { email: string; role: string; manageApi: boolean }): string {
   const rows = members
-    .map((m) => `<tr><td>${esc(m.email)}</td><td>${esc(ROLES[m.role] ?? m.role)}</td><td>${m.role === 'MEMBER' ? (m.manageApi ? 'Yes' : 'No') : 'Yes'}</td><td>${time(m.joinedAt)}</td></tr>`)
+    .map((m) => `<tr><td>${esc(m.email)}</td><td>${named(`role.${m.role}`, m.role)}</td><td>${h(m.role !== 'MEMBER' || m.manageApi ? 'members.yes' : 'members.no')}</td><td>${time(m.joinedAt)}</td></tr>`)
     .join('\n');
   const role = values?.role ?? 'MEMBER';
   const form = mayInvite
-    ? `<h2>Invite a teammate</h2>
+    ? `<h2>${h('invite.title')}</h2>
 ${alertBox(error)}
 <form method="post" action="/team/members/invite">
 ${csrfField(csrf)}
-<label for="invite-email">Email address</label>
+<label for="invite-email">${h('invite.email')}</label>
 <input type="email" id="invite-email" name="email" autocomplete="off" maxlength="254" required value="${esc(values?.email ?? '')}">
-<label for="invite-role">Role</label>
+<label for="invite-role">${h('invite.role')}</label>
 <select id="invite-role" name="role">
-<option value="MEMBER"${role === 'MEMBER' ? ' selected' : ''}>Member</option>
-<option value="ADMIN"${role === 'ADMIN' ? ' selected' : ''}>Admin (manages keys and invites teammates)</option>
+<option value="MEMBER"${role === 'MEMBER' ? ' selected' : ''}>${h('role.MEMBER')}</option>
+<option value="ADMIN"${role === 'ADMIN' ? ' selected' : ''}>${h('membersPage.roleAdmin')}</option>
 </select>
 <div><input type="checkbox" id="invite-manage-api" name="manageApi" value="on"${values?.manageApi ? ' checked' : ''}>
-<label for="invite-manage-api" style="display:inline">Manage API (a Member may create, list and revoke API keys)</label></div>
-<button type="submit">Send invitation</button>
+<label for="invite-manage-api" style="display:inline">${h('membersPage.manageApi')}</label></div>
+<button type="submit">${h('invite.submit')}</button>
 </form>`
-    : alertBox(error) + '<p>Only Owners and Admins can invite teammates.</p>';
-  return `<h1>Team members</h1>
-<table><caption>Members of ${esc(teamName)}</caption>
-<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Manages API keys</th><th scope="col">Joined</th></tr></thead>
+    : alertBox(error) + `<p>${h('invite.onlyAdmins')}</p>`;
+  return `<h1>${h('membersPage.title')}</h1>
+<table><caption>${h('members.table', { name: teamName })}</caption>
+<thead><tr>${(['col.email', 'invite.role', 'members.manageApi', 'col.joined'] as const).map((c) => `<th scope="col">${h(c)}</th>`).join('')}</tr></thead>
 <tbody>${rows}</tbody></table>
 ${form}`;
 }
 
 /** `/invite/accept`: join the team, choosing a password when the address has none yet. */
 export function inviteView(token: string, inv: Invitation, error?: string): string {
-  return `<h1>Join ${esc(inv.teamName)}</h1>
-<p>You are invited as ${inv.role === 'ADMIN' ? 'an Admin' : 'a Member'}${inv.manageApi && inv.role === 'MEMBER' ? ' who may manage API keys' : ''}, signing in as <strong>${esc(inv.email)}</strong>.</p>
+  const as = inv.role === 'ADMIN' ? 'join.asAdmin' : inv.manageApi ? 'join.asMemberApi' : 'join.asMember';
+  return `<h1>${h('join.title', { team: inv.teamName })}</h1>
+<p>${h(as, { email: markup(`<strong>${esc(inv.email)}</strong>`) })}</p>
 ${alertBox(error)}
 <form method="post" action="/invite/accept?token=${esc(encodeURIComponent(token))}">
-${inv.needsPassword ? passwordFields() : '<p>You already have an account: accept, then sign in with your password.</p>'}
-<button type="submit">Join the team</button>
+${inv.needsPassword ? passwordFields() : `<p>${h('join.hasAccount')}</p>`}
+<button type="submit">${h('join.submit')}</button>
 </form>`;
 }
 
 /** A short page for refusals (403) and other dead ends. */
-export function messageView(heading: string, message: string, link: { href: string; text: string } | null = { href: '/signin', text: 'Go to sign-in' }): string {
-  return `<h1>${esc(heading)}</h1>${alertBox(message)}${link ? `<p><a href="${esc(link.href)}">${esc(link.text)}</a></p>` : ''}`;
+export function messageView(heading: string, text: string, link: { href: string; text: string } | null = { href: '/signin', text: t('link.toSignin') }): string {
+  return `<h1>${esc(heading)}</h1>${alertBox(text)}${link ? `<p><a href="${esc(link.href)}">${esc(link.text)}</a></p>` : ''}`;
 }

@@ -1,14 +1,18 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { consume } from '../limits.ts';
-import type { Deps } from '../../deps.ts';
+import type { Deps } from '../deps.ts';
 import { AppError, ValidationError } from '../../errors.ts';
 import { safeEqual } from '../../crypto.ts';
 import { page } from './html.ts';
-import { EXPIRED_FORM_MESSAGE, FOREIGN_FORM_MESSAGE, PAGE_REFERRER_POLICY, formSource, signInToken, signInTokenOk } from './form-source.ts';
+import { DEFAULT_CONSOLE_DIR } from '../console/assets.ts';
+import { PAGE_REFERRER_POLICY, formSource, signInToken, signInTokenOk } from './form-source.ts';
+import { t } from './i18n/index.ts';
 import { createAccount } from '../resources/team.ts';
 import { createAccountRequest } from '../../../shared/schemas/team.ts';
-import { SESSION_TTL_MS, canInvite, canManageKeys, type Actor, type Membership, type Session } from '../../domain/owners.ts';
+import { SESSION_TTL_MS, canInvite, canManageKeys, type Actor, type Membership, type Session } from '../../domain/platform/owners.ts';
 import {
   chrome,
   flashView,
@@ -17,6 +21,7 @@ import {
   keysView,
   membersView,
   messageView,
+  ownerPage,
   setPasswordView,
   signInView,
   signUpDoneView,
@@ -37,11 +42,7 @@ class FormBodyError extends Error {
 }
 
 // Fixed texts for `/signin?notice=…`: the query only picks one, so nothing from the URL is reflected.
-const NOTICES: Record<string, string> = {
-  password: 'Your password is set. Sign in with it now.',
-  joined: 'You joined the team. Sign in to continue.',
-  signedout: 'You are signed out.',
-};
+const NOTICES = { password: 'signin.notice.password', joined: 'signin.notice.joined', signedout: 'signin.notice.signedout' } as const;
 
 function field(ctx: Koa.Context, name: string): string {
   const v = (ctx.request as { body?: Record<string, unknown> }).body?.[name];
@@ -58,10 +59,19 @@ function queryToken(ctx: Koa.Context): string {
   return typeof ctx.query.token === 'string' ? ctx.query.token : '';
 }
 
-function html(ctx: Koa.Context, status: number, title: string, body: string): void {
+/** Whether the console's stylesheet exists (the owner pages wear it); checked at most every few seconds. */
+const consoleCss = path.join(DEFAULT_CONSOLE_DIR, 'console.css');
+let built = { at: 0, value: false };
+function consoleBuilt(): boolean {
+  const now = Date.now();
+  if (now - built.at > 5000) built = { at: now, value: fs.existsSync(consoleCss) };
+  return built.value;
+}
+
+function html(ctx: Koa.Context, status: number, title: string, body: string, top = ''): void {
   ctx.status = status;
   ctx.type = 'html';
-  ctx.body = page(title, body);
+  ctx.body = ownerPage(title, top, body, consoleBuilt(), page);
 }
 
 function seeOther(ctx: Koa.Context, location: string): void {
@@ -70,6 +80,11 @@ function seeOther(ctx: Koa.Context, location: string): void {
 }
 
 /** Where a member lands after choosing a team: the keys page when they may use it. */
+/** Where a sign-in goes next when it asked (`?next=`): a console address of ours, nothing else. */
+function consoleNext(value: unknown): string | null {
+  return typeof value === 'string' && /^\/console(?:[/?#][^\\\s]*)?$/.test(value) && !value.startsWith('//') ? value : null;
+}
+
 function landing(m: Membership): string {
   return canManageKeys(m) ? '/keys' : '/team/members';
 }
@@ -103,16 +118,15 @@ export function ownerPages(deps: Deps): Koa.Middleware {
   const csrfOk = (ctx: Koa.Context, session: Session): boolean => safeEqual(field(ctx, 'csrf'), session.csrf);
 
   const forbidden = (ctx: Koa.Context, message: string, link: { href: string; text: string } | null = null) =>
-    html(ctx, 403, 'Not allowed', messageView('Not allowed', message, link));
+    html(ctx, 403, t('page.notAllowed'), messageView(t('page.notAllowed'), message, link));
 
-  const csrfRefused = (ctx: Koa.Context) =>
-    forbidden(ctx, 'This form has expired or did not come from this site. Go back, reload the page and try again.', { href: '/keys', text: 'Go to your API keys' });
+  const csrfRefused = (ctx: Koa.Context) => forbidden(ctx, t('owner.formRefused'), { href: '/keys', text: t('owner.toKeys') });
 
   /** A signed-in page: the header, then the one-time message, then the content. */
   const signedInPage = async (ctx: Koa.Context, session: Session, status: number, title: string, teamName: string | null, content: string) => {
     // A HEAD has no body and an error page may be retried: neither may swallow a secret shown only once.
     const flash = status === 200 && ctx.method === 'GET' ? await owners.takeFlash(session) : null;
-    html(ctx, status, title, chrome(session, teamName, ctx.path) + flashView(flash) + content);
+    html(ctx, status, title, flashView(flash) + content, chrome(session, teamName, ctx.path));
   };
 
   /** Resolves the signed-in user in their current team, answering the request itself when that is not possible. */
@@ -132,74 +146,88 @@ export function ownerPages(deps: Deps): Koa.Middleware {
   };
 
   const renderKeys = async (ctx: Koa.Context, actor: Actor, status: number, error?: string, values?: Parameters<typeof keysView>[4]) => {
-    const keys = await owners.listKeys(actor);
-    await signedInPage(ctx, actor.session, status, 'API keys', actor.member.teamName, keysView(actor.member.teamName, keys, actor.session.csrf, error, values));
+    const keys = await owners.team.listKeys(actor);
+    await signedInPage(ctx, actor.session, status, t('keys.title'), actor.member.teamName, keysView(actor.member.teamName, keys, actor.session.csrf, error, values));
   };
 
   const renderMembers = async (ctx: Koa.Context, actor: Actor, status: number, error?: string, values?: Parameters<typeof membersView>[5]) => {
-    const members = await owners.members(actor);
-    await signedInPage(ctx, actor.session, status, 'Team members', actor.member.teamName, membersView(actor.member.teamName, members, actor.session.csrf, canInvite(actor.member), error, values));
+    const members = await owners.team.members(actor.member.teamId);
+    await signedInPage(ctx, actor.session, status, t('membersPage.title'), actor.member.teamName, membersView(actor.member.teamName, members, actor.session.csrf, canInvite(actor.member), error, values));
+  };
+
+  /** An invitation link that no longer works: cancelled or replaced by a resend (410, saying which), else unknown, used or expired (400). */
+  const deadInvitation = async (ctx: Koa.Context, token: string) => {
+    const ended = await owners.team.endedInvitation(token);
+    if (ended?.reason === 'CANCELLED') {
+      return html(ctx, 410, t('link.invitation.cancelled.title'), messageView(t('link.invitation.cancelled.heading'), t('link.invitation.cancelled.body', { team: ended.teamName })));
+    }
+    if (ended?.reason === 'REPLACED') {
+      return html(ctx, 410, t('link.invitation.replaced.title'), messageView(t('link.invitation.replaced.heading'), t('link.invitation.replaced.body', { team: ended.teamName })));
+    }
+    html(ctx, 400, t('link.invitation.title'), invalidLinkView('invitation'));
   };
 
   const routes: Record<string, Handler> = {
     async 'GET /set-password'(ctx) {
       const token = queryToken(ctx);
       const link = await owners.passwordLink(token);
-      if (!link) return html(ctx, 400, 'Link not valid', invalidLinkView('password', 'Sign in if you already chose a password.'));
-      html(ctx, 200, 'Choose your password', setPasswordView(token, link.email));
+      if (!link) return html(ctx, 400, t('page.linkInvalid'), invalidLinkView('password'));
+      html(ctx, 200, t('password.title'), setPasswordView(token, link.email));
     },
 
     async 'POST /set-password'(ctx) {
       const token = queryToken(ctx);
       try {
         const done = await owners.setPassword(token, field(ctx, 'password'), field(ctx, 'confirm'));
-        if (!done) return html(ctx, 400, 'Link not valid', invalidLinkView('password', 'Sign in if you already chose a password.'));
+        if (!done) return html(ctx, 400, t('page.linkInvalid'), invalidLinkView('password'));
         seeOther(ctx, '/signin?notice=password');
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
         const link = await owners.passwordLink(token);
-        html(ctx, 400, 'Choose your password', setPasswordView(token, link?.email ?? '', err.message));
+        html(ctx, 400, t('password.title'), setPasswordView(token, link?.email ?? '', err.message));
       }
     },
 
     async 'GET /signin'(ctx) {
-      const notice = typeof ctx.query.notice === 'string' ? (NOTICES[ctx.query.notice] ?? null) : null;
-      html(ctx, 200, 'Sign in', signInView('', formToken(ctx), null, notice));
+      const asked = ctx.query.notice;
+      const notice = typeof asked === 'string' && Object.hasOwn(NOTICES, asked) ? t(NOTICES[asked as keyof typeof NOTICES]) : null;
+      html(ctx, 200, t('signedOut.action'), signInView('', formToken(ctx), null, notice, undefined, consoleNext(ctx.query.next)));
     },
 
     async 'POST /signin'(ctx) {
       const email = field(ctx, 'email');
-      if (ctx.state.formSource === 'unsaid' && !signInTokenOk(ctx, field(ctx, 'form'))) return html(ctx, 403, 'Sign in', signInView(email.slice(0, 254), formToken(ctx), EXPIRED_FORM_MESSAGE));
+      const next = consoleNext(field(ctx, 'next'));
+      if (ctx.state.formSource === 'unsaid' && !signInTokenOk(ctx, field(ctx, 'form'))) return html(ctx, 403, t('signedOut.action'), signInView(email.slice(0, 254), formToken(ctx), t('page.expiredForm'), null, undefined, next));
       const [byEmail, byIp] = await Promise.all([consume(deps.limits.signInPerEmail, email.toLowerCase().slice(0, 254)), consume(deps.limits.signInPerIp, ctx.ip)]);
       if (byEmail.over || byIp.over) {
         ctx.set('Retry-After', String(Math.max(1, Math.ceil(Math.max(byEmail.res.msBeforeNext, byIp.res.msBeforeNext) / 1000))));
-        return html(ctx, 429, 'Sign in', signInView(email.slice(0, 254), formToken(ctx), 'Too many sign-in attempts. Wait a few minutes and try again.'));
+        return html(ctx, 429, t('signedOut.action'), signInView(email.slice(0, 254), formToken(ctx), t('signin.tooMany'), null, undefined, next));
       }
       const result = await owners.signIn(email, field(ctx, 'password'), ctx.cookies.get(SESSION_COOKIE));
-      if (!result) return html(ctx, 400, 'Sign in', signInView(email.slice(0, 254), formToken(ctx), 'That email address and password do not match an account. Check both and try again.'));
+      if (!result) return html(ctx, 400, t('signedOut.action'), signInView(email.slice(0, 254), formToken(ctx), t('signin.noMatch'), null, undefined, next));
       ctx.append('Set-Cookie', cookie(result.token, SESSION_TTL_MS / 1000));
-      seeOther(ctx, result.teams.length === 1 ? landing(result.teams[0]!) : '/signin/team');
+      seeOther(ctx, result.teams.length === 1 ? (next ?? landing(result.teams[0]!)) : '/signin/team');
     },
 
     async 'GET /signup'(ctx) {
-      html(ctx, 200, 'Create an account', signUpView(formToken(ctx)));
+      html(ctx, 200, t('signup.title'), signUpView(formToken(ctx)));
     },
 
     // The sign-up form is A0 `POST /accounts` for a person: the same operation (schema, per-IP limit,
     // business-address rule, welcome email), with the terms accepted by the person's own tick.
     async 'POST /signup'(ctx) {
       const values = { email: field(ctx, 'email').trim(), firstName: field(ctx, 'firstName').trim(), lastName: field(ctx, 'lastName').trim(), company: field(ctx, 'company').trim() };
-      const again = (status: number, error: string) => html(ctx, status, 'Create an account', signUpView(formToken(ctx), error, values));
-      if (ctx.state.formSource === 'unsaid' && !signInTokenOk(ctx, field(ctx, 'form'))) return again(403, EXPIRED_FORM_MESSAGE);
-      if (field(ctx, 'terms') !== 'on') return again(400, 'Accept the terms of service and the privacy policy to create an account.');
+      const again = (status: number, error: string) => html(ctx, status, t('signup.title'), signUpView(formToken(ctx), error, values));
+      if (ctx.state.formSource === 'unsaid' && !signInTokenOk(ctx, field(ctx, 'form'))) return again(403, t('page.expiredForm'));
+      if (field(ctx, 'terms') !== 'on') return again(400, t('signup.acceptTerms'));
       const body = createAccountRequest.safeParse(Object.fromEntries(Object.entries(values).filter(([, v]) => v !== '')));
       if (!body.success) {
         const bad = new Set(body.error.issues.map((i) => String(i.path[0])));
-        return again(400, bad.has('email') ? 'Enter a valid email address.' : 'Names and company may have at most 255 characters each.');
+        return again(400, t(bad.has('email') ? 'signup.badEmail' : 'signup.tooLong'));
       }
       try {
         const created = await createAccount.handler({ body: body.data, query: {}, params: {}, auth: null, program: null, ip: ctx.ip, deps });
-        html(ctx, 200, 'Check your email', signUpDoneView(created.email, deps.config.env !== 'production' && !deps.config.smtpUrl));
+        html(ctx, 200, t('signup.done.title'), signUpDoneView(created.email, deps.config.env !== 'production' && !deps.config.smtpUrl));
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
         if (err.headers?.['Retry-After']) ctx.set('Retry-After', err.headers['Retry-After']);
@@ -211,8 +239,8 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       const session = await currentSession(ctx);
       if (!session) return seeOther(ctx, '/signin');
       const teams = await owners.memberships(session.userId);
-      const current = teams.find((t) => t.teamId === session.teamId)?.teamName ?? null;
-      await signedInPage(ctx, session, 200, 'Choose a team', current, teamPickerView(teams, session.csrf, session.teamId));
+      const current = teams.find((m) => m.teamId === session.teamId)?.teamName ?? null;
+      await signedInPage(ctx, session, 200, t('noTeam.title'), current, teamPickerView(teams, session.csrf, session.teamId));
     },
 
     async 'POST /signin/team'(ctx) {
@@ -222,7 +250,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       const actor = await owners.chooseTeam(session, field(ctx, 'teamId'));
       if (actor) return seeOther(ctx, landing(actor.member));
       const teams = await owners.memberships(session.userId);
-      await signedInPage(ctx, session, 400, 'Choose a team', null, teamPickerView(teams, session.csrf, session.teamId, 'Choose one of your teams.'));
+      await signedInPage(ctx, session, 400, t('noTeam.title'), null, teamPickerView(teams, session.csrf, session.teamId, t('teams.choose')));
     },
 
     async 'POST /signout'(ctx) {
@@ -245,7 +273,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       if (!actor) return;
       const values = { scopes: fieldList(ctx, 'scopes'), programIds: field(ctx, 'programIds'), label: field(ctx, 'label') };
       try {
-        await owners.createKey(actor, values);
+        await owners.team.createKey(actor, values);
         seeOther(ctx, '/keys');
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
@@ -257,8 +285,8 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       const actor = await requireActor(ctx, true);
       if (!actor) return;
       const prefix = field(ctx, 'prefix');
-      if (!(await owners.revokeKey(actor, prefix))) return renderKeys(ctx, actor, 400, 'No active key of this team starts with that prefix.');
-      await owners.notify(actor.session, `The key ${prefix}… is revoked and no longer works.`);
+      if (!(await owners.team.revokeKey(actor, prefix))) return renderKeys(ctx, actor, 400, t('keys.unknownPrefix'));
+      await owners.notify(actor.session, t('keys.revoked', { prefix }));
       seeOther(ctx, '/keys');
     },
 
@@ -272,8 +300,8 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       if (!actor) return;
       const values = { email: field(ctx, 'email'), role: field(ctx, 'role'), manageApi: field(ctx, 'manageApi') === 'on' };
       try {
-        const sent = await owners.invite(actor, values);
-        await owners.notify(actor.session, `Invitation sent to ${sent.email}.`);
+        const sent = await owners.team.invite(actor, values);
+        await owners.notify(actor.session, t('invite.sent', { email: sent.email }));
         seeOther(ctx, '/team/members');
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
@@ -283,22 +311,22 @@ export function ownerPages(deps: Deps): Koa.Middleware {
 
     async 'GET /invite/accept'(ctx) {
       const token = queryToken(ctx);
-      const inv = await owners.invitation(token);
-      if (!inv) return html(ctx, 400, 'Invitation not valid', invalidLinkView('invitation', 'Ask the person who invited you to send a new invitation.'));
-      html(ctx, 200, `Join ${inv.teamName}`, inviteView(token, inv));
+      const inv = await owners.team.invitation(token);
+      if (!inv) return deadInvitation(ctx, token);
+      html(ctx, 200, t('join.title', { team: inv.teamName }), inviteView(token, inv));
     },
 
     async 'POST /invite/accept'(ctx) {
       const token = queryToken(ctx);
       try {
-        const done = await owners.acceptInvite(token, field(ctx, 'password'), field(ctx, 'confirm'));
-        if (!done) return html(ctx, 400, 'Invitation not valid', invalidLinkView('invitation', 'Ask the person who invited you to send a new invitation.'));
+        const done = await owners.team.acceptInvite(token, field(ctx, 'password'), field(ctx, 'confirm'));
+        if (!done) return deadInvitation(ctx, token);
         seeOther(ctx, '/signin?notice=joined');
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
-        const inv = await owners.invitation(token);
-        if (!inv) return html(ctx, 400, 'Invitation not valid', invalidLinkView('invitation', 'Ask the person who invited you to send a new invitation.'));
-        html(ctx, 400, `Join ${inv.teamName}`, inviteView(token, inv, err.message));
+        const inv = await owners.team.invitation(token);
+        if (!inv) return deadInvitation(ctx, token);
+        html(ctx, 400, t('join.title', { team: inv.teamName }), inviteView(token, inv, err.message));
       }
     },
   };
@@ -311,11 +339,11 @@ export function ownerPages(deps: Deps): Koa.Middleware {
     // Links carry one-time tokens in the query; never leak them to other sites.
     ctx.set('Referrer-Policy', PAGE_REFERRER_POLICY);
     ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
     const handler = routes[`${method} ${ctx.path}`];
     if (!handler) {
       ctx.set('Allow', ['GET', 'POST'].filter((m) => routes[`${m} ${ctx.path}`]).join(', '));
-      return html(ctx, 405, 'Method not allowed', messageView('Method not allowed', `${ctx.method} is not used on this page.`, null));
+      return html(ctx, 405, t('page.methodNotAllowed'), messageView(t('page.methodNotAllowed'), t('page.methodNotUsed', { method: ctx.method }), null));
     }
     if (httpsOnly && ctx.protocol !== 'https') {
       if (method === 'GET') {
@@ -323,26 +351,27 @@ export function ownerPages(deps: Deps): Koa.Middleware {
         ctx.status = 301;
         return;
       }
-      return forbidden(ctx, 'This page only accepts forms sent over HTTPS.', { href: `${deps.config.publicUrl}/signin`, text: 'Open the secure sign-in page' });
+      return forbidden(ctx, t('owner.httpsOnly'), { href: `${deps.config.publicUrl}/signin`, text: t('owner.toSecureSignin') });
     }
     try {
       if (method === 'POST') {
         // A browser always names the page a form came from; a foreign one is a cross-site forgery.
         // (Koa 3's ctx.origin is the Origin header itself, so our own origin is rebuilt from the Host.)
         ctx.state.formSource = formSource(ctx, publicOrigin);
-        if (ctx.state.formSource === 'foreign') return forbidden(ctx, FOREIGN_FORM_MESSAGE);
+        if (ctx.state.formSource === 'foreign') return forbidden(ctx, t('page.foreignForm'));
         await parser(ctx, async () => {});
       }
       await handler(ctx);
     } catch (err) {
       if (err instanceof FormBodyError) {
-        return html(ctx, err.status, 'Form not accepted', messageView('Form not accepted', err.status === 413 ? 'The form is too large.' : 'The form could not be read. Go back and try again.', null));
+        return html(ctx, err.status, t('page.formNotAccepted'), messageView(t('page.formNotAccepted'), t(err.status === 413 ? 'page.formTooLarge' : 'page.formUnreadable'), null));
       }
       if (err instanceof AppError && err.status < 500) {
-        return html(ctx, err.status, err.status === 403 ? 'Not allowed' : 'Request not accepted', messageView(err.status === 403 ? 'Not allowed' : 'Request not accepted', err.message, { href: '/team/members', text: 'Go to your team' }));
+        const heading = t(err.status === 403 ? 'page.notAllowed' : 'owner.notAccepted');
+        return html(ctx, err.status, heading, messageView(heading, err.message, { href: '/team/members', text: t('owner.toTeam') }));
       }
       deps.log.error('owner page error', { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, error: String((err as Error)?.stack ?? err) });
-      html(ctx, 500, 'Something went wrong', messageView('Something went wrong', `Something went wrong on our side. Quote request id ${ctx.state.requestId} if you contact support.`, null));
+      html(ctx, 500, t('owner.error.title'), messageView(t('owner.error.title'), t('owner.error.body', { id: String(ctx.state.requestId) }), null));
     }
   };
 }

@@ -1,34 +1,31 @@
 import type Koa from 'koa';
-import type { Deps } from '../../deps.ts';
+import type { Deps } from '../deps.ts';
 import { esc } from './html.ts';
-import { actionOf, linkPage } from './affiliate-invite.ts';
-import { completeDocument } from '../../domain/program-config.ts';
-import type { Program } from '../../domain/programs.ts';
+import { actionOf, linkPage, ph } from './affiliate-invite.ts';
+import { readerOf, type Reader } from './reader-language.ts';
+import { completeDocument } from '../../domain/programs/program-config.ts';
+import { readTranslation, type Translation } from '../../domain/programs/program-translations.ts';
+import { withOverrides } from '../../../shared/program-translations.ts';
+import type { Program } from '../../domain/programs/programs.ts';
 import { PROVIDER_DISPLAY_NAMES } from '../../../shared/schemas/affiliate.ts';
 
-/** The page's words: the program's `design.payoutDestinationConfirmation` where set, else these. */
-const DEFAULTS: Record<string, string> = {
-  headline: 'Confirm your {{payoutProvider}} payout details',
-  description: 'Enter the {{payoutProvider}} email address your payouts should go to.',
-  emailLabel: '{{payoutProvider}} email address',
-  emailAgainLabel: 'The same email address again',
-  legalNameLabel: 'Legal name of the recipient',
-  legalTypeLabel: 'Recipient type',
-  legalTypeIndividual: 'Individual',
-  legalTypeBusiness: 'Business',
-  button: 'Confirm',
-  success: 'Thanks! Your {{payoutProvider}} payout details are confirmed.',
-  invalidEmail: 'Enter a valid email address.',
-  emailMismatch: 'The two email addresses are not the same.',
-  tokenExpired: 'This confirmation link has expired. Request a new one.',
-  tokenUsed: 'This confirmation link was already used.',
-  alreadyConfirmed: 'These payout details are already confirmed.',
-  generic: 'This confirmation link is not valid. Request a new one.',
-};
+/** The page's texts a program may word itself (`design.payoutDestinationConfirmation`); their defaults are the catalogue's `payout.<name>`. */
+const WORDS = ['headline', 'description', 'emailLabel', 'emailAgainLabel', 'legalNameLabel', 'legalTypeLabel', 'legalTypeIndividual', 'legalTypeBusiness', 'button', 'success', 'invalidEmail', 'emailMismatch', 'tokenExpired', 'tokenUsed', 'alreadyConfirmed', 'generic'] as const;
+const isWord = (key: string): key is (typeof WORDS)[number] => (WORDS as readonly string[]).includes(key);
 
-function words(program: Program | null, provider: string): (key: string) => string {
-  const d = program ? ((completeDocument('design', program, program.documents.design) as any).payoutDestinationConfirmation ?? {}) : {};
-  return (key) => esc((d[key] ?? d.errorMessages?.[key] ?? DEFAULTS[key] ?? '').replace(/\{\{\s*payoutProvider\s*\}\}/g, provider));
+/**
+ * The page's words as HTML: the owner's text for the reader's language (issue #27, `translation`),
+ * else the program's `design.payoutDestinationConfirmation` where set (the owner's text, as written),
+ * else the catalogue's in the reader's language.
+ */
+function words(r: Reader, program: Program | null, provider: string, translation: Translation | null = null): (key: string) => string {
+  const design = program ? withOverrides('design', program.type, completeDocument('design', program, program.documents.design), translation?.design) : null;
+  const d = design ? ((design as any).payoutDestinationConfirmation ?? {}) : {};
+  return (key) => {
+    const own = d[key] ?? d.errorMessages?.[key];
+    if (own != null) return esc(String(own).replace(/\{\{\s*payoutProvider\s*\}\}/g, provider));
+    return isWord(key) ? esc(r.t(`payout.${key}`, { payoutProvider: provider })) : '';
+  };
 }
 
 /** `/payout-confirm?token=…`: where a participant confirms a payout destination (P15's one-time link). */
@@ -45,23 +42,30 @@ export function payoutConfirmPage(deps: Deps): Koa.Middleware {
 <button type="submit">${w('button')}</button>
 </form>`;
   };
-  const linkError = (reason: string) => ({ status: reason === 'tokenExpired' ? 410 : 400, title: 'Link not valid', body: `<h1>Payout confirmation</h1><p class="error" role="alert">${words(null, 'payout')(reason)}</p>` });
+  const linkError = (r: Reader, reason: string) => ({
+    status: reason === 'tokenExpired' ? 410 : 400,
+    title: r.t('page.linkInvalid'),
+    body: `<h1>${ph(r, 'payout.linkHeading')}</h1><p class="error" role="alert">${words(r, null, '')(reason)}</p>`,
+    language: r.language,
+  });
   return linkPage(deps, '/payout-confirm', {
-    async get(token) {
-      const t = await deps.payoutDestinations.target(token);
-      if (!t.ok) return linkError(t.reason);
-      const w = words(t.program, PROVIDER_DISPLAY_NAMES[t.provider]);
-      return { title: 'Confirm payout details', body: `<h1>${w('headline')}</h1><p>${w('description')}</p><p>Account: ${esc(t.email)}</p>${form(token, w)}` };
+    async get(token, accept) {
+      const target = await deps.payoutDestinations.target(token);
+      if (!target.ok) return linkError(readerOf(accept), target.reason);
+      const r = readerOf(accept, target.program, { language: target.language });
+      const w = words(r, target.program, PROVIDER_DISPLAY_NAMES[target.provider], await readTranslation(deps.db, deps.db.knex, target.program, r.language));
+      return { title: r.t('payout.title'), body: `<h1>${w('headline')}</h1><p>${w('description')}</p><p>${ph(r, 'payout.account', { email: target.email })}</p>${form(token, w)}`, language: r.language };
     },
-    async post(token, body) {
-      const t = await deps.payoutDestinations.target(token);
-      if (!t.ok) return linkError(t.reason);
-      const w = words(t.program, PROVIDER_DISPLAY_NAMES[t.provider]);
+    async post(token, body, accept) {
+      const target = await deps.payoutDestinations.target(token);
+      if (!target.ok) return linkError(readerOf(accept), target.reason);
+      const r = readerOf(accept, target.program, { language: target.language });
+      const w = words(r, target.program, PROVIDER_DISPLAY_NAMES[target.provider], await readTranslation(deps.db, deps.db.knex, target.program, r.language));
       const values = { email: body.get('email') ?? '', emailAgain: body.get('emailAgain') ?? '', legalName: body.get('legalName') ?? '', legalEntityType: body.get('legalEntityType') ?? '' };
       const errors = await deps.payoutDestinations.confirm(token, values);
-      if (errors?.token) return linkError(errors.token);
-      if (errors) return { status: 400, title: 'Confirm payout details', body: `<h1>${w('headline')}</h1>${form(token, w, errors, values)}` };
-      return { title: 'Payout details confirmed', body: `<h1>${w('headline')}</h1><p class="notice" role="status">${w('success')}</p>` };
+      if (errors?.token) return linkError(r, errors.token);
+      if (errors) return { status: 400, title: r.t('payout.title'), body: `<h1>${w('headline')}</h1>${form(token, w, errors, values)}`, language: r.language };
+      return { title: r.t('payout.confirmed.title'), body: `<h1>${w('headline')}</h1><p class="notice" role="status">${w('success')}</p>`, language: r.language };
     },
   });
 }

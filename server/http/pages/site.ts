@@ -1,7 +1,10 @@
 import type Koa from 'koa';
-import type { Deps } from '../../deps.ts';
-import { countOf } from '../../../shared/plural.ts';
-import { esc, page } from './html.ts';
+import type { Deps } from '../deps.ts';
+import { esc, markup, message, page } from './html.ts';
+import { t, type OwnerKey } from './i18n/index.ts';
+
+/** A catalogue message as escaped HTML. */
+const h = (key: OwnerKey, vars?: Parameters<typeof message>[2]) => message(t, key, vars);
 
 /** The site icon: a loop in the default brand colour (what `/favicon.svg` serves and every page links). */
 export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#4f46e5"/><circle cx="16" cy="16" r="8" fill="none" stroke="#fff" stroke-width="4"/><circle cx="24" cy="9" r="3.5" fill="#fff"/></svg>`;
@@ -60,15 +63,17 @@ export function sitePages(deps: Deps): Koa.Middleware {
     }
     if (ctx.method === 'GET' && ctx.path === '/') {
       ctx.type = 'html';
+      const code = (v: string) => markup(`<code>${esc(v)}</code>`);
+      const a = (href: string, key: OwnerKey) => markup(`<a href="${href}">${h(key)}</a>`);
       ctx.body = page(
-        'refloop: referral and affiliate programs',
-        `<h1>refloop</h1>
-<p>Self-hosted referral and affiliate programs, wire-compatible with the GrowSurf REST API v2.</p>
+        t('site.title'),
+        `<h1>${h('site.heading')}</h1>
+<p>${h('site.intro')}</p>
 <ul>
-<li>REST API: <code>${esc(deps.config.publicUrl)}/v2</code> (<a href="/openapi/v2.json">OpenAPI document</a>)</li>
-<li>Participant API: <code>${esc(deps.config.publicUrl)}/mobile/v2</code></li>
-<li><a href="/signup">Create an account</a> or <a href="/signin">sign in</a> as a program owner</li>
-${deps.config.env !== 'production' ? '<li><a href="/_dev/mail">Mail outbox</a> (development only)</li>' : ''}
+<li>${h('site.rest', { url: code(`${deps.config.publicUrl}/v2`), link: a('/openapi/v2.json', 'site.openapi') })}</li>
+<li>${h('site.participantApi', { url: code(`${deps.config.publicUrl}/mobile/v2`) })}</li>
+<li>${h('site.owner', { signup: a('/signup', 'signup.title'), signin: a('/signin', 'site.signin') })}</li>
+${deps.config.env !== 'production' ? `<li>${h('site.outbox', { link: a('/_dev/mail', 'mailOutbox.title') })}</li>` : ''}
 </ul>`,
       );
       return;
@@ -89,19 +94,20 @@ ${deps.config.env !== 'production' ? '<li><a href="/_dev/mail">Mail outbox</a> (
       const href = (n: number) => `/_dev/mail?${new URLSearchParams({ ...(to ? { to } : {}), page: String(n) })}`;
       const first = (pageNo - 1) * size + 1;
       const summary = total === 0
-        ? `No messages${to ? ` to ${esc(to)}` : ''} yet.`
-        : `${esc(countOf(total, 'message'))}${to ? ` to ${esc(to)}` : ''}, newest first.${pages > 1 ? ` Showing ${first}–${first + messages.length - 1} (page ${pageNo} of ${pages}).` : ''}`;
+        ? to ? h('mailOutbox.noneTo', { to }) : h('mailOutbox.none')
+        : (to ? h('mailOutbox.countTo', { count: total, to }) : h('mailOutbox.count', { count: total })) +
+          (pages > 1 ? ` ${h('mailOutbox.showing', { first, last: first + messages.length - 1, page: pageNo, pages })}` : '');
       const nav =
         pages > 1
-          ? `<nav aria-label="Outbox pages"><p>${pageNo > 1 ? `<a href="${esc(href(pageNo - 1))}" rel="prev">Previous</a>` : ''}${pageNo > 1 && pageNo < pages ? ' · ' : ''}${pageNo < pages ? `<a href="${esc(href(pageNo + 1))}" rel="next">Next</a>` : ''}</p></nav>`
+          ? `<nav aria-label="${h('mailOutbox.pages')}"><p>${pageNo > 1 ? `<a href="${esc(href(pageNo - 1))}" rel="prev">${h('mailOutbox.previous')}</a>` : ''}${pageNo > 1 && pageNo < pages ? ' · ' : ''}${pageNo < pages ? `<a href="${esc(href(pageNo + 1))}" rel="next">${h('mailOutbox.next')}</a>` : ''}</p></nav>`
           : '';
       ctx.type = 'html';
       ctx.body = page(
-        pages > 1 ? `Mail outbox, page ${pageNo} of ${pages}` : 'Mail outbox',
-        `<h1>Mail outbox</h1><p role="status">${summary}</p>${nav}` +
+        pages > 1 ? t('mailOutbox.pageTitle', { page: pageNo, pages }) : t('mailOutbox.title'),
+        `<h1>${h('mailOutbox.title')}</h1><p role="status">${summary}</p>${nav}` +
           messages
             .map(
-              (m) => `<article><h2>${esc(m.subject)}</h2><p>To ${esc(m.to)} · ${esc(new Date(m.createdAt).toISOString())} · ${esc(m.status)}</p>
+              (m) => `<article><h2>${esc(m.subject)}</h2><p>${h('mailOutbox.meta', { to: m.to, time: new Date(m.createdAt).toISOString(), status: m.status })}</p>
 <pre style="white-space:pre-wrap">${esc(m.text)}</pre>
 <ul>${m.links.map((l) => `<li><a href="${esc(l)}">${esc(l)}</a></li>`).join('')}</ul></article>`,
             )

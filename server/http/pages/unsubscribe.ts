@@ -1,7 +1,9 @@
 import type Koa from 'koa';
-import type { Deps } from '../../deps.ts';
+import type { Deps } from '../deps.ts';
 import { esc, page } from './html.ts';
-import { FOREIGN_FORM_MESSAGE, PAGE_REFERRER_POLICY, formSource } from './form-source.ts';
+import { PAGE_REFERRER_POLICY, formSource } from './form-source.ts';
+import { ph } from './affiliate-invite.ts';
+import { readerOf, type Reader } from './reader-language.ts';
 
 /**
  * `/unsubscribe?token=…`, the link in every participant email. GET only shows a confirmation form
@@ -18,49 +20,58 @@ export function unsubscribePage(deps: Deps): Koa.Middleware {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Referrer-Policy', PAGE_REFERRER_POLICY);
     ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+    // Until the token names a participant, the reader is a visitor: the browser's language among all of them.
+    const accept = ctx.get('Accept-Language') || undefined;
+    const visitor = readerOf(accept);
     if (ctx.method !== 'GET' && ctx.method !== 'POST') {
       ctx.status = 405;
       ctx.set('Allow', 'GET, POST');
       ctx.type = 'html';
-      ctx.body = page('Method not allowed', '<h1>Method not allowed</h1>');
+      ctx.body = page(visitor.t('page.methodNotAllowed'), `<h1>${ph(visitor, 'page.methodNotAllowed')}</h1>`, visitor.language);
       return;
     }
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     const invalid = () => {
       ctx.status = 400;
       ctx.type = 'html';
-      ctx.body = page('Unsubscribe link not valid', '<h1>This unsubscribe link is not valid</h1><p class="error" role="alert">The link is incomplete, or the subscription it belongs to no longer exists.</p>');
+      ctx.body = page(visitor.t('unsubscribe.invalid.title'), `<h1>${ph(visitor, 'unsubscribe.invalid.heading')}</h1><p class="error" role="alert">${ph(visitor, 'unsubscribe.invalid.body')}</p>`, visitor.language);
     };
+    /** The participant the token names reads their own language. */
+    const reader = (target: { language: string } | null): Reader => (target ? readerOf(accept, null, { language: target.language }) : visitor);
     if (ctx.method === 'POST') {
       if (formSource(ctx, publicOrigin) === 'foreign') {
         ctx.status = 403;
         ctx.type = 'html';
-        ctx.body = page('Not allowed', `<h1>Not allowed</h1><p class="error" role="alert">${FOREIGN_FORM_MESSAGE}</p>`);
+        ctx.body = page(visitor.t('page.notAllowed'), `<h1>${ph(visitor, 'page.notAllowed')}</h1><p class="error" role="alert">${ph(visitor, 'page.foreignForm')}</p>`, visitor.language);
         return;
       }
       if (!(await deps.programEmails.unsubscribe(token))) return invalid();
       const target = await deps.programEmails.unsubscribeTarget(token);
+      const r = reader(target);
       ctx.type = 'html';
       ctx.body = page(
-        'Unsubscribed',
-        `<h1>You are unsubscribed</h1><p class="notice" role="status">${esc(target?.email ?? 'This address')} will no longer receive ${esc(target?.company ?? 'program')} program emails.</p>`,
+        r.t('unsubscribe.done.title'),
+        `<h1>${ph(r, 'unsubscribe.done.heading')}</h1><p class="notice" role="status">${target ? ph(r, 'unsubscribe.done.body', { email: target.email, company: target.company }) : ph(r, 'unsubscribe.done.bodyUnknown')}</p>`,
+        r.language,
       );
       return;
     }
     const target = await deps.programEmails.unsubscribeTarget(token);
     if (!target) return invalid();
+    const r = reader(target);
     ctx.type = 'html';
     if (target.unsubscribed) {
-      ctx.body = page('Unsubscribed', `<h1>You are unsubscribed</h1><p class="notice" role="status">${esc(target.email)} no longer receives ${esc(target.company)} program emails.</p>`);
+      ctx.body = page(r.t('unsubscribe.done.title'), `<h1>${ph(r, 'unsubscribe.done.heading')}</h1><p class="notice" role="status">${ph(r, 'unsubscribe.already', { email: target.email, company: target.company })}</p>`, r.language);
       return;
     }
     ctx.body = page(
-      'Unsubscribe',
-      `<h1>Unsubscribe from ${esc(target.company)} emails?</h1>
-<p>${esc(target.email)} will stop receiving emails about the ${esc(target.company)} program.</p>
+      r.t('unsubscribe.title'),
+      `<h1>${ph(r, 'unsubscribe.heading', { company: target.company })}</h1>
+<p>${ph(r, 'unsubscribe.intro', { email: target.email, company: target.company })}</p>
 <form method="post" action="/unsubscribe?token=${esc(encodeURIComponent(token))}">
-<button type="submit">Unsubscribe</button>
+<button type="submit">${ph(r, 'unsubscribe.submit')}</button>
 </form>`,
+      r.language,
     );
   };
 }

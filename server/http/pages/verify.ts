@@ -1,6 +1,7 @@
 import type Koa from 'koa';
-import type { Deps } from '../../deps.ts';
-import { esc, page } from './html.ts';
+import type { Deps } from '../deps.ts';
+import { esc, markup, message, page } from './html.ts';
+import { t } from './i18n/index.ts';
 import { PAGE_REFERRER_POLICY } from './form-source.ts';
 
 /** `GET /verify?token=…`: opening the emailed link verifies the owner; the same API key then works. */
@@ -15,14 +16,14 @@ export function verifyPage(deps: Deps): Koa.Middleware {
     if (!email) {
       ctx.status = 400;
       ctx.body = page(
-        'Verification link not valid',
-        `<h1>This verification link is not valid</h1><p class="error" role="alert">The link is unknown, already used or expired. Ask for a new one with <code>POST /v2/team/owner/verification-email</code>.</p>`,
+        t('verify.invalid.title'),
+        `<h1>${esc(t('verify.invalid.heading'))}</h1><p class="error" role="alert">${message(t, 'verify.invalid.body', { operation: markup('<code>POST /v2/team/owner/verification-email</code>') })}</p>`,
       );
       return;
     }
     ctx.body = page(
-      'Email verified',
-      `<h1>Email verified</h1><p class="notice" role="status">${esc(email)} is verified. Your API key now works for every endpoint its scopes allow.</p><p><a href="/signin">Sign in</a></p>`,
+      t('verify.done.title'),
+      `<h1>${esc(t('verify.done.title'))}</h1><p class="notice" role="status">${message(t, 'verify.done.body', { email })}</p><p><a href="/signin">${esc(t('signedOut.action'))}</a></p>`,
     );
   };
 }

@@ -23,7 +23,8 @@ const NAME = /^(?:chunks\/)?[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
 const SHORT_CACHE = 'public, max-age=300';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-interface Cached {
+/** One served file, read once per version (mtime and size) and kept compressed. */
+export interface CachedFile {
   version: string;
   etag: string;
   raw: Buffer;
@@ -31,13 +32,12 @@ interface Cached {
   br: Buffer;
 }
 
-/** Serves dist/widget; answers 503 with a plain explanation while the widget has not been built. */
-export function widgetAssets(dir: string = DEFAULT_WIDGET_DIR): Koa.Middleware {
-  const cache = new Map<string, Cached>();
-
-  const load = (name: string): Cached | null => {
+/** A reader of the files under `dir` (names already checked by the caller), cached per version. */
+export function compressedFiles(dir: string): (name: string) => CachedFile | null {
+  const cache = new Map<string, CachedFile>();
+  return (name) => {
     const file = path.join(dir, name);
-    // NAME already excludes `..` segments and separators; this is the second lock on the door.
+    // Callers' name patterns already exclude `..` segments; this is the second lock on the door.
     if (!file.startsWith(dir + path.sep)) return null;
     let st: fs.Stats;
     try {
@@ -50,7 +50,7 @@ export function widgetAssets(dir: string = DEFAULT_WIDGET_DIR): Koa.Middleware {
     const hit = cache.get(name);
     if (hit?.version === version) return hit;
     const raw = fs.readFileSync(file);
-    const entry: Cached = {
+    const entry: CachedFile = {
       version,
       etag: crypto.createHash('sha256').update(raw).digest('base64url').slice(0, 27),
       raw,
@@ -60,6 +60,37 @@ export function widgetAssets(dir: string = DEFAULT_WIDGET_DIR): Koa.Middleware {
     cache.set(name, entry);
     return entry;
   };
+}
+
+/** Answers with `file` in the best encoding the client takes, or 304 when its ETag matches. */
+export function sendCompressed(ctx: Koa.Context, file: CachedFile, type: string): void {
+  ctx.set('Vary', 'Accept-Encoding');
+  // Our preference (brotli is the smaller), not the order the client listed them in.
+  const encoding = ctx.acceptsEncodings('br', 'identity') === 'br' ? 'br' : ctx.acceptsEncodings('gzip', 'identity') === 'gzip' ? 'gzip' : 'identity';
+  const etag = `"${file.etag}${encoding === 'br' ? '-br' : encoding === 'gzip' ? '-gz' : ''}"`;
+  ctx.set('ETag', etag);
+  const inm = ctx.get('If-None-Match');
+  if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = type;
+  if (encoding === 'br' || encoding === 'gzip') ctx.set('Content-Encoding', encoding);
+  ctx.body = encoding === 'br' ? file.br : encoding === 'gzip' ? file.gzip : file.raw;
+}
+
+/** 503 with a plain explanation while `npm run build` has not made `what` (the widget or the console). */
+export function notBuiltYet(ctx: Koa.Context, what: string): void {
+  ctx.status = 503;
+  ctx.type = 'text/plain; charset=utf-8';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Retry-After', '30');
+  ctx.body = `The ${what} has not been built yet. Run \`npm run build\` (or \`npm start\`, which builds it when it is missing or stale).\n`;
+}
+
+/** Serves dist/widget; answers 503 with a plain explanation while the widget has not been built. */
+export function widgetAssets(dir: string = DEFAULT_WIDGET_DIR): Koa.Middleware {
+  const load = compressedFiles(dir);
 
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
@@ -68,14 +99,7 @@ export function widgetAssets(dir: string = DEFAULT_WIDGET_DIR): Koa.Middleware {
     else if (ctx.path.startsWith('/widget/')) name = ctx.path.slice('/widget/'.length);
     else return next();
 
-    if (!fs.existsSync(path.join(dir, 'attribution.js'))) {
-      ctx.status = 503;
-      ctx.type = 'text/plain; charset=utf-8';
-      ctx.set('Cache-Control', 'no-store');
-      ctx.set('Retry-After', '30');
-      ctx.body = 'The widget has not been built yet. Run `npm run build` (or `npm start`, which builds it when it is missing or stale).\n';
-      return;
-    }
+    if (!fs.existsSync(path.join(dir, 'attribution.js'))) return notBuiltYet(ctx, 'widget');
     const type = TYPES[path.extname(name)];
     const file = NAME.test(name) && !name.includes('..') && type ? load(name) : null;
     if (!file) return next();
@@ -85,18 +109,6 @@ export function widgetAssets(dir: string = DEFAULT_WIDGET_DIR): Koa.Middleware {
     ctx.set('Access-Control-Allow-Origin', '*');
     // Pages that isolate themselves (COEP) may still load the widget.
     ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
-    ctx.set('Vary', 'Accept-Encoding');
-    // Our preference (brotli is the smaller), not the order the client listed them in.
-    const encoding = ctx.acceptsEncodings('br', 'identity') === 'br' ? 'br' : ctx.acceptsEncodings('gzip', 'identity') === 'gzip' ? 'gzip' : 'identity';
-    const etag = `"${file.etag}${encoding === 'br' ? '-br' : encoding === 'gzip' ? '-gz' : ''}"`;
-    ctx.set('ETag', etag);
-    const inm = ctx.get('If-None-Match');
-    if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.type = type!;
-    if (encoding === 'br' || encoding === 'gzip') ctx.set('Content-Encoding', encoding);
-    ctx.body = encoding === 'br' ? file.br : encoding === 'gzip' ? file.gzip : file.raw;
+    sendCompressed(ctx, file, type!);
   };
 }

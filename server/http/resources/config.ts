@@ -1,22 +1,20 @@
 import type { z } from 'zod';
 import { operation } from '../operation.ts';
-import {
-  campaignDesign,
-  campaignDesignUpdate,
-  campaignEmails,
-  campaignEmailsUpdate,
-  campaignInstallationResponse,
-  campaignInstallationUpdate,
-  campaignOptions,
-  campaignOptionsUpdate,
-  integrationList,
-  type DocumentKind,
-} from '../../../shared/schemas/program-config.ts';
+import { campaignDesign } from '../../../shared/schemas/program-config-design.ts';
+import { campaignDesignUpdate, campaignEmailsUpdate, campaignInstallationUpdate, campaignOptionsUpdate } from '../../../shared/schemas/program-config.ts';
+import { campaignEmails } from '../../../shared/schemas/program-config-emails.ts';
+import { campaignInstallationResponse } from '../../../shared/schemas/program-config-installation.ts';
+import { campaignOptions } from '../../../shared/schemas/program-config-options.ts';
+import { integrationList } from '../../../shared/schemas/program-config-integrations.ts';
+import type { DocumentKind } from '../../../shared/schemas/program-config-fields.ts';
 
 const TITLES: Record<DocumentKind, string> = { design: 'design', emails: 'emails', options: 'options', installation: 'installation' };
 
-/** A GET and a PATCH for one Program Editor document; both load the program by `:id` with its grant check. */
-function documentOperations<K extends DocumentKind>(kind: K, ids: [string, string], response: z.ZodType, body: z.ZodType, patchRule: string) {
+/**
+ * A GET and a PATCH for one Program Editor document; both load the program by `:id` with its grant
+ * check. `note` ends both summaries.
+ */
+function documentOperations<K extends DocumentKind>(kind: K, ids: [string, string], response: z.ZodType, body: z.ZodType, patchRule: string, note = '') {
   const get = operation({
     id: ids[0],
     name: `campaigns.${kind}.get`,
@@ -24,7 +22,7 @@ function documentOperations<K extends DocumentKind>(kind: K, ids: [string, strin
     path: `/campaign/:id/${kind}`,
     access: { scopes: ['program:read'] },
     programParam: 'id',
-    summary: `Retrieve the program's ${TITLES[kind]}: the complete document, every field with its current value.`,
+    summary: `Retrieve the program's ${TITLES[kind]}: the complete document, every field with its current value.${note}`,
     response,
     handler: async ({ program, deps }) => deps.programConfig.read(program!, kind),
   });
@@ -35,13 +33,17 @@ function documentOperations<K extends DocumentKind>(kind: K, ids: [string, strin
     path: `/campaign/:id/${kind}`,
     access: { scopes: ['program:write'] },
     programParam: 'id',
-    summary: `Update the program's ${TITLES[kind]} by deep partial merge (objects merge, arrays replace, null clears where allowed); answers the full updated document. ${patchRule}`,
+    summary: `Update the program's ${TITLES[kind]} by deep partial merge (objects merge, arrays replace, null clears where allowed); answers the full updated document. ${patchRule}${note}`,
     body,
     response,
     handler: ({ body, program, deps }) => deps.programConfig.update(program!, kind, body as Record<string, unknown>),
   });
   return [get, patch] as const;
 }
+
+/** What the design and emails documents show of their default texts (issue #27). */
+const BASE_LANGUAGE_NOTE =
+  ' Texts still at their default are shown in the program’s base language (options `languages.baseLanguage`), as its readers get them; the owner’s own texts as written (refloop extension). A default sent back stays a default: each reader still gets it in their own language.';
 
 /** CF1 `GET /campaign/{id}/design` and CF2 `PATCH /campaign/{id}/design`. */
 export const [getDesign, updateDesign] = documentOperations(
@@ -50,6 +52,7 @@ export const [getDesign, updateDesign] = documentOperations(
   campaignDesign,
   campaignDesignUpdate,
   'Sections of the other program type (referralSummary; affiliateSummary, commissions, payouts) answer 400.',
+  BASE_LANGUAGE_NOTE,
 );
 
 /** CF3 `GET /campaign/{id}/emails` and CF4 `PATCH /campaign/{id}/emails`. */
@@ -59,6 +62,7 @@ export const [getEmails, updateEmails] = documentOperations(
   campaignEmails,
   campaignEmailsUpdate,
   'Templates of the other program type answer 400; settings.sender.fromEmail and transactional isEnabled are read-only.',
+  BASE_LANGUAGE_NOTE,
 );
 
 /** CF5 `GET /campaign/{id}/options` and CF6 `PATCH /campaign/{id}/options`. */
@@ -79,7 +83,10 @@ export const [getInstallation, updateInstallation] = documentOperations(
   'referralTrigger is for referral programs only; mobile.publicKey is read-only and created when mobile.isEnabled turns on. shareUrl and mobile.publicKey are omitted while unset (never null); shareUrl: null clears it.',
 );
 
-/** I1 `GET /campaign/{id}/integrations`: the spec names no scope; reading program configuration is `program:read`. */
+/**
+ * I1 `GET /campaign/{id}/integrations`: the spec names no scope; reading program configuration is
+ * `program:read`. Lists what refloop integrates with (issue #25), each with its real state.
+ */
 export const listIntegrations = operation({
   id: 'I1',
   name: 'campaigns.integrations.list',
@@ -87,7 +94,8 @@ export const listIntegrations = operation({
   path: '/campaign/:id/integrations',
   access: { scopes: ['program:read'] },
   programParam: 'id',
-  summary: 'List every integration the program can connect, in dashboard order, with its state. Read-only: connecting happens in the dashboard.',
+  summary:
+    'List the integrations refloop provides for the program (Stripe, Paddle Billing), with each one’s connection state. Read-only; connectUrl is the console page where a person connects it (the REST extensions BI1–BI5 for Stripe and BI6–BI10 for Paddle do the same; docs/integrations.md).',
   response: integrationList,
-  handler: async ({ program, deps }) => ({ integrations: deps.programConfig.integrations(program!) }),
+  handler: async ({ program, deps }) => ({ integrations: await deps.billing.integrations(program!) }),
 });

@@ -2,7 +2,7 @@ import { operation } from '../operation.ts';
 import { emptyBody } from '../../../shared/schemas/common.ts';
 import { participantCreate } from '../../../shared/schemas/participant.ts';
 import { mobileParticipantTokenResponse, participantAuthSecret, participantTokenSecretRotated } from '../../../shared/schemas/mobile.ts';
-import { completeDocument } from '../../domain/program-config.ts';
+import { completeDocument } from '../../domain/programs/program-config.ts';
 import { InvalidStateError } from '../../errors.ts';
 
 /** P10 `POST /campaign/{id}/mobile-participant-token`. */

@@ -19,7 +19,8 @@ export const listParticipants = operation({
   path: '/campaign/:id/participants',
   access: { scopes: ['participant:read'] },
   programParam: 'id',
-  summary: 'List participants, newest first (limit 1–100, default 10; nextId = the last id of the previous page); up to three metadata[key]=value exact-match filters.',
+  summary:
+    'List participants, newest first (limit 1–100, default 10; nextId = the last id of the previous page); up to three metadata[key]=value exact-match filters. refloop extensions: search, referred, referralStatus, fraudRiskLevel, isAffiliate and sort (each optional; without them the answer is GrowSurf’s).',
   query: participantListQuery,
   response: participantList,
   handler: ({ query, program, deps }) => deps.participants.list(program!, query),

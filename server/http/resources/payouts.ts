@@ -77,9 +77,9 @@ export const exportPayouts = operation({
   programParam: 'id',
   programType: 'AFFILIATE',
   summary:
-    'refloop extension. A CSV for PayPal / Wise batch payments: one row per payout (default UPCOMING and QUEUED, or ?status=), with the affiliate, amount in major and minor units, currency and the affiliate’s current payout destination (provider, account, country, status). Cells starting with = + - @ are prefixed with an apostrophe.',
+    'refloop extension. A CSV for PayPal / Wise batch payments: one row per payout (default UPCOMING and QUEUED, or ?status=), with the affiliate, amount in major and minor units, currency and the affiliate’s current payout destination (provider, account, country, status). Cells starting with = + - @ are prefixed with an apostrophe. ?format=paypal or wise writes that provider’s upload file instead, and ?currency= keeps one currency.',
   query: payoutExportQuery,
   response: z.string(),
   contentType: 'text/csv',
-  handler: ({ query, program, deps }) => deps.payouts.exportCsv(program!, query.status),
+  handler: async ({ query, program, deps }) => (await deps.payouts.exportBatch(program!, { status: query.status, format: query.format, currency: query.currency })).body,
 });

@@ -1,6 +1,6 @@
 import { operation } from '../operation.ts';
 import { emptyBody, successResponse } from '../../../shared/schemas/common.ts';
-import { approveRewardBody, participantRewardList, participantRewardListQuery } from '../../../shared/schemas/reward.ts';
+import { approveRewardBody, participantRewardList, participantRewardListQuery, programRewardList, programRewardListQuery } from '../../../shared/schemas/reward.ts';
 
 // Issued rewards (rest-v2 §3.9 PR1–PR4). Referral programs issue rewards; affiliate programs earn
 // commissions through their own endpoints, so these answer 422 there (§6.2 #15).
@@ -64,4 +64,20 @@ export const deleteParticipantReward = operation({
   body: emptyBody,
   response: successResponse,
   handler: ({ params, program, deps }) => deps.rewards.remove(program!, params.rewardId!),
+});
+
+/** PR5 `GET /campaign/{id}/rewards` (refloop extension): the program's rewards queue. */
+export const listProgramRewards = operation({
+  id: 'PR5',
+  name: 'rewards.listProgram',
+  method: 'GET',
+  path: '/campaign/:id/rewards',
+  access: { scopes: ['reward:read'] },
+  programParam: 'id',
+  programType: 'REFERRAL',
+  summary:
+    'refloop extension. Every participant’s issued rewards in one list, newest first, by state: AWAITING_APPROVAL (the default; approve with PR2 or delete with PR4), APPROVED (not fulfilled yet; fulfil with PR3), FULFILLED or ALL. Deleted rewards are left out. limit 1–100 (default 20); nextId = the last reward id of the previous page. Each reward is the ParticipantReward of PR1 plus participantId, participantEmail and createdAt.',
+  query: programRewardListQuery,
+  response: programRewardList,
+  handler: ({ query, program, deps }) => deps.rewards.queue.list(program!, query),
 });

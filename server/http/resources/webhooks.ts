@@ -5,6 +5,7 @@ import {
   webhookCreate,
   webhookDeleteResponse,
   webhookDelivery,
+  webhookDeliveryDetail,
   webhookDeliveryList,
   webhookDeliveryListQuery,
   webhookList,
@@ -93,6 +94,19 @@ export const listWebhookDeliveries = operation({
   query: webhookDeliveryListQuery,
   response: webhookDeliveryList,
   handler: ({ query, params, program, deps }) => deps.webhooks.listDeliveries(program!, params.webhookId!, query),
+});
+
+/** Extension: `GET /campaign/{id}/webhooks/{webhookId}/deliveries/{deliveryId}`. */
+export const getWebhookDelivery = operation({
+  id: 'W8',
+  name: 'webhooks.deliveries.get',
+  method: 'GET',
+  path: '/campaign/:id/webhooks/:webhookId/deliveries/:deliveryId',
+  access: { scopes: ['program:read'] },
+  programParam: 'id',
+  summary: 'Extension: one delivery of the webhook’s log with every attempt so far (oldest first): when, how long, the status code and the first 1 KiB of the reply, or the error.',
+  response: webhookDeliveryDetail,
+  handler: ({ params, program, deps }) => deps.webhooks.getDelivery(program!, params.webhookId!, params.deliveryId!),
 });
 
 /** Extension: `POST /campaign/{id}/webhooks/{webhookId}/deliveries/{deliveryId}/replay`. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { mobile, session } from '../helpers/mobile.ts';
+import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { mobile, session } from '../../helpers/mobile.ts';
 import fc from 'fast-check';
-import { checkAnswers } from '../../server/domain/affiliate-forms.ts';
-import { ValidationError } from '../../server/errors.ts';
+import { checkAnswers } from '../../../server/domain/affiliate/affiliate-forms.ts';
+import { ValidationError } from '../../../server/errors.ts';
 
 // Affiliate applications (rest-v2 §2.32, §3.12 AF1–AF3) and the public application form through the
 // participant API (issue #6).

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
+import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
 
 // Affiliate invites (rest-v2 §2.33, §3.12 AF4–AF7) and the accept link page (issue #6).
 

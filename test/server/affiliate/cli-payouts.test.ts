@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../server/cli.ts';
-import { startApp, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { commissionsOf, moneyProgram, referralProgram, sale } from './money-fixture.ts';
+import { main } from '../../../server/cli.ts';
+import { startApp, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { commissionsOf, moneyProgram, referralProgram, sale } from '../../helpers/money.ts';
 
 // `refloop payouts list|run|export|mark` (issue #6): the manual payout provider from a shell,
 // against the test app's database, checked over REST.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { commissionFor, monthsBetween, percentOf, proportion, type SaleContext } from '../../server/domain/commission-math.ts';
-import { convertMinor, roundHalfUp } from '../../server/domain/exchange-rates.ts';
-import type { CommissionStructure } from '../../shared/schemas/reward-config.ts';
+import { commissionFor, monthsBetween, percentOf, proportion, type SaleContext } from '../../../server/domain/affiliate/commission-math.ts';
+import { convertMinor, roundHalfUp } from '../../../server/domain/platform/exchange-rates.ts';
+import type { CommissionStructure } from '../../../shared/schemas/reward-config.ts';
 
 // The pure commission math (issue #6): table-driven over the structure's options.
 

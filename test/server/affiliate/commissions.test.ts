@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { TEN_PERCENT, commissionsOf, limitedKey, moneyProgram, referralProgram, refund, sale, type MoneyProgram } from './money-fixture.ts';
+import { startApp, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { TEN_PERCENT, commissionsOf, limitedKey, moneyProgram, referralProgram, refund, sale, type MoneyProgram } from '../../helpers/money.ts';
 
 // Commissions (AF10–AF13) and refunds of recorded sales (AF9), issue #6.
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { mobile, mobileProgram, session, type MobileProgramFixture } from '../helpers/mobile.ts';
-import { PAYOUT_REQUIRED_ACTIONS } from '../../shared/schemas/participant.ts';
+import { startApp, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { mobile, mobileProgram, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
+import { PAYOUT_REQUIRED_ACTIONS } from '../../../shared/schemas/participant.ts';
 
 // Payout destinations (rest-v2 §2.34, §3.8 P14/P15, mobile rule 8), the confirmation page, the
 // participant API counterparts, the window's provider list and payoutSettings.requiredActions (issue #6).

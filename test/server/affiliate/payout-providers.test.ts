@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { PayoutProviders, manualProvider, type PayoutProvider, type SendOutcome } from '../../server/domain/payout-providers.ts';
-import type { PayoutLine } from '../../server/domain/payout-export.ts';
-import { addParticipant, commissionsOf, moneyProgram, sale, type MoneyProgram } from './money-fixture.ts';
-import type { Program } from '../../server/domain/programs.ts';
+import { startApp, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { PayoutProviders, manualProvider, type PayoutProvider, type SendOutcome } from '../../../server/domain/affiliate/payout-providers.ts';
+import type { PayoutLine } from '../../../server/domain/affiliate/payout-export.ts';
+import { addParticipant, commissionsOf, moneyProgram, sale, type MoneyProgram } from '../../helpers/money.ts';
+import type { Program } from '../../../server/domain/programs/programs.ts';
 
 // The payout provider interface and registry, and the manual provider's batch files (issue #6).
 
@@ -40,7 +40,7 @@ async function affiliate(p: MoneyProgram, name: string) {
   return { ...a, customer: c.id };
 }
 
-const programOf = async (p: MoneyProgram): Promise<Program> => (await import('../../server/domain/programs.ts')).toProgram(await app.deps.db.knex('programs').where({ id: p.pid }).first());
+const programOf = async (p: MoneyProgram): Promise<Program> => (await import('../../../server/domain/programs/programs.ts')).toProgram(await app.deps.db.knex('programs').where({ id: p.pid }).first());
 const run = (p: MoneyProgram) => app.request('POST', `/v2/campaign/${p.pid}/payouts/run`, { key: p.key, body: {} });
 
 /** Splits our CSV (every cell quoted) into rows of cells. */

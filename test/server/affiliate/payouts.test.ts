@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
+import { startApp, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
 import fc from 'fast-check';
-import { csvCell, majorUnits } from '../../server/domain/payout-export.ts';
-import { TEN_PERCENT, addParticipant, commissionsOf, limitedKey, moneyProgram, referralProgram, refund, sale, type MoneyProgram } from './money-fixture.ts';
+import { csvCell, majorUnits } from '../../../server/domain/affiliate/payout-export.ts';
+import { TEN_PERCENT, addParticipant, commissionsOf, limitedKey, moneyProgram, referralProgram, refund, sale, type MoneyProgram } from '../../helpers/money.ts';
 
 // Payouts (AF14, AF15) and the manual payout provider (PO1 run, PO2 status, PO3 CSV export), issue #6.
 
@@ -239,7 +239,7 @@ describe('GET /campaign/:id/payouts/export.csv', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
     const rows = parseCsv(res.text);
-    expect(rows[0]).toEqual(['payout_id', 'participant_id', 'email', 'first_name', 'last_name', 'status', 'amount', 'currency', 'amount_minor', 'provider', 'account', 'country', 'destination_status', 'commission_count', 'created_at']);
+    expect(rows[0]).toEqual(['payout_id', 'participant_id', 'email', 'first_name', 'last_name', 'status', 'amount', 'currency', 'amount_minor', 'provider', 'account', 'country', 'destination_status', 'commission_count', 'created_at', 'codes']);
     expect(rows).toHaveLength(2);
     expect(rows[1]).toEqual([
       payout.id,
@@ -257,6 +257,7 @@ describe('GET /campaign/:id/payouts/export.csv', () => {
       'CONFIRMED',
       '1',
       new Date(payout.createdAt).toISOString(),
+      '',
     ]);
     await setStatus(p, payout.id, 'ISSUED');
     expect(parseCsv((await csv(p)).text)).toHaveLength(1);
@@ -278,6 +279,26 @@ describe('GET /campaign/:id/payouts/export.csv', () => {
     expect((await csv(p, '?status=LOST')).status).toBe(400);
     const r = await referralProgram(app);
     expect((await app.request('GET', `/v2/campaign/${r.pid}/payouts/export.csv`, { key: r.key })).status).toBe(422);
+  });
+
+  it('writes the PayPal and Wise upload files with ?format=, one currency with ?currency= (refloop extension, issue #23)', async () => {
+    const p = await moneyProgram(app);
+    await app.deps.db.knex('payout_destinations').insert({ id: `pp-${p.pid}`, program_id: p.pid, participant_id: p.affiliate.id, provider: 'PAYPAL', account: 'paid@pay.example.com', country: 'US', status: 'CONFIRMED', created_at: 1, updated_at: 1 });
+    await sale(app, p, { grossAmount: 12_345, orderId: 'f1' });
+    const payout = (await run(p)).body.payouts[0];
+    const paypal = await csv(p, '?format=paypal');
+    expect(paypal.status, paypal.text).toBe(200);
+    expect(paypal.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(parseCsv(paypal.text)).toEqual([['paid@pay.example.com', '12.35', 'USD', payout.id, 'Affiliate commission payout', 'PAYPAL']]);
+    // The Wise file has its header and leaves out the PayPal affiliate.
+    expect(parseCsv((await csv(p, '?format=wise')).text)).toEqual([['name', 'recipientEmail', 'paymentReference', 'receiverType', 'amountCurrency', 'amount', 'sourceCurrency', 'targetCurrency']]);
+    // The generic file is the default, and a currency filter (any case) keeps only that currency.
+    expect((await csv(p, '?format=generic')).text).toBe((await csv(p)).text);
+    expect(parseCsv((await csv(p, '?currency=usd')).text)).toHaveLength(2);
+    expect(parseCsv((await csv(p, '?currency=EUR')).text)).toHaveLength(1);
+    const bad = await csv(p, '?format=xml&currency=dollars');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['query.currency', 'query.format']);
   });
 });
 

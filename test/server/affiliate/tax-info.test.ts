@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, onPostgres, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { mobile, mobileProgram, session, type MobileProgramFixture } from '../helpers/mobile.ts';
-import { createLogger } from '../../server/log.ts';
+import { startApp, onPostgres, verifiedAccount, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { mobile, mobileProgram, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
+import { createLogger } from '../../../server/log.ts';
 
 // Tax information (mobile rule 9, issue #6): the hosted page, the participant API's session, status,
 // refresh, residency and VAT operations, payoutSettings.requiredActions, and the proof that tax id

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { TEN_PERCENT, addParticipant, commissionsOf, limitedKey, moneyProgram, referralProgram, sale } from './money-fixture.ts';
+import { startApp, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { TEN_PERCENT, addParticipant, commissionsOf, limitedKey, moneyProgram, referralProgram, sale } from '../../helpers/money.ts';
 
 // AF8 record affiliate transaction (issue #6): commissions, idempotent replay, currencies, gates.
 
@@ -233,7 +233,7 @@ describe('402 without a payment method (BILLING=on)', () => {
   });
 
   it('answers 402 PAYMENT_METHOD_REQUIRED on affiliate REST operations and 200 once a payment method is on file', async () => {
-    const acct = await (await import('../helpers/app.ts')).verifiedAccount(billed);
+    const acct = await (await import('../../helpers/app.ts')).verifiedAccount(billed);
     await billed.deps.teams.setPlan(acct.teamId, 'BUSINESS', true);
     const created = await billed.request('POST', '/v2/campaigns', { key: acct.key, body: { type: 'AFFILIATE' } });
     expect(created.status, created.text).toBe(200);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { TEN_PERCENT, addParticipant, moneyProgram, refund, type MoneyProgram } from './money-fixture.ts';
+import { startApp, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { TEN_PERCENT, addParticipant, moneyProgram, refund, type MoneyProgram } from '../../helpers/money.ts';
 
 // Affiliate money in analytics (AN1 totals, series, previous period, statusCounts; P12 money
 // fields), from real sales, refunds and payouts over HTTP (issue #6).
@@ -135,7 +135,7 @@ describe('participant analytics of an affiliate', () => {
     });
     expect(body.series.find((w: { periodStart: number }) => w.periodStart === Date.UTC(2026, 0, 12))).toMatchObject({ totalRevenue: 31_000, totalCommissions: 3100, uniqueCommissionReferrals: 2 });
     // The participant API summary agrees.
-    const summary = await app.deps.payouts.summary((await import('../../server/domain/programs.ts')).toProgram(await app.deps.db.knex('programs').where({ id: p.pid }).first()), p.affiliate.id);
+    const summary = await app.deps.payouts.summary((await import('../../../server/domain/programs/programs.ts')).toProgram(await app.deps.db.knex('programs').where({ id: p.pid }).first()), p.affiliate.id);
     expect(summary).toMatchObject({ totalPaidOut: 3800, upcomingPayout: 100, referralRevenue: 39_000 });
     // A referred customer earned nothing themselves.
     expect((await get(p, `/participant/${p.customer.id}/analytics`)).analytics).toMatchObject({ totalPaidOut: 0, upcomingPayout: 0, totalCommissions: 0 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import type { ActivityEntry } from '../../server/domain/activity.ts';
+import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import type { ActivityEntry } from '../../../server/domain/platform/activity.ts';
 
 // Budgets raised: these tests make many calls per team; the limits have their own tests.
 const LIMITS = RAISED_LIMITS;

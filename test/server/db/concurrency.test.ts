@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { onPostgres, startApp, verifiedAccount, type Res, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { errorResponse } from '../../server/http/error-middleware.ts';
-import { TEN_PERCENT, addParticipant, limitedKey, moneyProgram, type MoneyProgram, type Structure } from './money-fixture.ts';
-import { SCOPES } from '../../shared/scopes.ts';
+import { onPostgres, startApp, verifiedAccount, type Res, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { errorResponse } from '../../../server/http/error-middleware.ts';
+import { TEN_PERCENT, addParticipant, limitedKey, moneyProgram, type MoneyProgram, type Structure } from '../../helpers/money.ts';
+import { SCOPES } from '../../../shared/scopes.ts';
 
 // Issue #20, defect 1: writes that share a referrer or an affiliate, sent at the same moment. On
 // PostgreSQL a foreign-key insert takes FOR KEY SHARE on the referrer's row and a later FOR UPDATE
@@ -53,7 +53,7 @@ function expectAllOk(responses: Res[]): void {
 
 const db = () => app.deps.db.knex;
 const participantRow = (id: string) => db()('participants').where({ id }).first();
-const programRow = (pid: string) => db()('programs').where({ id: pid }).first('participant_count', 'referral_count', 'winner_count');
+const programRow = (pid: string) => db()('program_counters').where({ program_id: pid }).first('participant_count', 'referral_count', 'winner_count');
 const count = async (table: string, where: Record<string, unknown>) => Number((await db()(table).where(where).count({ n: '*' }).first())!.n);
 
 /** A referral program with one reward config (DOUBLE_SIDED by default) and its key. */

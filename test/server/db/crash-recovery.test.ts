@@ -3,19 +3,19 @@ import http from 'node:http';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { freshDatabase, onPostgres, RAISED_LIMITS, startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
-import { addParticipant, mobileProgram } from '../helpers/mobile.ts';
-import { loadConfig } from '../../server/config.ts';
-import { openDb } from '../../server/db/connect.ts';
-import { Jobs, LEASE_MS } from '../../server/domain/jobs.ts';
-import { createLogger } from '../../server/log.ts';
+import { freshDatabase, onPostgres, RAISED_LIMITS, startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
+import { addParticipant, mobileProgram } from '../../helpers/mobile.ts';
+import { loadConfig } from '../../../server/config.ts';
+import { openDb } from '../../../server/db/connect.ts';
+import { Jobs, LEASE_MS } from '../../../server/domain/platform/jobs.ts';
+import { createLogger } from '../../../server/log.ts';
 
 // Issue #20: what a process acknowledged survives its SIGKILL. Visits answered RECORDED are counted
 // exactly once after a restart (the counters are folded from the visits table behind a durable
 // watermark), and jobs held by a dead process are claimed again within seconds (short leases
 // renewed by a heartbeat), while a live worker's job is never taken over.
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = path.resolve(import.meta.dirname, '../../..');
 
 interface Child {
   url: string;
@@ -155,7 +155,7 @@ describe.runIf(onPostgres)('issue #20: impression fold shared by several process
       await Promise.all([a.deps.visits.flush(), b.deps.visits.flush()]);
       const row = await a.deps.db.knex('participants').where({ id: ann.id }).first('impression_count', 'unique_impression_count');
       expect({ impressions: Number(row.impression_count), uniques: Number(row.unique_impression_count) }).toEqual({ impressions: 200, uniques: 4 });
-      expect(Number((await a.deps.db.knex('programs').where({ id: p.pid }).first('impression_count')).impression_count)).toBe(200);
+      expect(Number((await a.deps.db.knex('program_counters').where({ program_id: p.pid }).first('impression_count')).impression_count)).toBe(200);
       expect(await a.deps.db.knex('activity_logs').where({ participant_id: ann.id, type: 'VISIT' }).count({ n: '*' })).toEqual([{ n: 200 }]);
     } finally {
       await b.close();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, onPostgres, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { inlineLimit } from '../../server/db/connect.ts';
-import { ScoreLedger, rankKey } from '../../server/domain/leaderboard.ts';
+import { startApp, verifiedAccount, onPostgres, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { inlineLimit } from '../../../server/db/sqlite.ts';
+import { rankKey } from '../../../server/domain/participants/boards.ts';
+import { ScoreLedger } from '../../../server/domain/participants/score-ledger.ts';
 
 // Issue #4 (trigger-referral throughput): concurrent triggers share one SQLite transaction, each in
 // its own savepoint; bound LIMITs become literals; program documents are parsed once per text.

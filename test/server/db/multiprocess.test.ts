@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshDatabase, startApp, verifiedAccount, RAISED_LIMITS } from '../helpers/app.ts';
+import { freshDatabase, startApp, verifiedAccount, RAISED_LIMITS } from '../../helpers/app.ts';
 
 describe('several server processes on one database', () => {
   it('share one team rate-limit budget', async () => {

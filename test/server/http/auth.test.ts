@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, createAccount, verifiedAccount, type TestApp } from '../helpers/app.ts';
-import { operations } from '../../server/http/routes.ts';
-import { SCOPES, type Scope } from '../../shared/scopes.ts';
-import { assertOperationsDeclared, operation } from '../../server/http/operation.ts';
+import { startApp, createAccount, verifiedAccount, type TestApp } from '../../helpers/app.ts';
+import { operations } from '../../../server/http/routes.ts';
+import { SCOPES, type Scope } from '../../../shared/scopes.ts';
+import { assertOperationsDeclared, operation } from '../../../server/http/operation.ts';
 import { z } from 'zod';
 
 let app: TestApp;

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { operations } from '../../server/http/routes.ts';
-import { mobileOperations } from '../../server/http/mobile/routes.ts';
-import { startApp, verifiedAccount, RAISED_LIMITS, type Res, type TestApp } from '../helpers/app.ts';
-import { addParticipant, mobileProgram, session, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { operations } from '../../../server/http/routes.ts';
+import { mobileOperations } from '../../../server/http/mobile/routes.ts';
+import { startApp, verifiedAccount, RAISED_LIMITS, type Res, type TestApp } from '../../helpers/app.ts';
+import { addParticipant, mobileProgram, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
 
 // Issue #20: a property-based fuzz test over every REST and participant-API operation, built from
 // the two routes tables. Each request has hostile parts (ids, types, sizes, nesting, unicode, content

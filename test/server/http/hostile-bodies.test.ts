@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JSON_BODY_LIMITS, jsonShapeProblem, parseJsonBody } from '../../server/http/json-body.ts';
-import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
-import { addParticipant, mobileProgram, session, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { JSON_BODY_LIMITS, jsonShapeProblem, parseJsonBody } from '../../../server/http/json-body.ts';
+import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
+import { addParticipant, mobileProgram, session, shareKey, type MobileProgramFixture } from '../../helpers/mobile.ts';
 
 // Issue #20, defect 2: a deeply nested body (5,000 levels, 10 KB) answered 500 (RangeError in the
 // request fingerprint's JSON.stringify) and a 1 MiB one cost most of a second of CPU. Every JSON

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
+import { startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
 
 let app: TestApp | null = null;
 afterEach(async () => {

@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, createAccount, verifiedAccount, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
-import { EMAIL_TEMPLATE_KEYS, NOTIFICATION_EVENTS } from '../../shared/schemas/program-config.ts';
-import type { OutboxMessage } from '../../server/domain/mail.ts';
+import { startApp, createAccount, verifiedAccount, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
+import { EMAIL_TEMPLATE_KEYS } from '../../../shared/schemas/program-config-fields.ts';
+import { NOTIFICATION_EVENTS } from '../../../shared/schemas/program-config-options.ts';
+import type { OutboxMessage } from '../../../server/domain/platform/mail.ts';
 
 // Issue #19: every link we put in an email or in the window payload resolves. Participants of a
 // program without installation.shareUrl share `PUBLIC_URL/r/{programId}?grsf=…`, which answered 404;
@@ -270,23 +271,22 @@ describe('GET /r/{programId}, the default share link (issue #19)', () => {
     expect(p.sharer.shareUrl).toMatch(new RegExp(`^http://refloop\\.test/r/${p.pid}\\?grsf=[a-z0-9]{10}$`));
   });
 
-  it('serves a hosted page for a program without a site: its name, the friend’s offer and our widget’s sign-up form', async () => {
+  it('serves the program’s hosted landing page for a program without a site: its content, the friend’s offer and the portal’s sign-up (issue #24)', async () => {
     const p = await withoutSite();
     const res = await get(local(p.sharer.shareUrl));
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const html = await res.text();
-    expect(html).toContain('<title>Coffee Club · refloop</title>');
-    expect(html).toContain('<h1>Coffee Club</h1>');
-    expect(html).toContain('<p>$10 off your first order</p>');
+    expect(html).toContain('<title>Referral program · Acme Coffee</title>');
+    expect(html).toContain('<h1>Refer friends, earn rewards</h1>');
+    expect(html).toContain('<p>Your friend gets: $10 off your first order</p>');
     // The starter reward is hidden: its copy is not an offer.
     expect(html).not.toContain('Get a reward when you sign up through a friend.');
-    expect(html).toContain('<div data-grsf-block-form></div>');
-    // The Universal Code's script from this server, for this program; no inline script at all.
-    expect(html).toContain(`<script async src="/growsurf.js" grsf-campaign="${p.pid}"></script>`);
-    expect([...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])).toEqual([`<script async src="/growsurf.js" grsf-campaign="${p.pid}">`]);
-    // The page wears the design's theme (the defaults here), whatever the visitor's colour scheme.
-    expect(html).toContain('body { background: #ffffff; color: #111827; }');
+    expect(html).toContain('<div data-grsf-portal="landing" data-grsf-accent="#4f46e5" data-grsf-accent-text="#ffffff"></div>');
+    // The hosted pages' script from this server, for this program; no inline script at all.
+    expect([...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])).toEqual([`<script type="module" src="/widget/portal.js" grsf-campaign="${p.pid}">`]);
+    // The page wears the design's landing-page colours (the defaults here), whatever the visitor's colour scheme.
+    expect(html).toContain('body { margin: 0; background: #ffffff; color: #111827;');
     // Nothing of the visitor is in the page: it does not repeat the share key.
     expect(html).not.toContain(new URL(p.sharer.shareUrl).searchParams.get('grsf')!);
   });
@@ -375,7 +375,7 @@ describe('GET /r/{programId}, the default share link (issue #19)', () => {
     await ok(p.key, 'PATCH', `/campaign/${p.pid}/installation`, { shareUrl: `http://refloop.test/r/${p.pid}` });
     const res = await get(`/r/${p.pid}?grsf=abc`);
     expect(res.status).toBe(200);
-    expect(await res.text()).toContain('<h1>Coffee Club</h1>');
+    expect(await res.text()).toContain('<h1>Refer friends, earn rewards</h1>');
   });
 
   it('resolves for a DRAFT program (the owner tests links before launch) and for an ended one', async () => {
@@ -416,9 +416,9 @@ describe('GET /r/{programId}, the default share link (issue #19)', () => {
       design: { referredExperience: { offerPopupTitle: '{{referrerName}} has a gift for you', offerPopupDescription: '<b>15% off</b> at {{companyName}}, {{unknownTag|for everyone}}' } },
     });
     const html = await (await get(`/r/${p.pid}`)).text();
-    expect(html).toContain('<h1>Coffee &lt;&amp;&gt; Co</h1>');
-    expect(html).toContain('<h2 id="offer-title">A friend has a gift for you</h2><p>15% off at Acme Coffee, for everyone</p>');
-    expect(html).toContain('<p class="brand">Acme Coffee</p>');
+    expect(html).toContain('<meta property="og:site_name" content="Acme Coffee">');
+    expect(html).toContain('<h2 id="offer-title">A friend has a gift for you</h2><ul><li><p>15% off at Acme Coffee, for everyone</p></li></ul>');
+    expect(html).toContain('<p class="brand"><span>Acme Coffee</span></p>');
   });
 
   it('shows no sign-up form while the program’s team is disabled', async () => {

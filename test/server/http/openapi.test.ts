@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { operations } from '../../server/http/routes.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { operations } from '../../../server/http/routes.ts';
 
 let app: TestApp;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
-import { connect } from '../helpers/mcp.ts';
+import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
+import { connect } from '../../helpers/mcp.ts';
 
 const apps: TestApp[] = [];
 async function start(env: Record<string, string>) {

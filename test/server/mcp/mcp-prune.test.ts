@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
-import { VERIFIER, REDIRECT, oauthKit } from '../helpers/mcp.ts';
+import { startApp, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
+import { VERIFIER, REDIRECT, oauthKit } from '../../helpers/mcp.ts';
 
 // Issue #8: the hourly maintenance removes MCP OAuth codes and tokens a day after they expired, and
 // connections revoked 30 days ago, while everything still usable stays.
@@ -59,7 +59,8 @@ describe('maintenance prunes MCP OAuth records', () => {
         const plan: Array<{ detail: string }> = await app.deps.db.knex.raw(`EXPLAIN QUERY PLAN SELECT 1 FROM ${table} WHERE expires_at < ?`, [Date.now()]);
         expect(plan.map((r) => r.detail).join(' | ')).toMatch(/USING (COVERING )?INDEX \w+_expires/);
       } else {
-        const r = await app.deps.db.knex.raw('SELECT indexdef FROM pg_indexes WHERE tablename = ? AND indexdef LIKE ?', [table, '%(expires_at)%']);
+        // This server's own schema: test servers share the database, one schema each.
+        const r = await app.deps.db.knex.raw('SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ? AND indexdef LIKE ?', [table, '%(expires_at)%']);
         expect(r.rows).toHaveLength(1);
       }
     }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
-import { connect } from '../helpers/mcp.ts';
+import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
+import { connect } from '../../helpers/mcp.ts';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -123,6 +123,7 @@ describe('MCP tools with a team API key', () => {
     expect(el.structuredContent.markdown).toContain('data-grsf-block-referral-status');
     const link: any = await client.callTool({ name: 'growsurf_get_integration_connect_link', arguments: { integration: 'stripe', campaignId: 'abc' } });
     expect(link.structuredContent).toMatchObject({ integration: 'stripe', label: 'Stripe', referralOnly: false });
+    expect(link.structuredContent.url).toBe(`${app.deps.config.publicUrl}/console/programs/abc/integrations/stripe`);
     await client.close();
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
-import { renderTags, textAsHtml, type EmailVars } from '../../server/domain/program-emails.ts';
-import { toProgram, type Program } from '../../server/domain/programs.ts';
+import { startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
+import { renderTags, textAsHtml, type EmailVars } from '../../../server/domain/messaging/email-layout.ts';
+import { toProgram, type Program } from '../../../server/domain/programs/programs.ts';
 
 // Issue #21: the default templates never produce doubled punctuation ("place their first order.."),
 // empty placeholders or an unfilled {{…}}, whatever realistic values fill them.

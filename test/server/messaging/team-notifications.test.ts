@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
-import { moneyProgram, refund, sale, TEN_PERCENT } from './money-fixture.ts';
-import { formatMoney } from '../../server/domain/exchange-rates.ts';
-import { SWEEP_EVERY_MS } from '../../server/domain/team-notifications.ts';
-import type { OutboxMessage } from '../../server/domain/mail.ts';
-import { mobile, session, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
+import { moneyProgram, refund, sale, TEN_PERCENT } from '../../helpers/money.ts';
+import { formatMoney } from '../../../server/domain/platform/exchange-rates.ts';
+import { SWEEP_EVERY_MS } from '../../../server/domain/messaging/team-notifications.ts';
+import type { OutboxMessage } from '../../../server/domain/platform/mail.ts';
+import { mobile, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
 
 // Team notification emails (rest-v2 §2.20 options.notificationEmails): the 10-minute sweep on the
 // real job runner, read back from the real outbox.

@@ -6,9 +6,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
-import { checkTarget, isForbiddenAddress } from '../../server/domain/ssrf.ts';
-import { AUTO_DISABLE_AFTER_FAILURES, AUTO_DISABLE_FAILING_FOR_MS, MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, signatureHeader } from '../../server/domain/webhooks.ts';
+import { freshDatabase, startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
+import { checkTarget, isForbiddenAddress } from '../../../server/domain/platform/ssrf.ts';
+import { AUTO_DISABLE_AFTER_FAILURES, AUTO_DISABLE_FAILING_FOR_MS, MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, signatureHeader } from '../../../server/domain/messaging/webhook-delivery.ts';
 
 // Receivers are real HTTP servers on 127.0.0.1, so every app except the guard's own allows private targets.
 const PRIVATE = { WEBHOOK_ALLOW_PRIVATE: 'true' };
@@ -61,7 +61,7 @@ type Verify = (rawBody: string, header: string | undefined, secret: string, nowS
 
 /** Loads the verification function exactly as docs/webhooks.md prints it, so the docs cannot drift from the server. */
 async function docsVerifier(): Promise<Verify> {
-  const md = fs.readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
+  const md = fs.readFileSync(new URL('../../../docs/webhooks.md', import.meta.url), 'utf8');
   const code = /```js\n([\s\S]*?)```/.exec(md.slice(md.indexOf('## Verifying the signature')))![1]!;
   const file = path.join(os.tmpdir(), `refloop-verify-${crypto.randomBytes(6).toString('hex')}.mjs`);
   fs.writeFileSync(file, code);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { visitCreate } from '../../shared/schemas/mobile.ts';
-import { fastVisitBody } from '../../server/http/mobile/fast-visit.ts';
-import { UTM_KEYS } from '../../shared/attribution.ts';
+import { visitCreate } from '../../../shared/schemas/mobile.ts';
+import { fastVisitBody } from '../../../server/http/mobile/fast-visit.ts';
+import { UTM_KEYS } from '../../../shared/attribution.ts';
 
 // Issue #5 performance: the hand-written visit-body check must never accept what zod refuses, and
 // must return exactly what zod returns for what it accepts.

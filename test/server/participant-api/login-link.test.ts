@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { addParticipant, mobile, mobileProgram, session, type MobileProgramFixture } from '../helpers/mobile.ts';
-import { sha256 } from '../../server/crypto.ts';
+import { startApp, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { addParticipant, mobile, mobileProgram, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
+import { sha256 } from '../../../server/crypto.ts';
 
 // One-time email sign-in for returning participants (web-sdk.md §5): POST /mobile/v2/participant/login-link
 // mails the transactional loginLink template; POST …/login-link/redeem exchanges its token once.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { mobile, session } from '../helpers/mobile.ts';
-import { moneyProgram, refund, sale, type MoneyProgram } from './money-fixture.ts';
+import { startApp, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { mobile, session } from '../../helpers/mobile.ts';
+import { moneyProgram, refund, sale, type MoneyProgram } from '../../helpers/money.ts';
 
 // The signed-in affiliate's money on the participant API (issue #6): commissions, payouts,
 // mark-read, the affiliate summary, and the 422 / 402 gates.
@@ -83,7 +83,7 @@ describe('participant API: affiliate money', () => {
     const p = await moneyProgram(app);
     const { s } = await signIn(app, p);
     expect((await mobile(app, 'GET', '/participant/commissions', s)).status).toBe(403);
-    const acct = await (await import('../helpers/app.ts')).verifiedAccount(app);
+    const acct = await (await import('../../helpers/app.ts')).verifiedAccount(app);
     const created = await app.request('POST', '/v2/campaigns', { key: acct.key, body: { type: 'REFERRAL' } });
     const ref = { key: acct.key, teamId: acct.teamId, pid: created.body.id as string, configId: '', affiliate: { id: '', email: 'r@example.com' }, customer: { id: '', email: '' } };
     const signed = await signIn(app, ref, 'r@example.com');
@@ -104,7 +104,7 @@ describe('participant API: affiliate money with BILLING=on', () => {
   it('answers 402 while the team has no payment method on file', async () => {
     const billed = await startApp({ ...RAISED_LIMITS, BILLING: 'on' });
     try {
-      const acct = await (await import('../helpers/app.ts')).verifiedAccount(billed);
+      const acct = await (await import('../../helpers/app.ts')).verifiedAccount(billed);
       await billed.deps.teams.setPlan(acct.teamId, 'BUSINESS', true);
       const p = await moneyProgramFor(billed, acct);
       const { s, participantToken } = await signIn(billed, p);

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, onPostgres, startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { freshDatabase, onPostgres, startApp, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
 
 // Issue #4 (program emails) over the participant API of issue #5: `referralLinkViewedFirstTime` goes to
 // the referrer on the first visit of their link ever, once, through the program's template and switch.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session, shareKey } from '../helpers/mobile.ts';
-import { startVerifier, type Verifier } from '../helpers/recaptcha.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session, shareKey } from '../../helpers/mobile.ts';
+import { startVerifier, type Verifier } from '../../helpers/recaptcha.ts';
 
 // Issue #4 "Fraud" on the participant API: options.fraud.recaptcha checked for sign-ups from pages
 // (against a siteverify endpoint on loopback, RECAPTCHA_VERIFY_URL), and the country lists applied

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session, shareKey, type MobileProgramFixture } from '../../helpers/mobile.ts';
 
 // Issue #5: participant creation, referrer checks and the signed-in participant's own operations.
 
@@ -248,6 +248,25 @@ describe('PATCH /mobile/v2/participant', () => {
       const res = await mobile(app, 'PATCH', '/participant', s, { participantToken, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
+  });
+
+  it('changes the participant’s language to one of the program’s, refuses another with 400 and changes nothing (issue #27)', async () => {
+    const p = await mobileProgram(app, { options: { languages: { baseLanguage: 'de', additionalLanguages: ['en', 'ja'] } } });
+    const { participantToken, participant } = await tokenFor(p, 'own@example.com');
+    const s = await session(app, p);
+    const res = await mobile(app, 'PATCH', '/participant', s, { participantToken, body: { language: 'ja' } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.language).toBe('ja');
+    for (const language of ['fr', 'xx', 5]) {
+      const bad = await mobile(app, 'PATCH', '/participant', s, { participantToken, body: { language, firstName: 'Changed' } });
+      expect(bad.status, JSON.stringify(language)).toBe(400);
+      expect(bad.body.errors[0].field).toBe('language');
+    }
+    const rest = await app.request('GET', `/v2/campaign/${p.pid}/participant/${participant.id}`, { key: p.key });
+    expect(rest.body).toMatchObject({ language: 'ja', firstName: null });
+    // null (or the base language) resets to the base language.
+    const reset = await mobile(app, 'PATCH', '/participant', s, { participantToken, body: { language: null } });
+    expect(reset.body.language).toBe('de');
   });
 
   it('answers 403 without a participant token, and for a token of another program', async () => {
@@ -669,7 +688,7 @@ describe('POST /mobile/v2/participants with BILLING=on', () => {
     try {
       const p = await mobileProgram(billed);
       const ann = await addParticipant(billed, p, { email: 'ann@example.com' });
-      await billed.deps.db.knex('programs').where({ id: p.pid }).update({ participant_count: 50_000 });
+      await billed.deps.db.knex('program_counters').where({ program_id: p.pid }).update({ participant_count: 50_000 });
       const s = await session(billed, p);
       const direct = await mobile(billed, 'POST', '/participants', s, { body: { email: 'new@example.com' } });
       expect(direct.status, direct.text).toBe(402);

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { freshDatabase, startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, mobile, mobileProgram, session, type MobileProgramFixture } from '../helpers/mobile.ts';
-import { SharedBudget } from '../../server/http/mobile/shared-budget.ts';
+import { freshDatabase, startApp, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, mobile, mobileProgram, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
+import { SharedBudget } from '../../../server/http/mobile/shared-budget.ts';
 
 // Issue #5 "Limits and safety": per-program budgets on the participant API, beside the per-IP-and-instance ones.
 

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, mobile, mobileProgram, session, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, mobile, mobileProgram, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
 
 // Issue #7: the participant resource list (MRS2) the widget's Resources panel draws from.
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, mobile, mobileProgram, session } from '../helpers/mobile.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, mobile, mobileProgram, session } from '../../helpers/mobile.ts';
 
 // Issue #5: "Tokens can be revoked by rotating the program's signing secret" — the owner's REST way to do it.
 

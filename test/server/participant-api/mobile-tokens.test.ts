@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session } from '../helpers/mobile.ts';
-import { autoAuthHash } from '../../server/domain/participant-tokens.ts';
+import { startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session } from '../../helpers/mobile.ts';
+import { autoAuthHash } from '../../../server/domain/participant-api/participant-tokens.ts';
 
 // Issue #5: participant tokens (REST P10, auto-authentication) and the participant-scoped mobile calls they open.
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, mobile, mobileProgram, session, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, mobile, mobileProgram, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
 
 // The traffic report's breakdowns (design.trafficInsights.breakdowns): real visits through
 // POST /mobile/v2/visits, counted by the impressions flush, reported by MT1 and the window.

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
-import { toProgram } from '../../server/domain/programs.ts';
-import { mobileOperations } from '../../server/http/mobile/routes.ts';
+import { freshDatabase, startApp, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session, shareKey, type MobileProgramFixture } from '../../helpers/mobile.ts';
+import { toProgram } from '../../../server/domain/programs/programs.ts';
+import { mobileOperations } from '../../../server/http/mobile/routes.ts';
 
 // Issue #5: sessions, CORS, visit recording (group commit, idempotency, receipts, impressions) and
 // the participant API's limits.
@@ -164,6 +164,29 @@ describe('POST /mobile/v2/visits', () => {
     const burst = await Promise.all([visit(s, body), visit(s, body), visit(s, body)]);
     for (const r of [again, ...burst]) expect(r.body).toEqual(first.body);
     expect(await app.deps.db.knex('visits').where({ program_id: p.pid }).count({ n: '*' }).first()).toEqual({ n: 1 });
+  });
+
+  it('answers a batch that mixes a repeat with new visits: the repeat from its stored row, the new ones as written now', async () => {
+    const p = await mobileProgram(app);
+    const ann = await addParticipant(app, p, { email: 'ann@example.com' });
+    const s = await session(app, p);
+    const repeat = { visitId: vid(), attribution: referred(ann.id) };
+    const first = await visit(s, repeat);
+    app.clock.advance(60_000);
+    const fresh = [vid(), vid()];
+    // Sent together, so they share a group commit whose INSERT changes fewer rows than it carries.
+    const [again, ...news] = await Promise.all([visit(s, repeat), ...fresh.map((id) => visit(s, { visitId: id, attribution: referred(ann.id) }))]);
+    expect(again!.body).toEqual(first.body);
+    for (const [i, r] of news.entries()) {
+      expect(r.body).toMatchObject({ status: 'RECORDED', visitId: fresh[i] });
+      expect(receiptReferrer(r.body.receipts.lastVisit)).toBe(ann.id);
+      // Written a minute after the repeat's first answer: its own receipt, not the repeat's.
+      expect(r.body.receipts.lastVisit).not.toBe(first.body.receipts.lastVisit);
+    }
+    const stored = await app.deps.db.knex('visits').where({ program_id: p.pid }).orderBy('created_at').select('visit_id', 'created_at');
+    expect(stored.map((v) => v.visit_id)).toEqual([repeat.visitId, ...stored.slice(1).map((v) => v.visit_id)]);
+    expect(new Set(stored.slice(1).map((v) => v.visit_id))).toEqual(new Set(fresh));
+    expect(Number(stored[1]!.created_at) - Number(stored[0]!.created_at)).toBe(60_000);
   });
 
   it('writes many concurrent visits, each once, through group commits', async () => {

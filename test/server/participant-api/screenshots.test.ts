@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
+import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
 
 // C6 referral-flow screenshots without a browser (issue #7): a clear 503, the usual gates, and the
 // signed preview and image links refusing anything they did not sign. The capture itself runs in

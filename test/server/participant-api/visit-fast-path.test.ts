@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { visitAnswerJson } from '../../server/http/mobile/visit-fast-path.ts';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobileProgram, session, shareKey, type MobileProgramFixture } from '../helpers/mobile.ts';
+import { visitAnswerJson } from '../../../server/http/mobile/visit-fast-path.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, addParticipant, mobileProgram, session, shareKey, type MobileProgramFixture } from '../../helpers/mobile.ts';
 
 // The visit fast path (server/http/mobile/visit-fast-path.ts) answers `POST /mobile/v2/visits`
 // without Koa. These tests hold it to the router: the same answers, headers and error objects, and

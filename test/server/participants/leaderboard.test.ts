@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { seedParticipants } from '../../scripts/seed.ts';
-import { monthBoard, monthKey } from '../../server/domain/leaderboard.ts';
-import * as m018 from '../../server/db/migrations/018_rank_histogram.ts';
+import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { seedParticipants } from '../../../scripts/seed.ts';
+import { monthBoard, monthKey } from '../../../server/domain/participants/boards.ts';
+import * as m018 from '../../../server/db/migrations/018_rank_histogram.ts';
 
 const LIMITS = RAISED_LIMITS;
 const DAY = 24 * 3600 * 1000;
@@ -352,7 +352,7 @@ async function seededProgramChecks(app: TestApp) {
   const indexes = () =>
     app.deps.db.dialect === 'sqlite'
       ? app.deps.db.knex.raw("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'participants' ORDER BY name")
-      : app.deps.db.knex.raw("SELECT indexname FROM pg_indexes WHERE tablename = 'participants' ORDER BY indexname").then((r: { rows: unknown[] }) => r.rows);
+      : app.deps.db.knex.raw("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'participants' ORDER BY indexname").then((r: { rows: unknown[] }) => r.rows);
   const before = await indexes();
   {
     const acct = await verifiedAccount(app);

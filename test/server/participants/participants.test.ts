@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { seedParticipants } from '../../scripts/seed.ts';
+import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { seedParticipants } from '../../../scripts/seed.ts';
+import { toProgram } from '../../../server/domain/programs/programs.ts';
 
 // Budgets raised: these tests make many calls per team; the limits have their own tests.
 const LIMITS = RAISED_LIMITS;
@@ -328,6 +329,29 @@ describe('POST /campaign/{id}/participant with BILLING=on', () => {
 });
 
 describe('GET /campaign/{id}/participant/{participantIdOrEmail}', () => {
+  it('answers a referred participant byte for byte as the serializer does from whole rows, by id and by email; a referrer in another program shows as null', async () => {
+    const { key, pid } = await setup();
+    const referrer = await added(key, pid, { email: 'p4-ref@example.com', firstName: 'Ria', metadata: { plan: 'pro' }, ipAddress: '203.0.113.9', fingerprint: 'fp-ref' });
+    await added(key, pid, { email: 'p4-f1@example.com', referredBy: referrer.id });
+    const friend = await added(key, pid, { email: 'p4-f2@example.com', firstName: 'Fox', referredBy: referrer.id, referralStatus: 'CREDIT_PENDING' });
+    const program = toProgram(await app.deps.db.knex('programs').where({ id: pid }).first());
+    const whole = async (id: string) => JSON.stringify((await app.deps.participants.serialize(app.deps.db.knex, program, [await app.deps.db.knex('participants').where({ id }).first()]))[0]);
+    for (const who of [friend.id, 'P4-F2@example.com', referrer.id]) {
+      const res = await get(key, pid, encodeURIComponent(who));
+      expect(res.status, res.text).toBe(200);
+      expect(res.text).toBe(await whole(who.includes('@') ? friend.id : who));
+    }
+    expect((await get(key, pid, friend.id)).body.referrer).toMatchObject({ id: referrer.id, firstName: 'Ria', referralCount: 1, metadata: { plan: 'pro' } });
+    // A referred_by pointing outside the program (never written by refloop, but the read must not show it).
+    const other = await setup();
+    const stranger = await added(other.key, other.pid, { email: 'p4-stranger@example.com' });
+    await app.deps.db.knex('participants').where({ id: friend.id }).update({ referred_by: stranger.id });
+    const res = await get(key, pid, friend.id);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.referrer).toBeNull();
+    expect(res.text).toBe(await whole(friend.id));
+  });
+
   it('finds a participant by id and by email, raw or percent-encoded, with + kept as +', async () => {
     const { key, pid } = await setup();
     const p = await added(key, pid, { email: 'a+b@x.com' });

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SMTPServer } from 'smtp-server';
-import { loadConfig } from '../../server/config.ts';
-import { createDeps } from '../../server/deps.ts';
-import { freshDatabase, startApp, createAccount, TestClock, type TestApp } from '../helpers/app.ts';
+import { loadConfig } from '../../../server/config.ts';
+import { createDeps } from '../../../server/deps.ts';
+import { freshDatabase, startApp, createAccount, TestClock, type TestApp } from '../../helpers/app.ts';
 
 let app: TestApp | null = null;
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertProgramCapacity, assertRestAccess, assertParticipantCapacity, effectivePlan, TRIAL_MS } from '../../server/domain/plans.ts';
+import { assertProgramCapacity, assertRestAccess, assertParticipantCapacity, effectivePlan, TRIAL_MS } from '../../../server/domain/platform/plans.ts';
 
 const now = Date.UTC(2026, 5, 1);
 const trial = { plan: 'TRIAL', hasPaymentMethod: false, trialEndsAt: now + TRIAL_MS };

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session } from '../helpers/mobile.ts';
-import { PRUNE_BATCH, VISIT_RETENTION_MS } from '../../server/domain/retention.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, addParticipant, mobile, mobileProgram, session } from '../../helpers/mobile.ts';
+import { PRUNE_BATCH, VISIT_RETENTION_MS } from '../../../server/domain/platform/retention.ts';
 
 // Issue #5: visits, unique-visitor pairs and superseded fraud decisions are pruned by the hourly
 // maintenance after their retention (400 days, the longest cookie window), in short batches.

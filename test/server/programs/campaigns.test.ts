@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, createAccount, verifiedAccount, type TestApp } from '../helpers/app.ts';
+import { startApp, createAccount, verifiedAccount, type TestApp } from '../../helpers/app.ts';
 
 let app: TestApp;
 beforeAll(async () => {

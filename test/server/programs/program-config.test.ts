@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
-import { defaultDocuments } from '../../server/domain/program-config.ts';
-import { toProgram } from '../../server/domain/programs.ts';
-import { documentSchema, EMAIL_TEMPLATE_KEYS, type DocumentKind } from '../../shared/schemas/program-config.ts';
-import { programGoal } from '../../shared/schemas/campaign.ts';
-import type { Scope } from '../../shared/scopes.ts';
+import { startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
+import { defaultDocuments } from '../../../server/domain/programs/program-config.ts';
+import { toProgram } from '../../../server/domain/programs/programs.ts';
+import { documentSchema } from '../../../shared/schemas/program-config.ts';
+import { EMAIL_TEMPLATE_KEYS, type DocumentKind } from '../../../shared/schemas/program-config-fields.ts';
+import { programGoal } from '../../../shared/schemas/campaign.ts';
+import type { Scope } from '../../../shared/scopes.ts';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -188,6 +189,19 @@ describe('PATCH /campaign/{id}/design', () => {
     expect(cleared.body.referredExperience).toMatchObject({ headingText: null, pageTitleReplacement: 'A gift for you' });
     const bad = await patch(acct.key, id, 'design', { header: { preText: null } });
     expect(bad.status).toBe(400);
+  });
+
+  it('merges country names by code, null going back to the default, and says why a key is refused (issue #23)', async () => {
+    const { acct, id } = await setup();
+    const set = await patch(acct.key, id, 'design', { countryLabels: { DE: 'Deutschland', GB: 'Britain' } });
+    expect(set.status, set.text).toBe(200);
+    const cleared = await patch(acct.key, id, 'design', { countryLabels: { GB: null } });
+    expect(cleared.body.countryLabels).toEqual({ DE: 'Deutschland', GB: null });
+    const bad = await patch(acct.key, id, 'design', { countryLabels: { Germany: 'X' } });
+    expect(bad.status).toBe(400);
+    // The key's own rule, not zod's generic "Invalid key in record".
+    expect(bad.body.errors).toEqual([{ field: 'countryLabels.Germany', code: 'INVALID', message: 'ISO 3166-1 alpha-2 code.' }]);
+    expect((await get(acct.key, id, 'design')).body.countryLabels).toEqual({ DE: 'Deutschland', GB: null });
   });
 
   it('answers 400 for an empty body, 403 without program:write and 404 for an unknown program', async () => {
@@ -646,31 +660,17 @@ describe('POST /campaign/{id}/clone (configuration documents)', () => {
 });
 
 describe('GET /campaign/{id}/integrations', () => {
-  it('lists referral integrations in dashboard order, none connected, without Wise', async () => {
-    const { acct, id } = await setup('REFERRAL');
-    const res = await get(acct.key, id, 'integrations');
-    expect(res.status).toBe(200);
-    const ids = res.body.integrations.map((i: { id: string }) => i.id);
-    expect(ids.slice(0, 4)).toEqual(['stripe', 'chargebee', 'recurly', 'paypal']);
-    expect(ids).toEqual(expect.arrayContaining(['tangocard', 'hubspot', 'zapier', 'webhook', 'baskHealth']));
-    expect(ids).not.toContain('wisecom');
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(res.body.integrations[0]).toEqual({
-      id: 'stripe',
-      name: 'Stripe',
-      connected: false,
-      enabled: false,
-      autoDisabled: false,
-      connectUrl: `http://refloop.test/editor/${id}/options/integrations?integration=stripe`,
-    });
-  });
-
-  it('lists Wise and leaves out Chargebee, Recurly and Tango Card for affiliate programs', async () => {
-    const { acct, id } = await setup('AFFILIATE');
-    const ids = (await get(acct.key, id, 'integrations')).body.integrations.map((i: { id: string }) => i.id);
-    expect(ids).toContain('wisecom');
-    for (const referralOnly of ['chargebee', 'recurly', 'tangocard']) expect(ids).not.toContain(referralOnly);
-    expect(ids[0]).toBe('stripe');
+  // Issue #25: the list is what refloop provides (Stripe), never keys whose connect links answered 404.
+  it('lists Stripe and Paddle for both program types, not connected, with the console page as connect URL', async () => {
+    for (const type of ['REFERRAL', 'AFFILIATE'] as const) {
+      const { acct, id } = await setup(type);
+      const res = await get(acct.key, id, 'integrations');
+      expect(res.status).toBe(200);
+      expect(res.body.integrations).toEqual([
+        { id: 'stripe', name: 'Stripe', connected: false, enabled: false, autoDisabled: false, connectUrl: `http://refloop.test/console/programs/${id}/integrations/stripe` },
+        { id: 'paddle', name: 'Paddle Billing', connected: false, enabled: false, autoDisabled: false, connectUrl: `http://refloop.test/console/programs/${id}/integrations/paddle` },
+      ]);
+    }
   });
 
   it('answers 403 without program:read', async () => {

@@ -3,12 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
-import { sha256 } from '../../server/crypto.ts';
-import { LocalDiskStorage } from '../../server/storage.ts';
-import { ContentInspector, sniffFileKind } from '../../server/domain/resources.ts';
-import { MAX_RESOURCE_FILE_BYTES } from '../../shared/schemas/resource.ts';
-import type { Scope } from '../../shared/scopes.ts';
+import { startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
+import { sha256 } from '../../../server/crypto.ts';
+import { LocalDiskStorage } from '../../../server/storage.ts';
+import { ContentInspector, sniffFileKind } from '../../../server/domain/programs/resource-files.ts';
+import { MAX_RESOURCE_FILE_BYTES } from '../../../shared/schemas/resource.ts';
+import type { Scope } from '../../../shared/scopes.ts';
 
 let app: TestApp;
 let dataDir: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
-import type { Scope } from '../../shared/scopes.ts';
+import { startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
+import type { Scope } from '../../../shared/scopes.ts';
 
 let app: TestApp;
 beforeAll(async () => {

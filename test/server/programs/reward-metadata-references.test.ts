@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
-import { findRewardReferences, metadataRenames, renameRewardReferences } from '../../server/domain/reward-references.ts';
+import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
+import { findRewardReferences, metadataRenames, renameRewardReferences } from '../../../server/domain/programs/reward-references.ts';
 
 // rest-v2 §3.4 (and behaviour note 12), issues #3/#4: reward metadata that program copy references through
 // `{{campaignReward[…]}}` cannot be removed (409 listing the fields); renamed keys are rewritten in the copy.
@@ -65,8 +65,12 @@ describe('PATCH /campaign/{id}/reward-configs/{campaignRewardId} with metadata r
   it('rewrites references to a renamed key (same value under a new key) in every document, keeping formatting and fallback', async () => {
     const { key, pid, rid } = await setup();
     await useInCopy(key, pid, rid);
+    // The participant API's cached view of the program (MW1's design texts) is dropped by the rewrite.
+    expect((await app.deps.mobilePrograms.get(pid))?.program.id).toBe(pid);
+    expect(app.deps.mobilePrograms.peek(pid)).toBeDefined();
     const res = await app.request('PATCH', rc(pid, rid), { key, body: { metadata: { giftCode: 'GIFT10', 'tier level': 'gold', note: 'x' } } });
     expect(res.status, res.text).toBe(200);
+    expect(app.deps.mobilePrograms.peek(pid)).toBeUndefined();
     const e = await emails(key, pid);
     expect(e.goalAchieved.body).toBe(`<p>Your code: {{campaignReward[${rid}].metadata.giftCode}}</p>`);
     expect(e.referralLinkUsed.subject).toBe(`Level {{ campaignReward['${rid}'].metadata['tier level'] | none }}`);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
-import { canonicalEmail, canonicalIp, ipInEntry } from '../../server/domain/fraud.ts';
+import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { canonicalEmail, canonicalIp, ipInEntry } from '../../../server/domain/referral/fraud-addresses.ts';
 
 // Anti-fraud (issue #4 "Fraud"): screening on P3 and on referral changes, the P5 owner override,
 // the decisions table and PARTICIPANT_FRAUD_STATUS_UPDATED.
@@ -55,7 +55,7 @@ async function expectBlocked(key: string, pid: string, body: Record<string, unkn
 async function footprint(pid: string) {
   const knex = app.deps.db.knex;
   const count = async (table: string) => Number((await knex(table).where({ program_id: pid }).count({ n: '*' }).first())?.n ?? 0);
-  const program = await knex('programs').where({ id: pid }).first('participant_count');
+  const program = await knex('program_counters').where({ program_id: pid }).first('participant_count');
   return {
     participants: await count('participants'),
     decisions: await count('fraud_decisions'),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
+import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { toProgram } from '../../../server/domain/programs/programs.ts';
 
 // Trigger referral and its cancellation (rest-v2 §3.8 P8/P9), delayed triggers on the job runner,
 // and credit windows (options.referralCreditWindowDays) — issue #4.
@@ -51,6 +52,32 @@ async function limitedKey(teamId: string, scopes: string[], programIds: string[]
 }
 
 describe('POST /campaign/{id}/participant/{participantIdOrEmail}/ref', () => {
+  it('emails the rewards it issues by the team verification the API key read, without reading the team again', async () => {
+    const mails = async (to: string) => (await app.deps.mailer.list({ to })).map((m) => m.kind).filter((k) => k === 'program.goalAchieved');
+    const skipped = async (participantId: string) =>
+      (await app.deps.db.knex('activity_logs').where({ participant_id: participantId, action: 'email.skipped' }).select('data')).map((r: { data: string }) => JSON.parse(r.data));
+    // Not verified: the reward emails of the trigger are skipped and the skip logged.
+    const quiet = await setup();
+    const q = await pendingReferral(quiet.key, quiet.pid, 'unverified-team');
+    expect((await trigger(quiet.key, quiet.pid, q.friend.id)).status).toBe(200);
+    expect(await mails(q.referrer.email)).toEqual([]);
+    expect(await skipped(q.referrer.id)).toContainEqual(expect.objectContaining({ emailType: 'goalAchieved', reason: 'TEAM_NOT_VERIFIED' }));
+    // Verified: both sides get "You earned a reward!".
+    const loud = await setup();
+    await app.deps.teams.approveVerification(loud.teamId);
+    const l = await pendingReferral(loud.key, loud.pid, 'verified-team');
+    expect((await trigger(loud.key, loud.pid, l.friend.id)).status).toBe(200);
+    expect(await mails(l.referrer.email)).toEqual(['program.goalAchieved']);
+    expect(await mails(l.friend.email)).toEqual(['program.goalAchieved']);
+    // The state the credential read is the one used: given VERIFIED for a team whose row says
+    // otherwise, the trigger sends, so it did not read the team row again.
+    const other = await setup();
+    const o = await pendingReferral(other.key, other.pid, 'credential-state');
+    const program = toProgram(await app.deps.db.knex('programs').where({ id: other.pid }).first());
+    expect(await app.deps.referralTriggers.trigger(program, o.friend.id, undefined, 'VERIFIED')).toEqual({ success: true });
+    expect(await mails(o.referrer.email)).toEqual(['program.goalAchieved']);
+  });
+
   it('credits the referral now: status, the referrer’s counts and rank, and both rewards', async () => {
     const { key, pid } = await setup();
     const { referrer, friend } = await pendingReferral(key, pid);

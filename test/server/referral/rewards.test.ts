@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../helpers/app.ts';
+import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
 
 // Issued rewards (rest-v2 §2.11, §3.9 PR1–PR4) and the rules that issue them (issue #4).
 

@@ -4,7 +4,8 @@ import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { countUnread, ctx, me, state } from '../state.ts';
-import { Async, Note, Section, Tiles, copy, day, design, errorText, money } from '../ui.tsx';
+import { Async, Tiles, day, money } from '../kit.tsx';
+import { Note, Section, copy, design, errorText } from '../ui.tsx';
 
 /** Affiliate summary tiles: clicks, referral revenue, total paid out, upcoming payout. */
 export function AffiliateSummary() {

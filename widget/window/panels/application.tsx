@@ -5,7 +5,8 @@ import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import type { ApplicationField } from '../affiliate-types.ts';
 import { ctx, me, recaptchaField, refresh } from '../state.ts';
-import { Async, Field, Note, Section, copy, design, dtext, errorText } from '../ui.tsx';
+import { Async } from '../kit.tsx';
+import { Field, Note, Section, copy, design, dtext, errorText } from '../ui.tsx';
 
 const INLINE = 'display:inline;width:auto';
 

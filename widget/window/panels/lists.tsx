@@ -4,9 +4,39 @@ import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { ctx, markRewardsRead, sendInvites, state } from '../state.ts';
-import { Async, Field, Note, Section, Tiles, copy, day, dtext, errorText, money, shareLink } from '../ui.tsx';
+import { Async, Tiles, day, money } from '../kit.tsx';
+import { Field, Note, Section, copy, dtext, errorText, shareLink } from '../ui.tsx';
 
 const BOARDS = ['ALL_TIME', 'CURRENT_MONTH', 'PREV_MONTH'] as const;
+
+// Avatars and reward images (issue #24), styled in this chunk.
+const CSS = `.av{display:inline-grid;place-items:center;width:28px;height:28px;border-radius:50%;color:#fff;font-size:12px;font-weight:600;margin-right:8px;vertical-align:middle;flex:none}
+.rw{display:flex;gap:8px;align-items:flex-start}.ri{width:40px;height:40px;object-fit:cover;border-radius:var(--r);flex:none}`;
+
+/** Initials for a leaderboard row: the name's first two words, else the (masked) email's first letter. */
+export function initials(name: string | null, email?: string | null): string {
+  const words = (name ?? '').trim().split(/\s+/).filter(Boolean);
+  const s = words.length ? words.slice(0, 2).map((w) => [...w][0]).join('') : [...(email ?? '')][0] ?? '?';
+  return s.toUpperCase();
+}
+
+/**
+ * A leaderboard avatar by `design.participantAvatarStyle` (rest-v2 §2.18; missing or unknown reads
+ * INITIALS): GRADIENT draws a gradient without letters; INITIALS, CHARACTERS and ANIMALS draw the
+ * initials (no character or animal art ships). The colour comes from the text, dark enough for white
+ * letters; decorative, since the name is beside it.
+ */
+export function Avatar({ name, email, style }: { name: string | null; email?: string | null; style?: string }) {
+  const key = name || email || '';
+  let h = 0;
+  for (const c of key) h = (h * 31 + c.charCodeAt(0)) % 360;
+  const bg = style === 'GRADIENT' ? `linear-gradient(135deg,hsl(${h},60%,35%),hsl(${(h + 90) % 360},60%,30%))` : `hsl(${h},50%,30%)`;
+  return (
+    <span class="av" aria-hidden="true" style={{ background: bg }}>
+      {style === 'GRADIENT' ? '' : initials(name, email)}
+    </span>
+  );
+}
 
 /** Leaderboard: the payload's first page of the design's default board; a selector switches boards (ML1). */
 export function Leaderboard() {
@@ -17,6 +47,7 @@ export function Leaderboard() {
   const first = s.win.leaderboard;
   return (
     <Section title={copy(d?.title, 'leaderboard.title')}>
+      <style>{CSS}</style>
       <label>
         {t('leaderboard.period')}
         <select value={board ?? first?.leaderboardType ?? 'ALL_TIME'} onChange={(e) => setBoard((e.currentTarget as HTMLSelectElement).value)}>
@@ -47,6 +78,7 @@ export function Leaderboard() {
                 <tr key={i} aria-current={r.isYou ? 'true' : undefined}>
                   <td>{r.rank ?? '—'}</td>
                   <td>
+                    <Avatar name={r.name} email={r.email} style={s.win.design?.participantAvatarStyle} />
                     {r.name ?? r.email ?? t('leaderboard.anonymous')}
                     {r.isYou && <strong> ({copy(d?.youLabel, 'leaderboard.you')})</strong>}
                   </td>
@@ -60,6 +92,12 @@ export function Leaderboard() {
     </Section>
   );
 }
+
+/**
+ * The program's starter rewards (rest-v2 §3.2) the window payload lists with `isStarter` until the
+ * owner edits them: switched off, so nothing is earned yet, which the rewards panel says (issue #24).
+ */
+export const starters = <R extends { isStarter?: boolean }>(rewards: R[]) => rewards.filter((r) => r.isStarter);
 
 /**
  * Rewards with unread markers and a mark-all-read button (clears the badge). Each names what was
@@ -82,7 +120,13 @@ export function Rewards() {
     ]);
   return (
     <Section title={copy(d?.title, 'rewards.title')}>
+      <style>{CSS}</style>
       {dtext(d?.description) && <p class="m">{dtext(d?.description)}</p>}
+      {starters(s.win.rewards).map((r) => (
+        <p key={r.id} class="ban" data-grsf-starter={r.id}>
+          {t('rewards.starter', { reward: r.description || r.title || t('rewards.reward') })}
+        </p>
+      ))}
       <Async load={load} empty={([l]) => !l.rewards.length} emptyText={copy(d?.emptyState, 'rewards.empty')}>
         {([l, names], reload) => (
           <>
@@ -92,12 +136,17 @@ export function Rewards() {
                 const what = (!r.isReferrer && c?.referralDescription) || c?.description || c?.title || t('rewards.reward');
                 const friend = r.referredId && names.get(r.referredId);
                 const status = r.status === 'PENDING' && !r.approved ? 'UNAPPROVED' : r.status;
+                // The reward's own image, else the design's rewards icon when it is an image; decorative (the text names the reward).
+                const img = c?.imageUrl || (d?.icon?.type === 'IMAGE' && d.icon.imageUrl);
                 return (
                   <li key={r.id}>
-                    <span>
-                      <b>{r.amount != null ? `${money(r.amount, r.currencyISO ?? undefined)}: ${what}` : what}</b> {r.unread && <span class="new">{t('rewards.new')}</span>}
-                      <br />
-                      <span class="m">{c?.type === 'LEADERBOARD' ? t('rewards.forLeaderboard') : r.isReferrer ? (friend ? t('rewards.for', { name: friend }) : t('rewards.forReferral')) : t('rewards.asFriend')}</span>
+                    <span class="rw">
+                      {img && <img class="ri" src={img} alt="" width={40} height={40} loading="lazy" />}
+                      <span>
+                        <b>{r.amount != null ? `${money(r.amount, r.currencyISO ?? undefined)}: ${what}` : what}</b> {r.unread && <span class="new">{t('rewards.new')}</span>}
+                        <br />
+                        <span class="m">{c?.type === 'LEADERBOARD' ? t('rewards.forLeaderboard') : r.isReferrer ? (friend ? t('rewards.for', { name: friend }) : t('rewards.forReferral')) : t('rewards.asFriend')}</span>
+                      </span>
                     </span>
                     <span class="m">{t(`rewards.${status}` as MessageKey)}</span>
                   </li>

@@ -5,27 +5,53 @@ import type { ComponentType } from 'preact';
 import { t } from '../../i18n/index.ts';
 import { me, programType, state } from '../state.ts';
 import { Note, Section, copy, design } from '../ui.tsx';
-import { Share, Signup, type Identity } from './core.tsx';
+/** Identity from an element's `data-grsf-email` / `-first-name` / `-last-name` (prefills the form). */
+export interface Identity {
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+}
 
 type Props = { identity?: Identity; inWindow?: boolean };
 
-/** A component fetched as its own chunk the first time it is shown. */
-function lazy(load: () => Promise<{ default: ComponentType<Props> }>): ComponentType<Props> {
+/**
+ * A component fetched as its own chunk the first time it is shown (or earlier, by `preload`).
+ * Meanwhile a polite status says it is loading; in the window the tab panel keeps a minimum height,
+ * so the dialog does not jump when the panel arrives.
+ */
+export function lazy(load: () => Promise<{ default: ComponentType<Props> }>): ComponentType<Props> & { preload(): Promise<unknown> } {
   let C: ComponentType<Props> | undefined;
-  return function Lazy(props: Props) {
+  const preload = () => load().then((m) => (C = m.default));
+  function Lazy(props: Props) {
     const [, set] = useState(0);
     const [failed, setFailed] = useState(false);
+    // Drawn without the chunk: the effect runs a frame later, by which time an earlier preload may have
+    // set C without anyone re-rendering, so it asks again whenever this render lacked it.
+    const drawn = C;
     useEffect(() => {
-      if (!C)
-        load().then(
-          (m) => set((C = m.default) && 1),
+      if (!drawn)
+        preload().then(
+          () => set(1),
           () => setFailed(true),
         );
     }, []);
     if (failed) return <Note text={t('state.error')} />;
     return C ? <C {...props} /> : <Note text={t('state.loading')} />;
-  };
+  }
+  return Object.assign(Lazy, { preload });
 }
+
+// The first panel is the sign-up form for a visitor and the share panel for a participant: two
+// chunks, so nobody downloads both before the window can draw (issue #24).
+const Signup = lazy(() => import('./signup.tsx').then((m) => ({ default: m.Signup })));
+const Share = lazy(() => import('./share.tsx').then((m) => ({ default: m.Share })));
+
+/**
+ * Starts fetching the first panel's chunk (boot calls it before the window payload is asked for, so
+ * both travel together): the share panel when a participant is (about to be) signed in, else the
+ * sign-up form. A wrong guess costs the other chunk later, never a wrong panel.
+ */
+export const preloadFirstPanel = (participant: boolean) => void (participant ? Share : Signup).preload().catch(() => undefined);
 
 // Secondary panels are one chunk, fetched when the first of them is shown.
 const lists = () => import('./lists.tsx');
@@ -95,6 +121,9 @@ const on = (section: { isEnabled?: boolean } | undefined) => section?.isEnabled 
 /** Every panel, in window order. */
 export const PANELS: Panel[] = ([
   { id: 'form', title: () => (me() ? copy(d().share?.title, 'share.title') : t(programType() === 'AFFILIATE' ? 'application.title' : 'signup.title')), shown: () => true, C: Form },
+  // The design's `stats` panel (refloop's element name: data-grsf-block-progress). Its default title is the
+  // referral list's ("Your referrals"): two tabs of one name would be ambiguous, so the catalogue's then.
+  { id: 'progress', title: () => (d().stats?.title === d().referralStatus?.title ? t('progress.title') : copy(d().stats?.title, 'progress.title')), shown: referral, C: lazy(() => import('./progress.tsx')), own: 1 },
   { id: 'invite', title: () => copy(d().share?.invite?.title, 'invite.title'), shown: () => signedIn() && on(d().share?.invite), C: Invite, own: 1 },
   { id: 'rewards', title: () => copy(d().rewards?.title, 'rewards.title'), shown: referral, C: Rewards, own: 1 },
   { id: 'referral-status', title: () => copy(d().referralStatus?.title, 'referrals.title'), shown: signedIn, C: ReferralStatus, own: 1 },

@@ -4,7 +4,8 @@ import '../../i18n/panels.ts';
 import { t } from '../../i18n/index.ts';
 import { ctx } from '../state.ts';
 import { useState } from 'preact/hooks';
-import { Async, Note, Section, copy, design } from '../ui.tsx';
+import { Async } from '../kit.tsx';
+import { Note, Section, copy, design } from '../ui.tsx';
 
 const safeHref = (u: string | null) => (u && /^https?:\/\//i.test(u) ? u : undefined);
 

@@ -1,10 +1,11 @@
 // Lazy chunk: the traffic report (mobile rule 11) with a small SVG line chart of visits per day.
 import '../../i18n/panels.ts';
-import { t } from '../../i18n/index.ts';
+import { locale, t } from '../../i18n/index.ts';
 import type { WindowPayload } from '../api.ts';
 import { useState } from 'preact/hooks';
 import { ctx, state } from '../state.ts';
-import { Async, Section, Tiles, copy } from '../ui.tsx';
+import { Async, Tiles } from '../kit.tsx';
+import { Section, copy } from '../ui.tsx';
 
 type Report = NonNullable<WindowPayload['traffic']>;
 
@@ -24,28 +25,31 @@ export function Chart({ report }: { report: Report }) {
 }
 
 const RANGES = ['LAST_7_DAYS', 'LAST_30_DAYS', 'LAST_90_DAYS', 'ALL_TIME'] as const;
-/** design.trafficInsights.breakdowns, in its order (shared/schemas/mobile.ts TRAFFIC_BREAKDOWNS; not imported: that module brings zod). */
+/** design.trafficInsights.breakdowns, in its order (shared/schemas/mobile-window.ts TRAFFIC_BREAKDOWNS; not imported: that module brings zod). */
 const BREAKDOWNS = ['utm', 'referrer', 'destination', 'geo', 'technology', 'trigger'] as const;
 type BreakdownId = (typeof BREAKDOWNS)[number];
 
-/** A country code as the participant's browser names it (no table shipped), else the code itself. */
+/** A country code as the window's language names it (no table shipped), else the code itself. */
 function region(code: string): string {
   try {
-    return new Intl.DisplayNames([navigator.language || 'en'], { type: 'region' }).of(code) ?? code;
+    return new Intl.DisplayNames([locale()], { type: 'region' }).of(code) ?? code;
   } catch {
     return code;
   }
 }
 
 /**
- * One breakdown: its top values with visits; the design's `values` map renames a value, a missing
- * one is `notSetLabel`. A breakdown that knows no value for any visit shows `breakdownEmpty`.
+ * One breakdown: its top values with visits; the design's `values` map renames a value (for
+ * countries, then the design's `countryLabels`), a missing one is `notSetLabel`. A breakdown that
+ * knows no value for any visit shows `breakdownEmpty`.
  */
 function Breakdown({ id, rows }: { id: BreakdownId; rows: Report['breakdowns'][BreakdownId] }) {
   const s = state.value;
-  const d = s.status === 'ready' ? s.win.design?.trafficInsights : undefined;
+  const design = s.status === 'ready' ? s.win.design : undefined;
+  const d = design?.trafficInsights;
   const b = d?.breakdowns?.[id];
-  const name = (v: string | null) => (v === null ? copy(d?.notSetLabel, 'traffic.notSet') : b?.values?.[v] || (id === 'geo' ? region(v) : id === 'technology' ? t(`traffic.device.${v}` as 'traffic.device.app') : v));
+  const country = (v: string) => design?.countryLabels?.[v] || region(v);
+  const name = (v: string | null) => (v === null ? copy(d?.notSetLabel, 'traffic.notSet') : b?.values?.[v] || (id === 'geo' ? country(v) : id === 'technology' ? t(`traffic.device.${v}` as 'traffic.device.app') : v));
   return (
     <>
       <h4>{copy(b?.label, `traffic.b.${id}`)}</h4>

@@ -1,17 +1,16 @@
-// Sign-up form and share panel: the first panel a visitor or participant sees (shipped with the window).
+// The sign-up form: the window's first panel for a visitor. Its own chunk, requested at boot beside
+// the window payload when no participant is signed in (the share panel is the other one, share.tsx):
+// a visitor never downloads both at first paint (issue #24).
+import '../../i18n/en-signup.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
-import { addParticipant, trackShare } from '../actions.ts';
-import type { ShareType } from '../api.ts';
-import { loginNotice, me, state } from '../state.ts';
-import { Field, Note, Section, copy, dtext, errorText, shareLink } from '../ui.tsx';
+import { addParticipant } from '../sign-ups.ts';
+import { loginNotice, state } from '../state.ts';
+import { Field, Note, Section, copy, dtext, errorText } from '../ui.tsx';
+import type { Identity } from './registry.tsx';
 
-/** Identity from an element's `data-grsf-email` / `-first-name` / `-last-name` (prefills the form). */
-export interface Identity {
-  email?: string;
-  firstName?: string;
-  lastName?: string;
-}
+// The page's sign-up methods (sdk.tsx) fetch this chunk for them.
+export { addParticipant, addReferredParticipant, validateReferrer } from '../sign-ups.ts';
 
 const DEFAULT_FIELDS = [
   { key: 'email', type: 'EMAIL', label: '', placeholder: '', isRequired: true },
@@ -114,70 +113,6 @@ export function Signup({ identity = {}, inWindow }: { identity?: Identity; inWin
           {copy(d?.signup?.loginLinkText, 'login.link')}
         </button>
       </p>
-    </Section>
-  );
-}
-
-/** Channel → share URL (`{u}` the link, `{m}` the message); channels without a web share URL are not offered. */
-const SHARE_URLS: Record<string, string> = {
-  email: 'mailto:?subject={s}&body={m}',
-  sms: 'sms:?&body={m}',
-  facebook: 'https://www.facebook.com/sharer/sharer.php?u={u}',
-  twitter: 'https://twitter.com/intent/tweet?text={m}',
-  linkedin: 'https://www.linkedin.com/sharing/share-offsite/?url={u}',
-  pinterest: 'https://pinterest.com/pin/create/button/?url={u}&description={m}',
-  threads: 'https://www.threads.net/intent/post?text={m}',
-  bluesky: 'https://bsky.app/intent/compose?text={m}',
-  messenger: 'fb-messenger://share/?link={u}',
-  whatsapp: 'https://wa.me/?text={m}',
-  telegram: 'https://t.me/share/url?url={u}&text={m}',
-  reddit: 'https://www.reddit.com/submit?url={u}&title={s}',
-  tumblr: 'https://www.tumblr.com/widgets/share/tool?canonicalUrl={u}',
-};
-
-/** Share panel: the link, copy, and the channels the window payload lists; every share is tracked. */
-export function Share() {
-  const [msg, setMsg] = useState('');
-  const s = state.value;
-  if (s.status !== 'ready') return null;
-  const d = s.win.design?.share;
-  const url = shareLink();
-  const message = copy(d?.message, 'share.message', { url });
-  const subject = copy(d?.emailSubject, 'share.subject');
-  const track = (type: ShareType) => (me() ? trackShare(type).catch(() => undefined) : undefined);
-  const onCopy = async () => {
-    try {
-      await navigator.clipboard.writeText(url);
-    } catch {
-      // Without clipboard access the visible, selectable input still lets the visitor copy by hand.
-    }
-    setMsg(copy(d?.copiedText, 'share.copied'));
-    await track('copyRefLink');
-  };
-  return (
-    <Section title={copy(d?.title, 'share.title')}>
-      {dtext(d?.description) && <p class="m">{dtext(d?.description)}</p>}
-      <label>
-        {copy(d?.linkLabel, 'share.linkLabel')}
-        <input readOnly value={url} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
-      </label>
-      <div class="row">
-        <button type="button" onClick={onCopy}>
-          {copy(d?.copyButtonText, 'share.copy')}
-        </button>
-        {s.win.share.channels
-          .filter((c) => SHARE_URLS[c])
-          .map((c) => {
-            const href = SHARE_URLS[c]!.replace('{u}', encodeURIComponent(url)).replace('{m}', encodeURIComponent(message)).replace('{s}', encodeURIComponent(subject));
-            const name = t(`channel.${c}` as MessageKey);
-            return (
-              <a key={c} class="btn" href={href} target="_blank" rel="noopener noreferrer" aria-label={t('share.via', { channel: name })} onClick={() => void track(c)}>
-                {name}
-              </a>
-            );
-          })}
-      </div>
-      {msg && <Note text={msg} />}
     </Section>
   );
 }

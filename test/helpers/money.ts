@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { verifiedAccount, type TestApp } from '../helpers/app.ts';
+import { verifiedAccount, type TestApp } from './app.ts';
 
 // Shared set-up of the affiliate-money suites (issue #6): an affiliate program with one commission
 // structure, an affiliate, and a customer they referred, all made over REST.

@@ -1,0 +1,74 @@
+// The owner console (issue #23): reads the session, then shows the page of the address bar inside
+// the console's frame. Pages load lazily (console/router.tsx); all data comes from the REST
+// operations through console/api.ts.
+import './styles.css';
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { loadSession, session } from './api.ts';
+import { here, match, type Page } from './router.tsx';
+import { Shell } from './shell.tsx';
+import { PageTitle, problem } from './ui.tsx';
+import { t } from './i18n/index.ts';
+
+function Centered({ title, body, href, action }: { title: string; body: string; href: string; action: string }) {
+  return (
+    <main id="main" class="centered">
+      <PageTitle>{title}</PageTitle>
+      <p>{body}</p>
+      <p>
+        <a class="button" href={href}>
+          {action}
+        </a>
+      </p>
+    </main>
+  );
+}
+
+function RoutePage() {
+  const path = here.value;
+  const route = match(path);
+  const [loaded, setLoaded] = useState<{ path: string; page: Page } | { path: string; error: unknown } | null>(null);
+  useEffect(() => {
+    if (!route) return;
+    let live = true;
+    route.load().then(
+      (m) => live && setLoaded({ path, page: m.default }),
+      (error) => live && setLoaded({ path, error }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [path]);
+  if (!route)
+    return (
+      <>
+        <PageTitle>{t('app.notFound')}</PageTitle>
+        <p>
+          <a href="/console">{t('app.back')}</a>
+        </p>
+      </>
+    );
+  if (!loaded || loaded.path !== path) return <p aria-live="polite">{t('state.loading')}</p>;
+  if ('error' in loaded) return <p role="alert">{t('state.error', { message: problem(loaded.error) })}</p>;
+  const P = loaded.page;
+  return <P params={route.params} />;
+}
+
+function App() {
+  const s = session.value;
+  if (s === null) return <p aria-live="polite">{t('app.loading')}</p>;
+  if (s === false) return <Centered title={t('signedOut.title')} body={t('signedOut.body')} href={`/signin?next=${encodeURIComponent(location.pathname + location.search)}`} action={t('signedOut.action')} />;
+  if (!s.team) return <Centered title={t('noTeam.title')} body={t('noTeam.body')} href="/signin/team" action={t('noTeam.action')} />;
+  return (
+    <Shell>
+      {!s.team.emailVerified && <p class="warning">{t('unverified.body', { email: s.email })}</p>}
+      <RoutePage />
+    </Shell>
+  );
+}
+
+const root = document.getElementById('app')!;
+loadSession().then(
+  () => render(<App />, root),
+  (e) => render(<p role="alert">{t('state.error', { message: problem(e) })}</p>, root),
+);

@@ -1,0 +1,294 @@
+// Payouts: run them (PO1), download the payout file (PO3: generic, PayPal or Wise CSV, saved as a
+// file), list them (AF14, cursor pages) and report each one's outcome with a reason (PO2).
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, can, query } from '../api.ts';
+import { announce, ErrorSummary, Field } from '../ui.tsx';
+import { money, num, t, when, type MessageKey } from '../i18n/index.ts';
+import { AffiliatePage, campaignPath, StatusBadge, TableWrap, StatusFilter, statusParam, useEmails } from './affiliate-kit.tsx';
+import type { Campaign } from '../../shared/schemas/campaign.ts';
+import type { Payout, PayoutList, PayoutRunResponse } from '../../shared/schemas/payout.ts';
+
+const STATUSES = ['UPCOMING', 'QUEUED', 'ISSUED', 'FAILED', 'REVERSED'] as const;
+const FORMATS = ['generic', 'paypal', 'wise'] as const;
+/** The moves PO2 allows from each status. */
+const MOVES: Record<Payout['status'], Array<'QUEUED' | 'ISSUED' | 'FAILED' | 'REVERSED'>> = {
+  UPCOMING: ['ISSUED', 'QUEUED', 'FAILED'],
+  QUEUED: ['ISSUED', 'FAILED'],
+  ISSUED: ['REVERSED'],
+  FAILED: [],
+  REVERSED: [],
+};
+
+function Run({ c, ran }: { c: Campaign; ran: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await api<PayoutRunResponse>('POST', `${campaignPath(c.id)}/payouts/run`, {});
+      announce(t('pay.created', { count: res.payoutsCreated }));
+      ran();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="run-title">
+      <h2 id="run-title">{t('pay.run')}</h2>
+      <p class="hint">{t('pay.runHelp')}</p>
+      <ErrorSummary error={error} />
+      <button type="button" disabled={busy} onClick={run}>
+        {t('pay.runButton')}
+      </button>
+    </section>
+  );
+}
+
+/** Saves `text` as a file the browser downloads. */
+function saveFile(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function Export({ c }: { c: Campaign }) {
+  const [format, setFormat] = useState<(typeof FORMATS)[number]>('generic');
+  const [status, setStatus] = useState('');
+  const [currency, setCurrency] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const cur = currency.trim().toUpperCase();
+      const text = await api<string>('GET', `${campaignPath(c.id)}/payouts/export.csv${query({ format, status, currency: cur })}`);
+      const lines = text.split('\r\n').filter(Boolean).length - (format === 'paypal' ? 0 : 1);
+      const file = `payouts-${c.id}-${format}${cur ? `-${cur}` : ''}.csv`;
+      saveFile(file, text);
+      announce(t('pay.downloaded', { file, count: lines }));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card" aria-labelledby="export-title" onSubmit={submit}>
+      <h2 id="export-title">{t('pay.export')}</h2>
+      <p class="hint">{t('pay.exportHelp')}</p>
+      <ErrorSummary error={error} />
+      <div class="row">
+        <Field id="export-format" label={t('pay.format')}>
+          <select id="export-format" value={format} onChange={(e) => setFormat(e.currentTarget.value as typeof format)}>
+            {FORMATS.map((f) => (
+              <option key={f} value={f}>
+                {t(`fmt.${f}`)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="export-status" label={t('pay.exportStatus')}>
+          <select id="export-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="">{t('pay.toPay')}</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {t(`pstatus.${s}`)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="export-currency" label={t('pay.currency')}>
+          <input id="export-currency" value={currency} maxLength={3} size={5} autoComplete="off" onInput={(e) => setCurrency(e.currentTarget.value)} />
+        </Field>
+      </div>
+      <button type="submit" disabled={busy}>
+        {t('pay.download')}
+      </button>
+    </form>
+  );
+}
+
+function Outcome({ c, p, who, done, cancel }: { c: Campaign; p: Payout; who: string; done: (next: Payout) => void; cancel: () => void }) {
+  const moves = MOVES[p.status];
+  const [status, setStatus] = useState(moves[0] ?? '');
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => ref.current?.focus(), [p.id]);
+  const vars = { amount: money(p.amount, p.currencyISO), who };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const next = await api<Payout>('POST', `${campaignPath(c.id)}/payouts/${encodeURIComponent(p.id)}/status`, { status, reason: reason.trim() || undefined });
+      announce(t('pay.saved', { ...vars, status: t(`pstatus.${next.status}`) }));
+      done(next);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card" aria-labelledby="outcome-title" onSubmit={submit}>
+      <h2 id="outcome-title" tabIndex={-1} ref={ref}>
+        {t('pay.updateTitle', vars)}
+      </h2>
+      <p class="hint">{t('pay.updateHelp')}</p>
+      <ErrorSummary error={error} />
+      {moves.length ? (
+        <>
+          <fieldset>
+            <legend>{t('pay.newStatus')}</legend>
+            {moves.map((m) => (
+              <label class="choice" key={m}>
+                <input type="radio" name="payout-status" value={m} checked={status === m} onChange={() => setStatus(m)} />
+                <span>{t(`pstatus.${m}` as MessageKey)}</span>
+              </label>
+            ))}
+          </fieldset>
+          <Field id="payout-reason" label={t('pay.reason')}>
+            <textarea id="payout-reason" rows={2} maxLength={500} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+          </Field>
+        </>
+      ) : (
+        <p>{t('pay.final')}</p>
+      )}
+      <div class="buttons">
+        {moves.length > 0 && (
+          <button type="submit" disabled={busy}>
+            {t('pay.save')}
+          </button>
+        )}
+        <button type="button" class="secondary" onClick={cancel}>
+          {t('pay.cancel')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function List({ c, version }: { c: Campaign; version: number }) {
+  const status = statusParam(STATUSES, '');
+  const [pages, setPages] = useState<PayoutList[]>([]);
+  const [error, setError] = useState<unknown>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+  const load = async (nextId: string | null, fresh: boolean) => {
+    setError(null);
+    try {
+      const page = await api<PayoutList>('GET', `${campaignPath(c.id)}/payouts${query({ limit: 50, nextId, status })}`);
+      setPages((p) => (fresh ? [page] : [...p, page]));
+    } catch (e) {
+      setError(e);
+    }
+  };
+  useEffect(() => {
+    void load(null, true);
+  }, [c.id, status, version]);
+  const rows = pages.flatMap((p) => p.payouts);
+  const next = pages.at(-1)?.nextId ?? null;
+  const who = useEmails(c.id, rows.map((r) => r.participantId));
+  const open = rows.find((r) => r.id === editing);
+  const write = can('reward:write');
+  return (
+    <section aria-labelledby="payouts-title">
+      <h2 id="payouts-title">{t('pay.table')}</h2>
+      <StatusFilter id="payout-status-filter" statuses={STATUSES} value={status} prefix="pstatus" />
+      <ErrorSummary error={error} />
+      {pages.length > 0 && !rows.length && <p>{t('aff.none')}</p>}
+      {rows.length > 0 && (
+        <TableWrap label={t('pay.table')}>
+          <table>
+            <caption>
+              {t('pay.table')} ({t('aff.shown', { count: rows.length })})
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('afcol.affiliate')}</th>
+                <th scope="col" class="num">
+                  {t('afcol.amount')}
+                </th>
+                <th scope="col">{t('col.status')}</th>
+                <th scope="col">{t('afcol.provider')}</th>
+                <th scope="col" class="num">
+                  {t('afcol.commissions')}
+                </th>
+                <th scope="col">{t('afcol.created')}</th>
+                {write && <th scope="col">{t('afcol.actions')}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.id}>
+                  <th scope="row">{who[r.participantId]}</th>
+                  <td class="num">{money(r.amount, r.currencyISO)}</td>
+                  <td>
+                    <StatusBadge prefix="pstatus" status={r.status} />
+                  </td>
+                  <td>{r.provider ?? t('pay.noDestination')}</td>
+                  <td class="num">{num(r.commissionIds.length)}</td>
+                  <td>{when(r.createdAt)}</td>
+                  {write && (
+                    <td>
+                      {MOVES[r.status].length > 0 && (
+                        <button type="button" class="secondary" aria-label={t('pay.updateLabel', { amount: money(r.amount, r.currencyISO), who: who[r.participantId]! })} onClick={() => setEditing(r.id)}>
+                          {t('pay.update')}
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      {next && (
+        <button type="button" class="secondary" onClick={() => load(next, false)}>
+          {t('aff.more')}
+        </button>
+      )}
+      {open && (
+        <Outcome
+          key={open.id}
+          c={c}
+          p={open}
+          who={who[open.participantId]!}
+          cancel={() => setEditing(null)}
+          done={(changed) => {
+            setPages((ps) => ps.map((p) => ({ ...p, payouts: p.payouts.map((x) => (x.id === changed.id ? changed : x)) })));
+            setEditing(null);
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+export default function Payouts({ params }: { params: Record<string, string> }) {
+  const id = params.programId!;
+  const [version, setVersion] = useState(0);
+  return (
+    <AffiliatePage programId={id} title={t('pay.title')}>
+      {(c) => (
+        <>
+          {can('reward:write') && <Run c={c} ran={() => setVersion((v) => v + 1)} />}
+          <Export c={c} />
+          <List c={c} version={version} />
+        </>
+      )}
+    </AffiliatePage>
+  );
+}

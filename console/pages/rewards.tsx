@@ -1,0 +1,253 @@
+// A referral program's rewards queue (PR5): rewards by state, newest first, in pages of 50; approve
+// (PR2), fulfil (PR3) and delete (PR4) one reward or the selected ones (each sent on its own, each
+// result listed), with the rules the API enforces (406) said in words beside the buttons.
+import { useEffect, useState } from 'preact/hooks';
+import { api, can, query } from '../api.ts';
+import { Link, params } from '../router.tsx';
+import { announce, Async, ErrorSummary, PageTitle, problem } from '../ui.tsx';
+import { t, when, type MessageKey } from '../i18n/index.ts';
+import type { ProgramReward } from '../../shared/schemas/reward.ts';
+import type { Campaign } from '../../shared/schemas/campaign.ts';
+
+const STATES = ['AWAITING_APPROVAL', 'APPROVED', 'FULFILLED', 'ALL'] as const;
+type State = (typeof STATES)[number];
+type Action = 'approve' | 'approveFulfil' | 'fulfil' | 'delete';
+type Page = { rewards: ProgramReward[]; nextId: string | null };
+type Result = { id: string; line: string; ok: boolean };
+
+/** The PR2/PR3/PR4 call of `action` on reward `id`. */
+function send(programId: string, id: string, action: Action): Promise<unknown> {
+  const base = `/campaign/${encodeURIComponent(programId)}/reward/${encodeURIComponent(id)}`;
+  if (action === 'delete') return api('DELETE', base, {});
+  if (action === 'fulfil') return api('POST', `${base}/fulfill`, {});
+  return api('POST', `${base}/approve`, action === 'approveFulfil' ? { fulfill: true } : {});
+}
+
+const stateOf = (r: ProgramReward): Exclude<State, 'ALL'> => (r.isFulfilled ? 'FULFILLED' : r.approved ? 'APPROVED' : 'AWAITING_APPROVAL');
+
+function sideOf(r: ProgramReward): MessageKey {
+  if (!r.referrerId && !r.referredId) return 'rewards.side.prize';
+  return r.isReferrer ? 'rewards.side.referrer' : 'rewards.side.friend';
+}
+
+/** The buttons a reward's state allows, and the rule that rules out the others. */
+function RowActions({ r, label, run, busy }: { r: ProgramReward; label: string; run: (ids: string[], a: Action) => void; busy: boolean }) {
+  const vars = { reward: label, email: r.participantEmail };
+  const state = stateOf(r);
+  const button = (a: Action, cls = 'secondary') => (
+    <button type="button" class={`small ${cls}`} disabled={busy} aria-label={t(`rewards.${a}Label` as MessageKey, vars)} onClick={() => run([r.id], a)}>
+      {t(`rewards.${a}` as MessageKey)}
+    </button>
+  );
+  return (
+    <div class="row-actions">
+      <div class="buttons">
+        {state === 'AWAITING_APPROVAL' && can('reward:write') && button('approve', '')}
+        {state === 'AWAITING_APPROVAL' && can('reward:write') && can('reward:fulfill') && button('approveFulfil')}
+        {state === 'APPROVED' && can('reward:fulfill') && button('fulfil', '')}
+        {state === 'AWAITING_APPROVAL' && can('reward:delete') && button('delete', 'danger')}
+      </div>
+      <p class="hint">{t(state === 'AWAITING_APPROVAL' ? 'rewards.rule.awaiting' : state === 'APPROVED' ? 'rewards.rule.approved' : 'rewards.rule.fulfilled')}</p>
+    </div>
+  );
+}
+
+function Queue({ c, state }: { c: Campaign; state: State }) {
+  const [pages, setPages] = useState<Page[]>([]);
+  const [error, setError] = useState<unknown>(null);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [busy, setBusy] = useState(false);
+  const [results, setResults] = useState<Result[]>([]);
+  const base = `/campaign/${encodeURIComponent(c.id)}`;
+  const titles = new Map(c.rewards.map((r) => [r.id, r.title || r.description || r.type]));
+  const label = (r: ProgramReward) => titles.get(r.rewardId) ?? r.rewardId;
+
+  const load = async (nextId: string | null, reset = false) => {
+    setError(null);
+    try {
+      const page = await api<Page>('GET', `${base}/rewards${query({ state, limit: 50, nextId })}`);
+      setPages((p) => (reset ? [page] : [...p, page]));
+    } catch (e) {
+      setError(e);
+    }
+  };
+  useEffect(() => {
+    setPages([]);
+    setSelected(new Set());
+    void load(null, true);
+  }, [c.id, state]);
+
+  const rows = pages.flatMap((p) => p.rewards);
+  const next = pages.at(-1)?.nextId ?? null;
+
+  /** Sends `action` for each reward in turn (never in parallel: each answer is its own result). */
+  const run = async (ids: string[], action: Action) => {
+    if (action === 'delete' && !confirm(t('rewards.confirmDelete', { count: ids.length }))) return;
+    setBusy(true);
+    const out: Result[] = [];
+    for (const id of ids) {
+      const r = rows.find((x) => x.id === id)!;
+      let result: string;
+      let ok = true;
+      try {
+        await send(c.id, id, action);
+        result = t(`rewards.result.${action}` as MessageKey);
+      } catch (e) {
+        ok = false;
+        result = t('rewards.result.failed', { message: problem(e) });
+      }
+      out.push({ id, ok, line: t('rewards.resultLine', { email: r.participantEmail, reward: label(r), result }) });
+    }
+    setResults(out);
+    setSelected(new Set());
+    setBusy(false);
+    announce(t('rewards.done', { count: out.filter((o) => o.ok).length, total: out.length }));
+    await load(null, true);
+  };
+
+  const toggle = (id: string, on: boolean) => {
+    const s = new Set(selected);
+    if (on) s.add(id);
+    else s.delete(id);
+    setSelected(s);
+  };
+  const allOn = rows.length > 0 && rows.every((r) => selected.has(r.id));
+  const canAct = can('reward:write') || can('reward:fulfill') || can('reward:delete');
+
+  return (
+    <>
+      <ErrorSummary error={error} />
+      {results.length > 0 && (
+        <section aria-labelledby="results-title" class="card results">
+          <h2 id="results-title">{t('rewards.results')}</h2>
+          <ul>
+            {results.map((r) => (
+              <li key={r.id} class={r.ok ? 'ok' : 'failed'}>
+                {r.line}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {canAct && rows.length > 0 && (
+        <section aria-labelledby="bulk-title" class="card bulk">
+          <h2 id="bulk-title">{t('rewards.bulk')}</h2>
+          <div class="choice">
+            <input id="select-all" type="checkbox" checked={allOn} onChange={(e) => setSelected(e.currentTarget.checked ? new Set(rows.map((r) => r.id)) : new Set())} />
+            <label for="select-all">{t('rewards.selectAll')}</label>
+          </div>
+          <p aria-live="polite">{t('rewards.selected', { count: selected.size })}</p>
+          <p class="hint">{t('rewards.bulkHint')}</p>
+          <div class="buttons">
+            {can('reward:write') && (
+              <button type="button" disabled={busy || !selected.size} onClick={() => run([...selected], 'approve')}>
+                {t('rewards.bulkApprove')}
+              </button>
+            )}
+            {can('reward:fulfill') && (
+              <button type="button" class="secondary" disabled={busy || !selected.size} onClick={() => run([...selected], 'fulfil')}>
+                {t('rewards.bulkFulfil')}
+              </button>
+            )}
+            {can('reward:delete') && (
+              <button type="button" class="danger" disabled={busy || !selected.size} onClick={() => run([...selected], 'delete')}>
+                {t('rewards.bulkDelete')}
+              </button>
+            )}
+          </div>
+        </section>
+      )}
+      {!canAct && <p class="hint">{t('rewards.readOnly')}</p>}
+      {pages.length > 0 && !rows.length && <p>{t('rewards.none')}</p>}
+      {rows.length > 0 && (
+        <div class="table-wrap">
+          <table class="rewards">
+            <caption>
+              {t('rewards.table', { state: t(`rewards.state.${state}`) })} ({t('rewards.count', { count: rows.length })})
+            </caption>
+            <thead>
+              <tr>
+                {canAct && <th scope="col">{t('rewards.col.select')}</th>}
+                <th scope="col">{t('rewards.col.participant')}</th>
+                <th scope="col">{t('rewards.col.reward')}</th>
+                <th scope="col">{t('rewards.col.side')}</th>
+                <th scope="col">{t('rewards.col.issued')}</th>
+                <th scope="col">{t('rewards.col.state')}</th>
+                {canAct && <th scope="col">{t('rewards.col.actions')}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.id}>
+                  {canAct && (
+                    <td>
+                      <input type="checkbox" aria-label={t('rewards.selectRow', { reward: label(r), email: r.participantEmail })} checked={selected.has(r.id)} onChange={(e) => toggle(r.id, e.currentTarget.checked)} />
+                    </td>
+                  )}
+                  <th scope="row">{r.participantEmail}</th>
+                  <td data-label={t('rewards.col.reward')}>{label(r)}</td>
+                  <td data-label={t('rewards.col.side')}>{t(sideOf(r))}</td>
+                  <td data-label={t('rewards.col.issued')}>{when(r.createdAt)}</td>
+                  <td data-label={t('rewards.col.state')}>
+                    <span class={`badge reward-${stateOf(r).toLowerCase()}`}>{t(`rewards.state.${stateOf(r)}`)}</span>
+                  </td>
+                  {canAct && (
+                    <td>
+                      <RowActions r={r} label={label(r)} run={run} busy={busy} />
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {next && (
+        <button type="button" class="secondary" onClick={() => load(next)}>
+          {t('rewards.more')}
+        </button>
+      )}
+    </>
+  );
+}
+
+function Rules() {
+  return (
+    <section aria-labelledby="rules-title" class="card rules">
+      <h2 id="rules-title">{t('rewards.rules')}</h2>
+      <ul>
+        <li>{t('rewards.rules.approve')}</li>
+        <li>{t('rewards.rules.fulfil')}</li>
+        <li>{t('rewards.rules.delete')}</li>
+      </ul>
+    </section>
+  );
+}
+
+export default function Rewards({ params: route }: { params: Record<string, string> }) {
+  const id = route.programId!;
+  const asked = params().get('state') as State | null;
+  const state: State = asked && STATES.includes(asked) ? asked : 'AWAITING_APPROVAL';
+  const here = `/console/programs/${encodeURIComponent(id)}/rewards`;
+  return (
+    <>
+      <PageTitle>{t('rewards.title')}</PageTitle>
+      <p>{t('rewards.intro')}</p>
+      <Rules />
+      <nav aria-label={t('rewards.states')} class="tabs">
+        <ul>
+          {STATES.map((s) => (
+            <li key={s}>
+              <Link href={`${here}?state=${s}`} aria-current={s === state ? 'page' : undefined}>
+                {t(`rewards.state.${s}`)}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <Async depKey={id} load={() => api<Campaign>('GET', `/campaign/${encodeURIComponent(id)}`)}>
+        {(c) => (c.type === 'AFFILIATE' ? <p class="warning">{t('rewards.affiliate')}</p> : <Queue c={c} state={state} />)}
+      </Async>
+    </>
+  );
+}

@@ -1,0 +1,217 @@
+// What every program settings page shares: the settings navigation, labelled controls that show
+// the API's error for their own field next to them, and the save button with its outcome.
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiError, type FieldError } from '../api.ts';
+import { Link, here } from '../router.tsx';
+import { problem } from '../ui.tsx';
+import { t } from '../i18n/index.ts';
+
+/** The settings pages of a program, as a second-level navigation. */
+export function SettingsNav({ programId }: { programId: string }) {
+  const base = `/console/programs/${encodeURIComponent(programId)}/settings`;
+  const path = here.value.split('?')[0];
+  const pages = [
+    ['options', t('settings.options')],
+    ['design', t('settings.design')],
+    ['emails', t('settings.emails')],
+    ['installation', t('settings.installation')],
+    ['rewards', t('settings.rewards')],
+  ] as const;
+  return (
+    <nav aria-label={t('settings.nav')} class="subnav settings-nav">
+      <ul>
+        {pages.map(([slug, label]) => (
+          <li key={slug}>
+            <Link href={`${base}/${slug}`} aria-current={path === `${base}/${slug}` || (slug === 'options' && path === base) ? 'page' : undefined}>
+              {label}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/**
+ * The same refusal with its field paths taken relative to `prefix` (`design.header.preText` →
+ * `header.preText`), for a form whose fields are named inside one part of the request's body.
+ */
+export function errorWithin(err: unknown, prefix: string): unknown {
+  if (!(err instanceof ApiError)) return err;
+  const strip = (f: string) => (f.startsWith(`${prefix}.`) ? f.slice(prefix.length + 1) : f);
+  return new ApiError(err.status, err.code, err.message, err.errors.map((x) => ({ ...x, field: x.field.split(', ').map(strip).join(', ') })));
+}
+
+/** The API's problems with `field` (or anything inside it) from a refused request. */
+export function fieldErrors(error: unknown, field: string): FieldError[] {
+  if (!(error instanceof ApiError)) return [];
+  return error.errors.filter((e) => e.field.split(', ').some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`)));
+}
+
+/** Attributes that tie a control to its hint, an `also` description (an id) and its error. */
+function described(id: string, hint: boolean, errs: FieldError[], also?: string) {
+  const ids = [hint && `${id}-hint`, also, errs.length > 0 && `${id}-error`].filter(Boolean).join(' ');
+  return { 'aria-describedby': ids || undefined, 'aria-invalid': errs.length > 0 ? true : undefined };
+}
+
+function FieldMessage({ id, errs }: { id: string; errs: FieldError[] }) {
+  if (!errs.length) return null;
+  return (
+    <p class="field-error" id={`${id}-error`}>
+      {errs.map((e) => e.message).join(' ')}
+    </p>
+  );
+}
+
+interface Common {
+  id: string;
+  label: string;
+  hint?: string;
+  /** The API field path this control edits (for its error). */
+  field: string;
+  error: unknown;
+}
+
+/**
+ * A text, number, email, url or colour input with label, hint and its field's error; `placeholder`
+ * shows in the empty box, `describedBy` the id of a description several fields share.
+ */
+export function TextField(
+  p: Common & { value: string; onInput: (v: string) => void; type?: 'text' | 'url' | 'email'; multiline?: boolean; rows?: number; inputMode?: 'numeric' | 'decimal'; size?: number; maxLength?: number; placeholder?: string; describedBy?: string },
+) {
+  const { id, label, hint, field, error, value, onInput, type, multiline, rows, placeholder, describedBy, ...rest } = p;
+  const errs = fieldErrors(error, field);
+  const attrs = { id, value, placeholder: placeholder || undefined, ...described(id, !!hint, errs, describedBy) };
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {multiline ? (
+        <textarea {...attrs} rows={rows ?? 3} onInput={(e) => onInput(e.currentTarget.value)} />
+      ) : (
+        <input {...rest} {...attrs} type={(type ?? 'text') as 'text'} onInput={(e) => onInput(e.currentTarget.value)} />
+      )}
+      <FieldMessage id={id} errs={errs} />
+    </div>
+  );
+}
+
+/** A colour: the picker and the same value as text (for rgb() or pasting a hex code). */
+export function ColorField(p: Common & { value: string; onInput: (v: string) => void }) {
+  const errs = fieldErrors(p.error, p.field);
+  const hex = /^#[0-9a-fA-F]{6}$/.test(p.value) ? p.value : '#000000';
+  return (
+    <div class="field color-field">
+      <label for={p.id}>{p.label}</label>
+      <div class="color-pair">
+        <input type="color" id={p.id} value={hex} {...described(p.id, false, errs)} onInput={(e) => p.onInput(e.currentTarget.value)} />
+        <input type="text" aria-label={t('settings.colorCode', { label: p.label })} value={p.value} maxLength={40} size={10} onInput={(e) => p.onInput(e.currentTarget.value)} />
+      </div>
+      <FieldMessage id={p.id} errs={errs} />
+    </div>
+  );
+}
+
+/** A checkbox with its label and hint. */
+export function CheckField(p: Common & { checked: boolean; onChange: (v: boolean) => void }) {
+  const errs = fieldErrors(p.error, p.field);
+  return (
+    <div class="choice">
+      <input type="checkbox" id={p.id} checked={p.checked} {...described(p.id, !!p.hint, errs)} onChange={(e) => p.onChange(e.currentTarget.checked)} />
+      <span>
+        <label for={p.id}>{p.label}</label>
+        {p.hint && (
+          <span class="hint block" id={`${p.id}-hint`}>
+            {p.hint}
+          </span>
+        )}
+        <FieldMessage id={p.id} errs={errs} />
+      </span>
+    </div>
+  );
+}
+
+/** A select of `options` ([value, label] pairs). */
+export function SelectField(p: Common & { value: string; options: ReadonlyArray<readonly [string, string]>; onChange: (v: string) => void }) {
+  const errs = fieldErrors(p.error, p.field);
+  return (
+    <div class="field">
+      <label for={p.id}>{p.label}</label>
+      {p.hint && (
+        <p class="hint" id={`${p.id}-hint`}>
+          {p.hint}
+        </p>
+      )}
+      <select id={p.id} value={p.value} {...described(p.id, !!p.hint, errs)} onChange={(e) => p.onChange(e.currentTarget.value)}>
+        {p.options.map(([v, l]) => (
+          <option key={v} value={v}>
+            {l}
+          </option>
+        ))}
+      </select>
+      <FieldMessage id={p.id} errs={errs} />
+    </div>
+  );
+}
+
+/** A titled group of settings. */
+export function Group({ id, title, children }: { id: string; title: string; children: ComponentChildren }) {
+  return (
+    <fieldset class="group" id={id}>
+      <legend>{title}</legend>
+      {children}
+    </fieldset>
+  );
+}
+
+/** The refused request's message (field problems are shown by their fields). */
+export function SaveError({ error }: { error: unknown }) {
+  if (!error) return null;
+  const n = error instanceof ApiError ? error.errors.length : 0;
+  return (
+    <div role="alert" class="error">
+      <p>{problem(error)}</p>
+      {n > 0 && <p>{t('settings.fieldProblems', { count: n })}</p>}
+    </div>
+  );
+}
+
+/** Sets `value` at a dotted `path` of a copy of `obj`. */
+export function setIn<T>(obj: T, path: string, value: unknown): T {
+  const keys = path.split('.');
+  const copy = structuredClone(obj) as Record<string, unknown>;
+  let at = copy;
+  for (const k of keys.slice(0, -1)) at = (at[k] ??= {}) as Record<string, unknown>;
+  at[keys[keys.length - 1]!] = value;
+  return copy as T;
+}
+
+/** The value at a dotted `path` of `obj`. */
+export function getIn(obj: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+/** A form's save in progress and its last refusal: `run(work)` resolves true when `work` succeeded, else keeps the error. */
+export function useSaving() {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (work: () => Promise<void>): Promise<boolean> => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+      return true;
+    } catch (err) {
+      setError(err);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, setError, busy, run };
+}

@@ -1,0 +1,258 @@
+// The guided first-program setup: five steps, each its own address (`/console/setup` before the
+// program exists, then `/console/programs/{id}/setup/{step}`), so Back and Forward, reloads and
+// shared links land on the same step. Each step is a plain form (Enter submits); the heading names
+// the step and takes focus, and the status line announces it.
+import { useEffect, useState } from 'preact/hooks';
+import { api, can } from '../api.ts';
+import { navigate } from '../router.tsx';
+import { announce, Async, ErrorSummary, Field, PageTitle } from '../ui.tsx';
+import { t, type MessageKey } from '../i18n/index.ts';
+import { rememberProgramType } from '../program-type.ts';
+import { RewardForm } from '../reward-form.tsx';
+import { WidgetPreview } from '../widget-preview.tsx';
+import { DesignFields } from './settings-design.tsx';
+import { Snippet } from './settings-installation.tsx';
+import { SaveError, setIn } from './settings-kit.tsx';
+import type { Campaign } from '../../shared/schemas/campaign.ts';
+import type { CampaignReward } from '../../shared/schemas/reward-config.ts';
+import type { CampaignDesign } from '../../shared/schemas/program-config-design.ts';
+
+const STEPS = ['program', 'reward', 'design', 'install', 'launch'] as const;
+type Step = (typeof STEPS)[number];
+const stepUrl = (id: string, step: Step) => `/console/programs/${encodeURIComponent(id)}/setup/${step}`;
+
+function Progress({ step }: { step: Step }) {
+  const at = STEPS.indexOf(step);
+  return (
+    <ol class="steps" aria-label={t('setup.progress')}>
+      {STEPS.map((s, i) => (
+        <li key={s} class={i < at ? 'done' : i === at ? 'current' : ''} aria-current={i === at ? 'step' : undefined}>
+          <span class="step-n" aria-hidden="true">
+            {i + 1}
+          </span>{' '}
+          {t(`setup.step.${s}`)}
+          {i < at && <span class="visually-hidden"> {t('setup.completed')}</span>}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** Back (to the previous step's address) and the step's submit button. */
+function Nav({ back, next, busy }: { back?: string; next: string; busy?: boolean }) {
+  return (
+    <div class="buttons setup-nav">
+      {back && (
+        <button type="button" class="secondary" onClick={() => navigate(back)}>
+          {t('setup.back')}
+        </button>
+      )}
+      <button type="submit" disabled={busy}>
+        {busy ? t('form.saving') : next}
+      </button>
+    </div>
+  );
+}
+
+function ProgramStep({ campaign }: { campaign?: Campaign }) {
+  const [type, setType] = useState<'REFERRAL' | 'AFFILIATE'>(campaign?.type ?? 'REFERRAL');
+  const [name, setName] = useState(campaign?.name ?? '');
+  const [currency, setCurrency] = useState(campaign?.currencyISO ?? 'USD');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const c = campaign
+        ? await api<Campaign>('PATCH', `/campaign/${encodeURIComponent(campaign.id)}`, { name: name.trim() || undefined })
+        : await api<Campaign>('POST', '/campaigns', { type, name: name.trim() || undefined, currencyISO: currency.trim() || undefined });
+      rememberProgramType(c.id, c.type);
+      if (!campaign) announce(t('create.done', { name: c.name }));
+      navigate(stepUrl(c.id, 'reward'));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} class="card" aria-labelledby="step-title">
+      <ErrorSummary error={error} />
+      <fieldset disabled={!!campaign}>
+        <legend>{t('create.type')}</legend>
+        {campaign && <p class="hint">{t('setup.typeFixed')}</p>}
+        {(['REFERRAL', 'AFFILIATE'] as const).map((v) => (
+          <label class="choice" key={v}>
+            <input type="radio" name="setup-type" value={v} checked={type === v} onChange={() => setType(v)} />
+            <span>
+              <strong>{t(`type.${v}`)}</strong> {t(v === 'REFERRAL' ? 'create.referralHint' : 'create.affiliateHint')}
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <Field id="setup-name" label={t('create.name')}>
+        <input id="setup-name" value={name} maxLength={255} onInput={(e) => setName(e.currentTarget.value)} />
+      </Field>
+      {!campaign && (
+        <Field id="setup-currency" label={t('create.currency')}>
+          <input id="setup-currency" value={currency} maxLength={3} size={5} autoComplete="off" onInput={(e) => setCurrency(e.currentTarget.value)} />
+        </Field>
+      )}
+      <Nav next={t('setup.next')} busy={busy} />
+    </form>
+  );
+}
+
+function RewardStep({ campaign }: { campaign: Campaign }) {
+  const back = stepUrl(campaign.id, 'program');
+  return (
+    <Async depKey={campaign.id} load={() => api<{ rewards: CampaignReward[] }>('GET', `/campaign/${encodeURIComponent(campaign.id)}/reward-configs`)}>
+      {({ rewards }) => (
+        <div class="card">
+          <p>{t(rewards.length ? 'setup.rewardStarter' : 'setup.rewardNone')}</p>
+          <RewardForm
+            programId={campaign.id}
+            programType={campaign.type}
+            // The starter is a switched-off placeholder (rest-v2 §3.2: nothing is awarded until enabled); configuring it here switches it on.
+            reward={rewards[0] && { ...rewards[0], isVisible: true }}
+            idPrefix="setup-reward"
+            submitLabel={t('setup.saveNext')}
+            cancelLabel={t('setup.back')}
+            onCancel={() => navigate(back)}
+            onSaved={(r) => {
+              announce(t('reward.updated', { title: r.title ?? r.id }));
+              navigate(stepUrl(campaign.id, 'design'));
+            }}
+          />
+        </div>
+      )}
+    </Async>
+  );
+}
+
+function DesignStep({ campaign, saved }: { campaign: Campaign; saved: CampaignDesign }) {
+  const [draft, setDraft] = useState(saved);
+  const [changes, setChanges] = useState<Record<string, unknown>>({});
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const set = (path: string, v: unknown) => {
+    setDraft((d) => setIn(d, path, v));
+    setChanges((c) => setIn(c, path, v));
+  };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      if (Object.keys(changes).length) await api('PATCH', `/campaign/${encodeURIComponent(campaign.id)}/design`, changes);
+      navigate(stepUrl(campaign.id, 'install'));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="split">
+      <form onSubmit={submit} class="card settings-form" noValidate>
+        <DesignFields draft={draft} set={set} error={error} compact />
+        <SaveError error={error} />
+        <Nav back={stepUrl(campaign.id, 'reward')} next={t('setup.saveNext')} busy={busy} />
+      </form>
+      <WidgetPreview programId={campaign.id} design={draft} />
+    </div>
+  );
+}
+
+function InstallStep({ campaign }: { campaign: Campaign }) {
+  return (
+    <form
+      class="card"
+      onSubmit={(e) => {
+        e.preventDefault();
+        navigate(stepUrl(campaign.id, 'launch'));
+      }}
+    >
+      <p>{t('setup.installIntro')}</p>
+      <Snippet programId={campaign.id} />
+      <Nav back={stepUrl(campaign.id, 'design')} next={t('setup.next')} />
+    </form>
+  );
+}
+
+function LaunchStep({ campaign }: { campaign: Campaign }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const programUrl = `/console/programs/${encodeURIComponent(campaign.id)}`;
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api('PATCH', `/campaign/${encodeURIComponent(campaign.id)}`, { status: 'IN_PROGRESS' });
+      announce(t('setup.launched', { name: campaign.name }));
+      navigate(programUrl);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (campaign.status !== 'DRAFT') return <p class="card">{t('setup.alreadyLive')}</p>;
+  return (
+    <form onSubmit={submit} class="card">
+      <p>{t('setup.launchIntro', { name: campaign.name })}</p>
+      <ErrorSummary error={error} />
+      <Nav back={stepUrl(campaign.id, 'install')} next={t('setup.launch')} busy={busy} />
+      <p>
+        <a
+          href={programUrl}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate(programUrl);
+          }}
+        >
+          {t('setup.later')}
+        </a>
+      </p>
+    </form>
+  );
+}
+
+function Steps({ step, campaign }: { step: Step; campaign?: Campaign }) {
+  const n = STEPS.indexOf(step) + 1;
+  const title = t('setup.title', { n, total: STEPS.length, step: t(`setup.step.${step}` as MessageKey) });
+  useEffect(() => announce(title), [title]);
+  return (
+    <>
+      <PageTitle>{title}</PageTitle>
+      <Progress step={step} />
+      <h2 id="step-title" class="visually-hidden">
+        {t(`setup.step.${step}`)}
+      </h2>
+      {step === 'program' && <ProgramStep campaign={campaign} />}
+      {campaign && step === 'reward' && <RewardStep campaign={campaign} />}
+      {campaign && step === 'design' && (
+        <Async depKey={`${campaign.id}-design`} load={() => api<CampaignDesign>('GET', `/campaign/${encodeURIComponent(campaign.id)}/design`)}>
+          {(d) => <DesignStep campaign={campaign} saved={d} />}
+        </Async>
+      )}
+      {campaign && step === 'install' && <InstallStep campaign={campaign} />}
+      {campaign && step === 'launch' && <LaunchStep campaign={campaign} />}
+    </>
+  );
+}
+
+export default function SetupPage({ params }: { params: Record<string, string> }) {
+  if (!can('program:write')) return <p>{t('create.readOnly')}</p>;
+  const id = params.programId;
+  const step = (STEPS as readonly string[]).includes(params.step ?? '') ? (params.step as Step) : 'program';
+  if (!id) return <Steps step="program" />;
+  return (
+    <Async depKey={`${id}-${step}`} load={() => api<Campaign>('GET', `/campaign/${encodeURIComponent(id)}`)}>
+      {(c) => <Steps step={step} campaign={c} />}
+    </Async>
+  );
+}

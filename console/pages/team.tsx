@@ -1,0 +1,298 @@
+// The Team page (issue #23): the team's verification state (T1, T3), its members (TM1), invitations
+// (TM2, TM3; resent with TM5, cancelled with TM4), API keys (team-keys.tsx) and "sign out everywhere" (OS1). What is shown follows the
+// role the session document reports; the server decides again on every request.
+import { useRef, useState } from 'preact/hooks';
+import { api, can, session, type SessionInfo } from '../api.ts';
+import { announce, Async, ErrorSummary, Field, PageTitle } from '../ui.tsx';
+import { t, when, type MessageKey } from '../i18n/index.ts';
+import { TeamKeys } from './team-keys.tsx';
+import type { Team } from '../../shared/schemas/team.ts';
+
+interface Member {
+  email: string;
+  role: 'OWNER' | 'ADMIN' | 'MEMBER';
+  manageApi: boolean;
+  joinedAt: number;
+}
+interface Invitation {
+  id: string;
+  email: string;
+  role: 'ADMIN' | 'MEMBER';
+  manageApi: boolean;
+  sentAt: number;
+  expiresAt: number;
+}
+
+function Verification({ s }: { s: SessionInfo }) {
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <section class="card" aria-labelledby="verification-title">
+      <h2 id="verification-title">{t('team.verification')}</h2>
+      <Async depKey="team" load={() => api<Team>('GET', '/team')}>
+        {(team, reload) => (
+          <>
+            <dl class="pairs">
+              <div>
+                <dt>{t('team.name')}</dt>
+                <dd>{team.name}</dd>
+              </div>
+              <div>
+                <dt>{t('team.yourRole')}</dt>
+                <dd>{t(`role.${s.team!.role}` as MessageKey)}</dd>
+              </div>
+              <div>
+                <dt>{t('team.status')}</dt>
+                <dd>{t(`team.verify.${team.verificationStatus}` as MessageKey)}</dd>
+              </div>
+              <div>
+                <dt>{t('team.ownerEmail')}</dt>
+                <dd>{team.ownerEmailVerified ? t('team.ownerVerified') : t('team.ownerUnverified')}</dd>
+              </div>
+            </dl>
+            <p class="hint">{t('team.verifyHelp')}</p>
+            <ErrorSummary error={error} />
+            {team.verificationStatus === 'NOT_REQUESTED' && can('team:write') && (
+              <button
+                type="button"
+                class="secondary"
+                onClick={async () => {
+                  setError(null);
+                  try {
+                    await api('POST', '/team/verification-request', {});
+                    announce(t('team.verificationRequested'));
+                    reload();
+                  } catch (e) {
+                    setError(e);
+                  }
+                }}
+              >
+                {t('team.requestVerification')}
+              </button>
+            )}
+          </>
+        )}
+      </Async>
+    </section>
+  );
+}
+
+function MemberTable({ members, teamName }: { members: Member[]; teamName: string }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption>
+          {t('members.table', { name: teamName })} ({t('members.count', { count: members.length })})
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('invite.email')}</th>
+            <th scope="col">{t('invite.role')}</th>
+            <th scope="col">{t('members.manageApi')}</th>
+            <th scope="col">{t('col.joined')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {members.map((m) => (
+            <tr key={m.email}>
+              <th scope="row">{m.email}</th>
+              <td>{t(`role.${m.role}` as MessageKey)}</td>
+              <td>{m.manageApi ? t('members.yes') : t('members.no')}</td>
+              <td>{when(m.joinedAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Invitations({ invitations, reload }: { invitations: Invitation[]; reload: () => void }) {
+  const [error, setError] = useState<unknown>(null);
+  const busy = useRef<string | null>(null);
+  const title = useRef<HTMLHeadingElement>(null);
+  const act = async (i: Invitation, kind: 'resend' | 'cancel') => {
+    if (busy.current) return;
+    if (kind === 'cancel' && !confirm(t('invitations.confirmCancel', { email: i.email }))) return;
+    busy.current = i.id;
+    setError(null);
+    try {
+      const path = `/team/invitations/${encodeURIComponent(i.id)}`;
+      if (kind === 'resend') {
+        await api('POST', `${path}/resend`, {});
+        announce(t('invitations.resent', { email: i.email }));
+      } else {
+        await api('DELETE', path);
+        // Its row (and the button that had focus) goes away: keep the keyboard in the section.
+        title.current?.focus();
+        announce(t('invitations.cancelled', { email: i.email }));
+      }
+      reload();
+    } catch (e) {
+      setError(e);
+    } finally {
+      busy.current = null;
+    }
+  };
+  return (
+    <>
+      <h3 id="invitations-title" ref={title} tabIndex={-1}>
+        {t('invitations.title')}
+      </h3>
+      <ErrorSummary error={error} />
+      {!invitations.length ? (
+        <p>{t('invitations.none')}</p>
+      ) : (
+        <>
+          <p class="hint">{t('invitations.rules')}</p>
+          <div class="table-wrap">
+            {/* class "keys": below 640 px each row stacks into a card, as the keys table does. */}
+            <table class="keys">
+              <caption>
+                {t('invitations.table')} ({t('invitations.count', { count: invitations.length })})
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('invite.email')}</th>
+                  <th scope="col">{t('invite.role')}</th>
+                  <th scope="col">{t('members.manageApi')}</th>
+                  <th scope="col">{t('invitations.sent')}</th>
+                  <th scope="col">{t('invitations.expires')}</th>
+                  <th scope="col">{t('invitations.actions')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {invitations.map((i) => (
+                  <tr key={i.id}>
+                    <th scope="row">{i.email}</th>
+                    <td data-label={t('invite.role')}>{t(`role.${i.role}` as MessageKey)}</td>
+                    <td data-label={t('members.manageApi')}>{i.role === 'ADMIN' || i.manageApi ? t('members.yes') : t('members.no')}</td>
+                    <td data-label={t('invitations.sent')}>{when(i.sentAt)}</td>
+                    <td data-label={t('invitations.expires')}>{when(i.expiresAt)}</td>
+                    <td>
+                      <div class="buttons compact">
+                        <button type="button" class="secondary" aria-label={t('invitations.resendLabel', { email: i.email })} onClick={() => act(i, 'resend')}>
+                          {t('invitations.resend')}
+                        </button>
+                        <button type="button" class="danger" aria-label={t('invitations.cancelLabel', { email: i.email })} onClick={() => act(i, 'cancel')}>
+                          {t('invitations.cancel')}
+                        </button>
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </>
+  );
+}
+
+function InviteForm({ onSent }: { onSent: () => void }) {
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<'MEMBER' | 'ADMIN'>('MEMBER');
+  const [manageApi, setManageApi] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const sent = await api<{ email: string }>('POST', '/team/invitations', { email: email.trim(), role, manageApi: role === 'MEMBER' && manageApi });
+      announce(t('invite.sent', { email: sent.email }));
+      setEmail('');
+      setManageApi(false);
+      onSent();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} aria-labelledby="invite-title" class="card">
+      <h3 id="invite-title">{t('invite.title')}</h3>
+      <ErrorSummary error={error} />
+      <Field id="invite-email" label={t('invite.email')}>
+        <input id="invite-email" type="email" required autoComplete="off" maxLength={254} value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+      </Field>
+      <fieldset>
+        <legend>{t('invite.role')}</legend>
+        {(['MEMBER', 'ADMIN'] as const).map((r) => (
+          <label class="choice" key={r}>
+            <input type="radio" name="role" value={r} checked={role === r} onChange={() => setRole(r)} />
+            <span>{t(r === 'MEMBER' ? 'invite.roleMember' : 'invite.roleAdmin')}</span>
+          </label>
+        ))}
+      </fieldset>
+      {role === 'MEMBER' && (
+        <label class="choice">
+          <input type="checkbox" checked={manageApi} onChange={(e) => setManageApi(e.currentTarget.checked)} />
+          <span>{t('invite.manageApi')}</span>
+        </label>
+      )}
+      <button type="submit" disabled={busy}>
+        {busy ? t('form.saving') : t('invite.submit')}
+      </button>
+    </form>
+  );
+}
+
+function People({ s }: { s: SessionInfo }) {
+  const [run, setRun] = useState(0);
+  const mayInvite = s.team!.canInvite;
+  const load = () => Promise.all([api<{ members: Member[] }>('GET', '/team/members'), mayInvite ? api<{ invitations: Invitation[] }>('GET', '/team/invitations') : Promise.resolve({ invitations: [] })]);
+  return (
+    <section aria-labelledby="members-title">
+      <h2 id="members-title">{t('members.title')}</h2>
+      <Async depKey={`people-${run}`} load={load}>
+        {([m, i], reload) => (
+          <>
+            <MemberTable members={m.members} teamName={s.team!.name} />
+            {mayInvite && <Invitations invitations={i.invitations} reload={reload} />}
+          </>
+        )}
+      </Async>
+      {mayInvite ? <InviteForm onSent={() => setRun((n) => n + 1)} /> : <p>{t('invite.onlyAdmins')}</p>}
+    </section>
+  );
+}
+
+function Sessions({ s }: { s: SessionInfo }) {
+  const [error, setError] = useState<unknown>(null);
+  const end = async () => {
+    if (!confirm(t('sessions.confirm'))) return;
+    setError(null);
+    try {
+      await api('DELETE', '/owner/sessions');
+      session.value = false;
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="sessions-title">
+      <h2 id="sessions-title">{t('sessions.title')}</h2>
+      <p>{t('sessions.body', { email: s.email })}</p>
+      <ErrorSummary error={error} />
+      <button type="button" class="danger" onClick={end}>
+        {t('sessions.submit')}
+      </button>
+    </section>
+  );
+}
+
+export default function TeamPage() {
+  const s = session.value as SessionInfo;
+  return (
+    <>
+      <PageTitle>{t('team.title')}</PageTitle>
+      <Verification s={s} />
+      <People s={s} />
+      {s.team!.canManageKeys ? <TeamKeys teamName={s.team!.name} /> : <p>{t('keys.notAllowed')}</p>}
+      <Sessions s={s} />
+    </>
+  );
+}

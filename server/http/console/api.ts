@@ -1,0 +1,97 @@
+import type Koa from 'koa';
+import type { Deps } from '../deps.ts';
+import type { Operation } from '../operation.ts';
+import { restApi, type Authenticate } from '../rest.ts';
+import { SESSION_COOKIE } from '../pages/owner.ts';
+import { formSource } from '../pages/form-source.ts';
+import { AppError, NotAuthorizedError, NotFoundError } from '../../errors.ts';
+import { safeEqual } from '../../crypto.ts';
+import { ERROR_CODES } from '../../../shared/errors.ts';
+import { consoleKey, roleScopes } from '../../domain/platform/console-access.ts';
+import { canInvite, canManageKeys, type Session } from '../../domain/platform/owners.ts';
+
+// The owner console's way into the REST API (issue #23): `/console/api/v2/…` is the `/v2` routes
+// table itself (the same operations, schemas, scopes, program checks, team budgets, idempotency and
+// error object), with the owner session cookie instead of a bearer key. The member's team role
+// decides the scopes (server/domain/platform/console-access.ts). A write must carry the session's
+// CSRF value in `X-CSRF-Token` and must not come from another site; `GET /console/api/session` tells
+// the app who is signed in, in which team, with what scopes and CSRF value.
+
+/** The console's REST mirror. */
+export const CONSOLE_API = '/console/api/v2';
+/** The header every console write carries. */
+export const CSRF_HEADER = 'x-csrf-token';
+const WRITE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+/** 401 NOT_SIGNED_IN_ERROR: the console's requests without a live session (the app then shows sign-in). */
+export class NotSignedInError extends AppError {
+  constructor() {
+    super(401, ERROR_CODES.NOT_SIGNED_IN, 'NotSignedInError', 'Sign in to use the console: your session has ended or was signed out.');
+  }
+}
+
+async function liveSession(ctx: Koa.Context, deps: Deps): Promise<Session> {
+  const session = await deps.owners.session(ctx.cookies.get(SESSION_COOKIE));
+  if (!session) throw new NotSignedInError();
+  return session;
+}
+
+/** The session as the REST pipeline's credential; writes need the CSRF value and our own origin. */
+const sessionKey: Authenticate = async (ctx, _op, deps) => {
+  const session = await liveSession(ctx, deps);
+  if (WRITE.has(ctx.method)) {
+    if (formSource(ctx, new URL(deps.config.publicUrl).origin) === 'foreign') throw new NotAuthorizedError('This request was sent from another site.');
+    if (!safeEqual(ctx.get(CSRF_HEADER), session.csrf)) throw new NotAuthorizedError('This request has no valid CSRF token; reload the console and try again.');
+  }
+  const found = await consoleKey(deps.db, session);
+  if (!found) throw new NotAuthorizedError('Choose a team first: this session has no current team, or you are no longer a member of it.');
+  return { key: found.key };
+};
+
+/** `GET /console/api/session`: who is signed in and what they may do (never cached). */
+function sessionInfo(deps: Deps): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.path !== '/console/api/session') return next();
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.set('Allow', 'GET, HEAD');
+      throw new AppError(405, 'METHOD_NOT_ALLOWED_ERROR', 'MethodNotAllowedError', 'Use GET.');
+    }
+    const session = await liveSession(ctx, deps);
+    const [teams, found] = await Promise.all([deps.owners.memberships(session.userId), consoleKey(deps.db, session)]);
+    const member = found?.member ?? null;
+    ctx.body = {
+      email: session.email,
+      csrf: session.csrf,
+      expiresAt: new Date(session.expiresAt).toISOString(),
+      team: member
+        ? {
+            id: member.teamId,
+            name: member.teamName,
+            role: member.role,
+            emailVerified: found!.key.ownerEmailVerified,
+            verificationStatus: found!.key.verificationStatus,
+            canManageKeys: canManageKeys(member),
+            canInvite: canInvite(member),
+          }
+        : null,
+      scopes: member ? roleScopes(member.role) : [],
+      /** No SMTP_URL: mail is kept in the outbox, which the console's Outbox page reads (GET /team/outbox). */
+      mailOutbox: !deps.config.smtpUrl,
+      teams: teams.map((t) => ({ id: t.teamId, name: t.teamName, role: t.role })),
+    };
+  };
+}
+
+/** Everything under `/console/api`: the session document and the REST mirror. */
+export function consoleApi(deps: Deps, operations: Operation[]): Koa.Middleware {
+  const info = sessionInfo(deps);
+  const rest = restApi(deps, operations, { prefix: CONSOLE_API, authenticate: sessionKey });
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith('/console/api/') && ctx.path !== '/console/api') return next();
+    ctx.set('Cache-Control', 'no-store');
+    await info(ctx, () => rest(ctx, async () => {
+      throw new NotFoundError(`No console operation ${ctx.method} ${ctx.path}.`);
+    }));
+  };
+}

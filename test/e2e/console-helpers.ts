@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, freePort, launch, seriousA11yViolations } from './helpers.ts';
+import { RAISED_LIMITS, startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
+import { buildConsole } from '../../scripts/build-console.ts';
+import { buildWidget } from '../../scripts/build-widget.ts';
+
+// What every console suite does (issue #23): an owner who signs in the way a person does, axe on
+// each page, and screenshots saved as test artifacts.
+
+export const PASSWORD = 'correct horse battery staple';
+
+/** The page's level-one heading, which every console page has. */
+export const heading = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
+
+/** The first polite status message (what a save or an action announces). */
+export const status = (page: Page) => page.getByRole('status').first().textContent();
+
+/** Saves a full-page screenshot as test-artifacts/console-<name>.png. */
+export async function shot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `console-${name}.png`), fullPage: true });
+}
+
+/** Fails on any serious or critical axe-core violation of the page as shown. */
+export async function expectAccessible(page: Page): Promise<void> {
+  expect(await seriousA11yViolations(page)).toEqual([]);
+}
+
+/** The newest API key the keys page shows once (after the first sign-in replaced the account-creation key). */
+export async function shownKey(page: Page, baseUrl: string): Promise<string> {
+  const keysPage = await page.context().newPage();
+  await keysPage.goto(`${baseUrl}/keys`);
+  const key = (await keysPage.locator('code.secret').first().textContent())!.trim();
+  await keysPage.close();
+  return key;
+}
+
+/**
+ * A new verified owner who sets a password from the welcome email's link and signs in through the
+ * console's own sign-in prompt; returns the account (its `key` is replaced at this first sign-in:
+ * use `shownKey` for a working one) and the console page.
+ */
+export async function signedInConsole(app: TestApp, browser: Browser, width = 1440) {
+  const acct = await verifiedAccount(app);
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  await page.goto(app.local(acct.passwordLink));
+  await page.getByLabel('New password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Repeat the new password').fill(PASSWORD);
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Set password' }).click()]);
+  await page.goto(`${app.url}/console`);
+  await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in to the console');
+  await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Sign in' }).click()]);
+  await page.getByLabel('Email address').fill(acct.email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await Promise.all([page.waitForURL(/\/console$/), page.getByRole('button', { name: 'Sign in' }).click()]);
+  return { acct, page, context };
+}
+
+/**
+ * The suite's server and browser: the console and the widget built, the real app on a free port (its
+ * `PUBLIC_URL` that address) with `env` added, one Chromium; both closed after the suite.
+ */
+export function consoleSuite(ready: (app: TestApp, browser: Browser) => void, env: Record<string, string> = {}): void {
+  let app: TestApp | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    // The widget too: the design page's live preview and the journey's store page load it.
+    await Promise.all([buildConsole({ ifStale: true }), buildWidget({ ifStale: true, log: () => {} })]);
+    const port = await freePort();
+    app = await startApp({ ...RAISED_LIMITS, PUBLIC_URL: `http://127.0.0.1:${port}`, ...env }, { port });
+    browser = await launch();
+    ready(app, browser);
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+}

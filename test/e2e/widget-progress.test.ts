@@ -1,0 +1,189 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, demoInBrowser, eventually, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
+
+// Issue #24 in real Chromium on the demo store: the progress panel (design `stats`) moves when the
+// store's backend triggers a referral over REST and the page calls `growsurf.init()`; the share
+// panel draws its channels with icons from one inline sprite; the leaderboard shows avatars and the
+// milestones their reward images. axe on each, and screenshots of each.
+
+/** A reward image the page loads from another origin (served by the test through Playwright's router). */
+const IMAGE = 'https://images.example/mug.svg';
+const SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40"><rect width="40" height="40" rx="8" fill="#f59e0b"/><path d="M12 12h14v14a4 4 0 0 1-4 4h-6a4 4 0 0 1-4-4z" fill="#fff"/></svg>';
+
+describe.skipIf(SKIP_BROWSER)('progress toward the next reward, icons and images in Chromium (issue #24)', () => {
+  const env = demoInBrowser();
+  const pid = () => env.demo.state.referralProgramId;
+  const participant = (email: string) => env.demo.rest('GET', `/campaign/${pid()}/participant/${encodeURIComponent(email)}`);
+  let count = 0;
+
+  beforeAll(async () => {
+    count = (await participant(env.demo.state.people.referrer)).referralCount;
+    // Two milestones just ahead of the referrer: one more referral, then three more.
+    await env.demo.rest('POST', `/campaign/${pid()}/reward-configs`, { type: 'MILESTONE', title: 'Mug', description: 'A branded mug', conversionsRequired: count + 1, imageUrl: IMAGE, isVisible: true, order: 10 });
+    await env.demo.rest('POST', `/campaign/${pid()}/reward-configs`, { type: 'MILESTONE', title: 'Hoodie', description: 'A hoodie', conversionsRequired: count + 3, isVisible: true, order: 11 });
+    await env.demo.rest('PATCH', `/campaign/${pid()}/design`, {
+      leaderboard: { isEnabled: true },
+      participantAvatarStyle: 'INITIALS',
+      share: { channels: { facebook: { isVisible: true }, twitter: { isVisible: true }, linkedin: { isVisible: true }, whatsapp: { isVisible: true }, email: { isVisible: true } }, buttonStyle: { shape: 'ROUNDED', isLabelShown: true, isBrandColored: true } },
+    });
+    env.demo.app.deps.mobilePrograms.forget(pid());
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+  }, 60_000);
+
+  it('a referral triggered over REST moves the progress panel; icons, avatars and images carry text alternatives; axe is clean', async () => {
+    const design = await env.demo.rest('GET', `/campaign/${pid()}/design`);
+    const referrer = await participant(env.demo.state.people.referrer);
+    const context = await env.browser.newContext({ viewport: { width: 1024, height: 900 }, reducedMotion: 'reduce' });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    await page.route(`${IMAGE}*`, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: SVG }));
+    await page.goto(`${env.demo.url}/`);
+    await page.getByRole('button', { name: `Sign in as ${referrer.email}` }).click();
+    await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+    await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor({ state: 'visible' });
+
+    // The share panel: each channel a link named by its text, its icon from the one sprite, decorative.
+    const facebook = dialog.getByRole('link', { name: 'Share via Facebook' });
+    await facebook.waitFor();
+    await eventually(() => dialog.locator('svg symbol').count(), 10_000, 'the icon sprite');
+    expect(await dialog.locator('svg:has(symbol)').count()).toBe(1);
+    const icon = await facebook.locator('svg').evaluate((svg) => {
+      const use = svg.querySelector('use')!;
+      const box = svg.getBoundingClientRect();
+      return { hidden: svg.getAttribute('aria-hidden'), href: use.getAttribute('href'), drawn: (use as SVGGraphicsElement).getBBox().width > 0, w: box.width };
+    });
+    expect(icon).toEqual({ hidden: 'true', href: '#grsf-i-facebook', drawn: true, w: 18 });
+    expect(await facebook.evaluate((a) => getComputedStyle(a).backgroundColor)).toBe('rgb(8, 102, 255)');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-24-share-icons.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+
+    // The progress panel: the count, the next milestone one referral away, the steps, the rank.
+    // The design's default `stats` title repeats the referral list's, so the tab takes the catalogue's name.
+    expect(design.stats.title).toBe(design.referralStatus.title);
+    await dialog.getByRole('tab', { name: 'Your progress', exact: true }).click();
+    const panel = dialog.getByRole('region', { name: 'Your progress' });
+    await panel.getByText('1 more referral to earn', { exact: false }).first().waitFor();
+    expect(await panel.locator('.pg b').textContent()).toBe(String(count));
+    const step = panel.locator('[aria-current=step]');
+    expect(await step.textContent()).toContain('A branded mug');
+    expect(await step.locator('img').getAttribute('alt')).toBe('');
+    await eventually(() => step.locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 10_000, 'the reward image');
+    expect(await panel.getByText(/Your rank on the leaderboard: #\d+/).count()).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-24-progress-before.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+
+    // The store's backend: a friend joins through the referrer and buys; the page asks the widget to load again.
+    const friend = `issue24-progress-${Date.now()}@example.com`;
+    await env.demo.rest('POST', `/campaign/${pid()}/participant`, { email: friend, referredBy: referrer.id });
+    await env.demo.rest('POST', `/campaign/${pid()}/participant/${encodeURIComponent(friend)}/ref`);
+    expect((await participant(referrer.email)).referralCount).toBe(count + 1);
+    await page.evaluate(() => (window as any).growsurf.init());
+    await eventually(async () => (await panel.locator('.pg b').textContent()) === String(count + 1), 15_000, 'the new count');
+    expect(await panel.locator('li.done').textContent()).toContain('A branded mug');
+    expect(await panel.locator('[aria-current=step]').textContent()).toContain('A hoodie');
+    expect(await panel.locator('[aria-current=step]').textContent()).toContain('Next: 2 to go');
+    expect(await panel.getByRole('progressbar', { name: 'Progress toward your next milestone' }).count()).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-24-progress-after.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+
+    // The leaderboard: initials beside each name, hidden from assistive technology; the rewards list with its image.
+    await dialog.getByRole('tab', { name: design.leaderboard.title, exact: true }).click();
+    const avatar = dialog.locator('.av').first();
+    await avatar.waitFor();
+    expect(await avatar.getAttribute('aria-hidden')).toBe('true');
+    expect(await avatar.textContent()).toMatch(/^\S{1,2}$/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-24-leaderboard-avatars.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await dialog.getByRole('tab', { name: design.rewards.title, exact: true }).click();
+    const image = dialog.locator('img.ri').first();
+    await image.waitFor();
+    expect(await image.getAttribute('alt')).toBe('');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-24-rewards-images.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it('at 320 px with icon-only share buttons, every button keeps its name and nothing scrolls sideways', async () => {
+    await env.demo.rest('PATCH', `/campaign/${pid()}/design`, { share: { buttonStyle: { shape: 'CIRCLE', isLabelShown: false, isBrandColored: false } } });
+    env.demo.app.deps.mobilePrograms.forget(pid());
+    const context = await env.browser.newContext({ viewport: { width: 320, height: 640 }, reducedMotion: 'reduce' });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    await page.goto(`${env.demo.url}/`);
+    await page.getByRole('button', { name: `Sign in as ${env.demo.state.people.referrer}` }).click();
+    await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+    await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
+    const dialog = page.getByRole('dialog');
+    const link = dialog.getByRole('link', { name: 'Share via WhatsApp' });
+    await link.waitFor();
+    await eventually(async () => (await link.locator('.l').boundingBox())!.width <= 1, 10_000, 'the label hidden visually');
+    expect(await dialog.getByRole('button', { name: (await env.demo.rest('GET', `/campaign/${pid()}/design`)).share.copyButtonText, exact: true }).count()).toBe(1);
+    expect(await dialog.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-24-share-icons-320.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await context.close();
+  }, 60_000);
+  // Issue #27: the window in the program's languages. Last in this suite: it turns the demo program German.
+  it('a German participant of a [de, en] program reads the window in German; switching to English in settings saves and re-renders; Japanese too; axe and screenshots at 1280 and 320 px', async () => {
+    await env.demo.rest('PATCH', `/campaign/${pid()}/options`, { languages: { baseLanguage: 'de', additionalLanguages: ['en'] } });
+    // The owner of a German program writes the design's texts in German (they stay as written in every language).
+    await env.demo.rest('PATCH', `/campaign/${pid()}/design`, {
+      header: { postText: 'Teile deinen Link mit Freunden. Wenn sie sich anmelden, gewinnt ihr beide.' },
+      stats: { title: 'Fortschritt' },
+      share: { title: 'Link teilen', description: 'Kopiere deinen Link oder teile ihn.', linkLabel: 'Dein Link', copyButtonText: 'Kopieren', copiedText: 'Kopiert!', invite: { title: 'Per E-Mail einladen' } },
+      referralStatus: { title: 'Deine Empfehlungen' },
+      rewards: { title: 'Prämien' },
+      leaderboard: { title: 'Bestenliste' },
+      participantSettings: { logoutText: 'Abmelden' },
+    });
+    env.demo.app.deps.mobilePrograms.forget(pid());
+    const referrer = await participant(env.demo.state.people.referrer);
+    expect(referrer.language).toBe('de');
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce', locale: 'en-US' });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    await page.goto(`${env.demo.url}/`);
+    await page.getByRole('button', { name: `Sign in as ${referrer.email}` }).click();
+    await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+    await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Freunde einladen' });
+    await dialog.getByRole('link', { name: 'Über Facebook teilen' }).waitFor();
+    const language = dialog.getByRole('combobox', { name: 'Sprache' });
+    await language.waitFor();
+    // No English outside the owner's texts (the reward titles are the owner's): the window's own words are German.
+    const ENGLISH = /\b(Refer|friends?|Share|Copy|Your|link|Sign|out|Rewards?|Leaderboard|Referrals?|Invite|Loading|Close|Progress|Language|via|more|earn|Next|to go|rank)\b/;
+    const words = (await dialog.innerText()).replace(/A branded mug|A hoodie|Mug|Hoodie/g, '');
+    expect(words.match(ENGLISH)?.[0] ?? null, words).toBeNull();
+    expect(await dialog.getByRole('button', { name: 'Schließen' }).count()).toBe(1);
+    expect(await language.locator('option').allTextContents()).toEqual(['Deutsch', 'English']);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-27-window-de-1280.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.setViewportSize({ width: 320, height: 700 });
+    await eventually(async () => (await dialog.evaluate((el) => el.scrollWidth - el.clientWidth)) <= 0, 10_000, 'no sideways scroll at 320 px');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-27-window-de-320.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+
+    // Switching to English in the settings saves it to the participant and re-renders at once.
+    await language.selectOption('en');
+    await page.getByRole('dialog', { name: 'Refer friends' }).getByRole('link', { name: 'Share via Facebook' }).waitFor();
+    await eventually(async () => (await participant(referrer.email)).language === 'en', 10_000, 'the saved language');
+    expect(await page.getByRole('dialog').getByRole('combobox', { name: 'Language' }).inputValue()).toBe('en');
+
+    // Japanese (CJK) at both widths: the participant's language set over REST, the page reloads the window.
+    await env.demo.rest('PATCH', `/campaign/${pid()}/options`, { languages: { baseLanguage: 'de', additionalLanguages: ['en', 'ja'] } });
+    await env.demo.rest('POST', `/campaign/${pid()}/participant/${encodeURIComponent(referrer.email)}`, { language: 'ja' });
+    env.demo.app.deps.mobilePrograms.forget(pid());
+    await page.evaluate(() => (window as any).growsurf.init());
+    await page.getByRole('dialog').getByRole('combobox', { name: '言語' }).waitFor();
+    await eventually(async () => (await page.getByRole('dialog').evaluate((el) => el.scrollWidth - el.clientWidth)) <= 0, 10_000, 'no sideways scroll at 320 px');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-27-window-ja-320.png') });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-27-window-ja-1280.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await context.close();
+  }, 120_000);
+});
