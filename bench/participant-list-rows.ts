@@ -3,7 +3,7 @@
 // cursor page, 50 full participants each (the console's page).
 import type { Deps } from '../server/http/deps.ts';
 import type { Program } from '../server/domain/programs/programs.ts';
-import { participantListQuery } from '../shared/schemas/participant.ts';
+import { participantListQuery } from '../shared/schemas/participant-list.ts';
 import { IN_PROCESS_CALLS } from './settings.ts';
 import { measureCalls, type Row } from './table.ts';
 

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { PROGRAM_LANGUAGES } from './program-config-fields.ts';
 
-// Participants (rest-v2 §2.8–§2.10, §2.27–§2.28, §3.8 P1–P7). Request schemas check shapes and
-// lengths; rules that need the program or the database (referrer resolution, vanity-key ownership,
-// affiliate rules, the program's languages) live in server/domain/participants/.
+// Participants (rest-v2 §2.8–§2.10, §2.28, §3.8 P3–P7): the Participant wire shape, the bodies that
+// add, change and bulk-delete participants, and the metadata rules they share; the lists of P1 and
+// P2 are in participant-list.ts. Request schemas check shapes and lengths; rules that need the
+// program or the database (referrer resolution, vanity-key ownership, affiliate rules, the program's
+// languages) live in server/domain/participants/.
 
 /** A referral's credit state (`Participant.referralStatus`). */
 export const referralStatus = z.enum(['CREDIT_PENDING', 'CREDIT_AWARDED', 'CREDIT_EXPIRED', 'INVITE_SENT']);
@@ -15,18 +17,6 @@ export const referralStatusOnUpdate = z.enum(['CREDIT_PENDING', 'CREDIT_AWARDED'
 export const referralSource = z.enum(['DIRECT', 'PARTICIPANT']);
 /** Affiliate enrollment states (affiliate programs only). */
 export const affiliateStatus = z.enum(['APPROVED', 'SUSPENDED', 'BANNED']);
-/** Leaderboard orderings (P2 `leaderboardType`). */
-export const leaderboardType = z.enum([
-  'ALL_TIME',
-  'CURRENT_MONTH',
-  'PREV_MONTH',
-  'TOTAL_IMPRESSION_COUNT',
-  'UNIQUE_IMPRESSION_COUNT',
-  'BY_COMMISSIONS',
-  'BY_REVENUE',
-  'BY_REFERRALS',
-  'BY_LEADS',
-]);
 /** A program language code (§4 "Program language"). */
 export const participantLanguage = z.enum(PROGRAM_LANGUAGES);
 
@@ -36,8 +26,6 @@ export const METADATA_LIMITS = { keys: 50, keyLength: 100, valueLength: 1000 } a
 export const RESERVED_METADATA_KEY = 'gdprAgreements';
 /** Vanity keys: at most 5 per participant, each 1–20 of `[A-Za-z0-9_-]`. */
 export const VANITY_KEY_PATTERN = /^[A-Za-z0-9_-]{1,20}$/;
-/** Most filter pairs one participant list request may carry. */
-export const MAX_METADATA_FILTERS = 3;
 
 const metadataKey = z.string().min(1).max(METADATA_LIMITS.keyLength);
 const metadataValue = z.union([z.string().max(METADATA_LIMITS.valueLength), z.number(), z.boolean()]);
@@ -285,96 +273,6 @@ export const participant = z
   })
   .meta({ id: 'Participant' });
 
-/** `ParticipantList` (P1, P2): `nextId` is null on the last page. */
-export const participantList = z
-  .object({ participants: z.array(participant), limit: z.number().int(), nextId: z.string().nullable() })
-  .meta({ id: 'ParticipantList' });
-
-const limit = z.coerce.number().int().min(1).max(100).default(10);
-const cursor = z.string().min(1).max(64).optional().meta({ description: 'The last participant id of the previous page.' });
-const METADATA_PARAM = /^metadata\[(.*)\]$/s;
-
-const listBool = z.enum(['true', 'false']).transform((v) => v === 'true');
-/** P1 orders (refloop extension `sort`). */
-export const participantListSort = z.enum(['createdAt', 'referralCount', 'email']);
-const ext = 'refloop extension: ';
-/** The refloop extensions of P1's query; absent, P1 answers exactly as GrowSurf's. */
-const listExtensions = {
-  search: z
-    .string()
-    .trim()
-    .min(1)
-    .max(254)
-    .optional()
-    .meta({ description: `${ext}an email prefix (case-insensitive), a first or last name prefix (case-insensitive; "first last" matches both), or an exact participant id, share key or vanity key.` }),
-  referred: listBool.optional().meta({ description: `${ext}true: only participants with a referrer; false: only those without.` }),
-  referralStatus: referralStatus.optional().meta({ description: `${ext}only participants whose own referral has this status.` }),
-  fraudRiskLevel: fraudRiskLevel.optional().meta({ description: `${ext}only participants at this anti-fraud risk level.` }),
-  isAffiliate: listBool.optional().meta({ description: `${ext}true: only affiliates; false: only non-affiliates.` }),
-  sort: participantListSort
-    .optional()
-    .meta({ description: `${ext}createdAt (newest first, the default), referralCount (most first, ties oldest first) or email (A–Z). nextId continues the same order.` }),
-};
-/** Names of the P1 extension parameters. */
-export const PARTICIPANT_LIST_EXTENSIONS = Object.keys(listExtensions) as Array<keyof typeof listExtensions>;
-
-/**
- * P1 query: `limit`, `nextId` and up to three `metadata[key]=value` exact-match filters; plus the
- * refloop extensions (search, filters, sort), which are only in the output when sent.
- */
-export const participantListQuery = z
-  .looseObject({ limit, nextId: cursor, ...listExtensions })
-  .superRefine((q, ctx) => {
-    let n = 0;
-    for (const [k, v] of Object.entries(q)) {
-      const m = METADATA_PARAM.exec(k);
-      if (!m) continue;
-      n++;
-      if (m[1]!.length < 1 || m[1]!.length > METADATA_LIMITS.keyLength) {
-        ctx.addIssue({ code: 'custom', path: [k], message: `Metadata filter keys are 1–${METADATA_LIMITS.keyLength} characters.` });
-      }
-      if (typeof v !== 'string') ctx.addIssue({ code: 'custom', path: [k], message: 'Give each metadata filter once.' });
-      else if (v.length > METADATA_LIMITS.valueLength) ctx.addIssue({ code: 'custom', path: [k], message: `Metadata values are at most ${METADATA_LIMITS.valueLength} characters.` });
-    }
-    if (n > MAX_METADATA_FILTERS) ctx.addIssue({ code: 'custom', path: ['metadata'], message: `At most ${MAX_METADATA_FILTERS} metadata filters.` });
-  })
-  .transform((q) => {
-    const metadata: Record<string, string> = {};
-    for (const [k, v] of Object.entries(q)) {
-      const m = METADATA_PARAM.exec(k);
-      if (m) metadata[m[1]!] = v as string;
-    }
-    const extensions: ParticipantListExtensions = {};
-    for (const k of PARTICIPANT_LIST_EXTENSIONS) if (q[k] !== undefined) (extensions as Record<string, unknown>)[k] = q[k];
-    return { limit: q.limit, nextId: q.nextId, metadata, ...(Object.keys(extensions).length ? { extensions } : {}) };
-  });
-
-/** The P1 extensions a request sent (at least one when present). */
-export interface ParticipantListExtensions {
-  search?: string;
-  referred?: boolean;
-  referralStatus?: z.infer<typeof referralStatus>;
-  fraudRiskLevel?: z.infer<typeof fraudRiskLevel>;
-  isAffiliate?: boolean;
-  sort?: z.infer<typeof participantListSort>;
-}
-
-const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
-
-/** P2 query; `isMonthly=true` is the deprecated spelling of `leaderboardType=CURRENT_MONTH`. */
-export const leaderboardQuery = z
-  .object({ leaderboardType: leaderboardType.optional(), isMonthly: queryBool.optional(), limit, nextId: cursor })
-  .superRefine((q, ctx) => {
-    if (q.isMonthly === true && q.leaderboardType && q.leaderboardType !== 'CURRENT_MONTH') {
-      ctx.addIssue({ code: 'custom', path: ['isMonthly'], message: 'isMonthly=true means leaderboardType=CURRENT_MONTH; send one of them.' });
-    }
-  })
-  .transform((q) => ({
-    leaderboardType: q.leaderboardType ?? (q.isMonthly ? ('CURRENT_MONTH' as const) : ('ALL_TIME' as const)),
-    limit: q.limit,
-    nextId: q.nextId,
-  }));
-
 /** P7 body: 1–200 ids or emails, mixed. */
 export const bulkDeleteBody = z
   .strictObject({ participants: z.array(z.string().min(1).max(254)).min(1).max(200) })
@@ -409,9 +307,5 @@ export const bulkDeleteResponse = z
 export type Participant = z.infer<typeof participant>;
 export type Referrer = z.infer<typeof referrer>;
 export type ParticipantCreate = z.infer<typeof participantCreate>;
-export type ParticipantList = z.infer<typeof participantList>;
-export type ParticipantListQuery = z.output<typeof participantListQuery>;
-export type LeaderboardQuery = z.output<typeof leaderboardQuery>;
-export type LeaderboardType = z.infer<typeof leaderboardType>;
 export type BulkDeleteResponse = z.infer<typeof bulkDeleteResponse>;
 export type ReferralStatus = z.infer<typeof referralStatus>;

@@ -1,6 +1,6 @@
 // The boards: which column or month each leaderboard type ranks, how a row scores on it, and the
 // month keys the monthly boards are named by.
-import type { LeaderboardType } from '../../../shared/schemas/participant.ts';
+import type { LeaderboardType } from '../../../shared/schemas/participant-list.ts';
 
 // Leaderboards and ranks without counting participants.
 //

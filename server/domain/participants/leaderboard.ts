@@ -3,7 +3,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect.ts';
 import { GroupCache } from '../../db/group-commit.ts';
-import type { LeaderboardType } from '../../../shared/schemas/participant.ts';
+import type { LeaderboardType } from '../../../shared/schemas/participant-list.ts';
 import { boardSpec, rankKey, type LeaderboardPage, type ScoredRow, type Segment } from './boards.ts';
 
 /**

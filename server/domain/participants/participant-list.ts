@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect.ts';
-import type { ParticipantListExtensions } from '../../../shared/schemas/participant.ts';
+import type { ParticipantListExtensions } from '../../../shared/schemas/participant-list.ts';
 import type { ParticipantRow } from './model.ts';
 import { valueHash } from './model.ts';
 import { readRows } from './leaderboard.ts';

@@ -4,54 +4,22 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
 import type { Program } from '../programs/programs.ts';
-import { selectRows, updateRows } from '../../db/rows.ts';
-import { ConflictError, ValidationError, WrongProgramTypeError } from '../../errors.ts';
+import { selectRows } from '../../db/rows.ts';
+import { ValidationError, WrongProgramTypeError } from '../../errors.ts';
 import type { TeamBilling } from '../platform/plans.ts';
 import { boardSpec, type ScoredRow } from './boards.ts';
 import { Leaderboard, readRows } from './leaderboard.ts';
-import { ScoreLedger } from './score-ledger.ts';
-import type {
-  BulkDeleteResponse,
-  LeaderboardQuery,
-  Participant,
-  ParticipantCreate,
-  ParticipantList,
-  ParticipantListQuery,
-  ParticipantUpdate,
-} from '../../../shared/schemas/participant.ts';
-import { METADATA_LIMITS } from '../../../shared/schemas/participant.ts';
-import {
-  assertProgramLanguage,
-  derivedReferralStatus,
-  emailKey,
-  fieldError,
-  parseJson,
-  programLanguages,
-  valueHash,
-  type EventSink,
-  type ParticipantHooks,
-  type ParticipantRow,
-  type ScreeningCandidate,
-  type Q,
-} from './model.ts';
-import { findParticipant, findReferrer, updateReferrer, type Credit, type ParticipantLock } from './referrals.ts';
+import type { BulkDeleteResponse, Participant, ParticipantCreate, ParticipantUpdate } from '../../../shared/schemas/participant.ts';
+import type { LeaderboardQuery, ParticipantList, ParticipantListQuery } from '../../../shared/schemas/participant-list.ts';
+import { emailKey, fieldError, valueHash, type EventSink, type ParticipantHooks, type ParticipantRow, type Q } from './model.ts';
+import { findParticipant, type Credit, type ParticipantLock } from './referrals.ts';
 import { serializeParticipants, type EventParticipant, type SerializeOptions } from './serialize.ts';
-import { replaceVanityKeys, writeMetadata } from './keys.ts';
-import { addParticipant, screenSignUp, type AddOptions } from './sign-ups.ts';
+import { addParticipant, type AddOptions } from './sign-ups.ts';
+import { adjustCounters, setReferralStatus, updateParticipant, type CounterDeltas } from './updates.ts';
 import { bulkRemoveParticipants, removeParticipant } from './deletion.ts';
 import { listPageRows } from './participant-list.ts';
 
-/** Counters other engines add to, and the board each one ranks (invites rank nowhere). */
-export type CounterDeltas = Partial<Record<'impression_count' | 'unique_impression_count' | 'invite_count' | 'commission_total' | 'revenue_total', number>>;
-const COUNTER_BOARDS: Record<keyof CounterDeltas, string | null> = {
-  impression_count: 'TOTAL_IMPRESSION_COUNT',
-  unique_impression_count: 'UNIQUE_IMPRESSION_COUNT',
-  invite_count: null,
-  commission_total: 'BY_COMMISSIONS',
-  revenue_total: 'BY_REVENUE',
-};
-
-/** The service's collaborators and its serializer and resolver, as sign-ups.ts and deletion.ts take them. */
+/** The service's collaborators and its serializer and resolver, as sign-ups.ts, updates.ts and deletion.ts take them. */
 export interface ParticipantsContext {
   db: Db;
   clock: Clock;
@@ -86,7 +54,7 @@ export class Participants {
   readonly hooks: ParticipantHooks = { created: [], referralCredited: [], referralChanged: [], deleting: [], rewardsOf: null, screening: [], fraudOverride: null, fraudMatchesOf: null, requiredActionsOf: null, activityBatch: null };
   /** Score histograms and ordered boards. */
   readonly leaderboard: Leaderboard;
-  /** What the adding (sign-ups.ts) and deleting (deletion.ts) paths use of this service. */
+  /** What the adding (sign-ups.ts), changing (updates.ts) and deleting (deletion.ts) paths use of this service. */
   private readonly ctx: ParticipantsContext;
 
   constructor(
@@ -236,105 +204,8 @@ export class Participants {
 
 
   /** P5: changes the given fields; referral moves keep the referrers' counts and ranks exact. */
-  async update(program: Program, idOrEmail: string, patch: ParticipantUpdate, opts: { actor?: string | null } = {}): Promise<Participant> {
-    if (patch.affiliateStatus && program.type !== 'AFFILIATE') throw fieldError('affiliateStatus', 'affiliateStatus applies only to affiliate programs.');
-    if (patch.language) assertProgramLanguage(program, patch.language);
-    return this.db.knex.transaction(async (trx) => {
-      const now = this.clock.now();
-      // A new email is a new unique key: FOR UPDATE then, else the lock foreign-key inserts do not block.
-      const row = await this.resolve(trx, program, idOrEmail, { lock: patch.email !== undefined ? 'key' : true });
-      const changes: Record<string, unknown> = { updated_at: now };
-      if (patch.email !== undefined) {
-        const key = emailKey(patch.email);
-        if (key !== row.email_key) {
-          const clash = await trx('participants').where({ program_id: program.id, email_key: key }).first('id');
-          if (clash) throw new ConflictError(`Another participant of this program already has the email ${patch.email}.`);
-          changes.email_key = key;
-        }
-        changes.email = patch.email;
-      }
-      if (patch.firstName !== undefined) changes.first_name = patch.firstName || null;
-      if (patch.lastName !== undefined) changes.last_name = patch.lastName || null;
-      if (patch.unsubscribed !== undefined) changes.unsubscribed = patch.unsubscribed;
-      if (patch.notes !== undefined) changes.notes = patch.notes || null;
-      if (patch.paypalEmail !== undefined) changes.paypal_email = patch.paypalEmail;
-      if (patch.language !== undefined) changes.language = patch.language === null || patch.language === programLanguages(program).base ? null : patch.language;
-      if (patch.affiliateStatus) {
-        if (!row.is_affiliate && patch.affiliateStatus !== 'APPROVED') {
-          throw fieldError('affiliateStatus', `${patch.affiliateStatus} applies only to affiliates; send APPROVED to enroll this participant.`);
-        }
-        if (!row.is_affiliate) Object.assign(changes, { is_affiliate: true, affiliate_enrollment_source: 'REST_API' });
-        changes.affiliate_status = patch.affiliateStatus;
-      }
-      if (patch.metadata) {
-        const before = parseJson<Record<string, string>>(row.metadata, {});
-        const after = { ...before };
-        for (const [k, v] of Object.entries(patch.metadata)) {
-          if (v === null) delete after[k];
-          else after[k] = String(v);
-        }
-        if (Object.keys(after).length > METADATA_LIMITS.keys) throw fieldError('metadata', `A participant holds at most ${METADATA_LIMITS.keys} metadata keys.`);
-        await writeMetadata(trx, program.id, row.id, before, after);
-        changes.metadata = Object.keys(after).length ? JSON.stringify(after) : null;
-      }
-      if (patch.vanityKeys) changes.vanity_keys = JSON.stringify(await replaceVanityKeys(trx, program.id, row.id, patch.vanityKeys));
-
-      // The referral: a new referrer, a new status, or both.
-      let newRef = row.referred_by;
-      let newReferrer: ParticipantRow | null = null;
-      if (patch.referredBy !== undefined) {
-        const ref = await findReferrer(trx, program.id, patch.referredBy);
-        if (!ref) throw fieldError('referredBy', 'No participant of this program has this id, share key, vanity key or email.', 'REFERRER_NOT_FOUND');
-        if (ref.id === row.id) throw fieldError('referredBy', 'A participant cannot refer themselves.');
-        newRef = ref.id;
-        newReferrer = ref;
-      }
-      if (patch.referralStatus !== undefined && !newRef) throw fieldError('referralStatus', 'This participant has no referrer; send referredBy with it.');
-      const oldStatus: Credit = row.referred_by ? row.referral_status : null;
-      const moved = newRef !== row.referred_by;
-      // A referral moving to another referrer is screened like a sign-up (flagged, never blocked here).
-      const candidate: ScreeningCandidate = { id: row.id, email: patch.email ?? row.email, ipAddress: row.ip_address, fingerprint: row.fingerprint, mobileInstanceId: row.mobile_instance_id, existing: row };
-      const screen = moved ? await screenSignUp(this.hooks, trx, program, candidate, newReferrer) : { holdCredit: false, columns: {}, afterWrite: [] };
-      const derived = moved && !row.referred_by ? derivedReferralStatus(program) : oldStatus;
-      const newStatus: Credit = patch.referralStatus ?? (moved && screen.holdCredit && derived === 'CREDIT_AWARDED' ? 'CREDIT_PENDING' : derived);
-      if (moved) {
-        Object.assign(changes, { referred_by: newRef, referral_status: newStatus, referral_source: 'PARTICIPANT', referred_at: now });
-      } else if (newStatus !== oldStatus) {
-        changes.referral_status = newStatus;
-      }
-      if ((moved || newStatus !== oldStatus) && newStatus === 'CREDIT_AWARDED') changes.credited_at = now;
-      Object.assign(changes, screen.columns);
-      const afterWrites = [...screen.afterWrite];
-      if (patch.fraudRiskLevel !== undefined) {
-        // The owner's override (the documented exception to read-only fraud state); it wins over screening.
-        if (!this.hooks.fraudOverride) throw fieldError('fraudRiskLevel', 'Anti-fraud is not enabled on this server.');
-        const manual = await this.hooks.fraudOverride(trx, program, row, patch.fraudRiskLevel, opts.actor ?? null);
-        Object.assign(changes, manual.columns);
-        afterWrites.push((t, p, r) => manual.afterWrite(t, p, r));
-      }
-      await trx('participants').where({ id: row.id }).update(changes);
-
-      const ledger = new ScoreLedger(program.id);
-      let credited: ParticipantRow | null = null;
-      if (moved) {
-        // Both referrers locked in id order, so two opposite moves cannot deadlock.
-        await trx('participants').whereIn('id', [row.referred_by, newRef].filter((x): x is string => !!x).sort()).orderBy('id').forNoKeyUpdate().select('id');
-        if (row.referred_by) await updateReferrer(trx, ledger, row.referred_by, { from: oldStatus, to: null, creditedAt: row.credited_at, detach: row.id }, now);
-        credited = await updateReferrer(trx, ledger, newRef!, { from: null, to: newStatus, creditedAt: null, attach: { id: row.id, at: now } }, now);
-      } else if (newStatus !== oldStatus && newRef) {
-        credited = await updateReferrer(trx, ledger, newRef, { from: oldStatus, to: newStatus, creditedAt: row.credited_at }, now);
-      }
-      const fresh: ParticipantRow = await trx('participants').where({ id: row.id }).first();
-      if (moved || newStatus !== oldStatus) {
-        for (const hook of this.hooks.referralChanged) await hook(trx, program, fresh, { fromReferrer: row.referred_by, toReferrer: newRef, from: oldStatus, to: newStatus });
-      }
-      if (credited && newStatus === 'CREDIT_AWARDED' && (moved || oldStatus !== 'CREDIT_AWARDED')) {
-        for (const hook of this.hooks.referralCredited) await hook(trx, program, credited, fresh, ledger);
-      }
-      await ledger.flush(trx);
-      for (const after of afterWrites) await after(trx, program, fresh);
-      return (await this.serialize(trx, program, [fresh]))[0]!;
-    });
+  update(program: Program, idOrEmail: string, patch: ParticipantUpdate, opts: { actor?: string | null } = {}): Promise<Participant> {
+    return updateParticipant(this.ctx, program, idOrEmail, patch, opts);
   }
 
   /**
@@ -345,46 +216,16 @@ export class Participants {
    * already in that state (nothing changed). `locked` is the row when the caller already read it
    * under lock in this transaction (saves reading it again).
    */
-  async setReferralStatus(trx: Knex.Transaction, program: Program, participantId: string, to: Exclude<Credit, null>, locked?: ParticipantRow): Promise<boolean> {
-    const row: ParticipantRow | undefined =
-      locked?.id === participantId ? locked : await trx('participants').where({ id: participantId, program_id: program.id }).forNoKeyUpdate().first();
-    if (!row || !row.referred_by || row.referral_status === to) return false;
-    const now = this.clock.now();
-    const changes: Partial<ParticipantRow> = { referral_status: to, updated_at: now };
-    if (to === 'CREDIT_AWARDED') changes.credited_at = now;
-    await updateRows(trx, 'participants', { id: row.id }, changes);
-    const ledger = new ScoreLedger(program.id);
-    const referrer = await updateReferrer(trx, ledger, row.referred_by, { from: row.referral_status, to, creditedAt: row.credited_at }, now);
-    const fresh = { ...row, ...changes } as ParticipantRow;
-    for (const hook of this.hooks.referralChanged) await hook(trx, program, fresh, { fromReferrer: row.referred_by, toReferrer: row.referred_by, from: row.referral_status, to });
-    if (referrer && to === 'CREDIT_AWARDED') for (const hook of this.hooks.referralCredited) await hook(trx, program, referrer, fresh, ledger);
-    await ledger.flush(trx);
-    return true;
+  setReferralStatus(trx: Knex.Transaction, program: Program, participantId: string, to: Exclude<Credit, null>, locked?: ParticipantRow): Promise<boolean> {
+    return setReferralStatus(this.ctx, trx, program, participantId, to, locked);
   }
 
   /**
    * Adds to a participant's counters (visits, invites, affiliate money) inside the caller's
    * transaction and moves their board scores with them; for the engines that own those events.
    */
-  async adjustCounters(trx: Knex.Transaction, programId: string, participantId: string, deltas: CounterDeltas): Promise<ParticipantRow | null> {
-    // FOR NO KEY UPDATE: callers have usually just inserted rows referencing this participant (a
-    // commission, a sale), holding FOR KEY SHARE on it as concurrent callers do; FOR UPDATE made
-    // each wait for the others' share locks: deadlock (issue #20).
-    const row: ParticipantRow | undefined = await trx('participants').where({ id: participantId, program_id: programId }).forNoKeyUpdate().first();
-    if (!row) return null;
-    const ledger = new ScoreLedger(programId);
-    const patch: Record<string, number> = { updated_at: this.clock.now() };
-    for (const [column, delta] of Object.entries(deltas) as Array<[keyof CounterDeltas, number]>) {
-      if (!delta) continue;
-      const before = Number(row[column]);
-      const after = Math.max(0, before + delta);
-      patch[column] = after;
-      const board = COUNTER_BOARDS[column];
-      if (board) ledger.move(board, before, after);
-    }
-    await trx('participants').where({ id: participantId }).update(patch);
-    await ledger.flush(trx);
-    return { ...row, ...patch } as ParticipantRow;
+  adjustCounters(trx: Knex.Transaction, programId: string, participantId: string, deltas: CounterDeltas): Promise<ParticipantRow | null> {
+    return adjustCounters(this.ctx, trx, programId, participantId, deltas);
   }
 
   /** P6: deletes one participant permanently. */

@@ -1,15 +1,7 @@
 import { operation } from '../operation.ts';
 import { emptyBody, successResponse } from '../../../shared/schemas/common.ts';
-import {
-  bulkDeleteBody,
-  bulkDeleteResponse,
-  leaderboardQuery,
-  participant,
-  participantCreate,
-  participantList,
-  participantListQuery,
-  participantUpdate,
-} from '../../../shared/schemas/participant.ts';
+import { bulkDeleteBody, bulkDeleteResponse, participant, participantCreate, participantUpdate } from '../../../shared/schemas/participant.ts';
+import { leaderboardQuery, participantList, participantListQuery } from '../../../shared/schemas/participant-list.ts';
 
 /** P1 `GET /campaign/{id}/participants`. */
 export const listParticipants = operation({
