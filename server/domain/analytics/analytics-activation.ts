@@ -6,7 +6,8 @@ import { ACTIONS } from '../platform/activity.ts';
 import { DAY, bucketOf, bucketsBetween, dayStart, localDay, nextBucket } from './analytics-time.ts';
 import { boolBinding, rows, shareChannel, type Tables } from './analytics-sql.ts';
 import { METRIC_CONTRACT_VERSION } from './analytics-engagement.ts';
-import type { ActivationAnalyticsQuery, CampaignActivationAnalytics, CohortResult, ParticipantActivationAnalytics } from '../../../shared/schemas/analytics.ts';
+import type { CampaignActivationAnalytics, CohortResult, ParticipantActivationAnalytics } from '../../../shared/schemas/analytics.ts';
+import type { ActivationAnalyticsQuery } from '../../../shared/schemas/analytics-queries.ts';
 import { firstShareChannel } from '../../../shared/schemas/analytics.ts';
 
 // Activation (rest-v2 §2.29, AN2 and P12 `include=activation`): eligible participants followed from

@@ -10,19 +10,16 @@ import { engagement } from './analytics-engagement.ts';
 import { moneyStatusCounts } from './analytics-money.ts';
 import { payoutMoney } from '../affiliate/payout-money.ts';
 import { campaignActivation, participantActivation } from './analytics-activation.ts';
-import {
-  DEFAULT_ANALYTICS_DAYS,
-  type ActivationAnalyticsQuery,
-  type AnalyticsSeriesItem,
-  type CampaignActivationAnalytics,
-  type CampaignAnalytics,
-  type CampaignAnalyticsQuery,
-  type EmailAnalytics,
-  type EmailAnalyticsCounts,
-  type ParticipantAnalytics,
-  type ParticipantAnalyticsQuery,
-  type StatusCounts,
+import type {
+  AnalyticsSeriesItem,
+  CampaignActivationAnalytics,
+  CampaignAnalytics,
+  EmailAnalytics,
+  EmailAnalyticsCounts,
+  ParticipantAnalytics,
+  StatusCounts,
 } from '../../../shared/schemas/analytics.ts';
+import { DEFAULT_ANALYTICS_DAYS, type ActivationAnalyticsQuery, type CampaignAnalyticsQuery, type ParticipantAnalyticsQuery } from '../../../shared/schemas/analytics-queries.ts';
 
 /** A window [lo, hi) with its wire dates (both inclusive) and the same-length window before it. */
 export interface AnalyticsWindow {

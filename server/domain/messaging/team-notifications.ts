@@ -11,7 +11,8 @@ import { escapeHtml } from './email-layout.ts';
 import { formatMoney } from '../platform/exchange-rates.ts';
 import { countOf as plural, plural as pluralForms } from '../../../shared/plural.ts';
 import { NOTIFICATION_EVENTS } from '../../../shared/schemas/program-config-options.ts';
-import type { CampaignAnalytics, CampaignAnalyticsQuery } from '../../../shared/schemas/analytics.ts';
+import type { CampaignAnalytics } from '../../../shared/schemas/analytics.ts';
+import type { CampaignAnalyticsQuery } from '../../../shared/schemas/analytics-queries.ts';
 
 /** What the reports read: a program's analytics for a period (server/domain/analytics, wired by server/deps.ts). */
 export interface ProgramAnalyticsReader {

@@ -1,14 +1,6 @@
 import { operation } from '../operation.ts';
-import {
-  activationAnalyticsQuery,
-  activityLogList,
-  activityLogQuery,
-  campaignActivationAnalytics,
-  campaignAnalytics,
-  campaignAnalyticsQuery,
-  participantAnalytics,
-  participantAnalyticsQuery,
-} from '../../../shared/schemas/analytics.ts';
+import { activityLogList, campaignActivationAnalytics, campaignAnalytics, participantAnalytics } from '../../../shared/schemas/analytics.ts';
+import { activationAnalyticsQuery, activityLogQuery, campaignAnalyticsQuery, participantAnalyticsQuery } from '../../../shared/schemas/analytics-queries.ts';
 
 /** AN1 `GET /campaign/{id}/analytics`. */
 export const getCampaignAnalytics = operation({
