@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Participants } from '../participants/service.ts';
 import type { ProgramEmails } from '../messaging/program-emails.ts';
+import { teamVerified } from '../messaging/team-verification.ts';
 import type { Activity } from '../platform/activity.ts';
 import type { TeamBilling } from '../platform/plans.ts';
 import { toProgram, type Program } from '../programs/programs.ts';
@@ -79,7 +80,7 @@ export class AffiliateInvites {
   /** AF5: records the invite and emails its accept link; 403 while the team is not VERIFIED, 409 for a second active invite. */
   async create(program: Program, input: { email: string; firstName?: string; lastName?: string }): Promise<AffiliateInvite> {
     assertAffiliateProgram(program, 'Affiliate invites');
-    if (!(await this.programEmails.teamVerified(this.db.knex, program.teamId))) throw new TeamNotVerifiedError('The team must be verified before affiliate invites can be emailed. Request verification with POST /v2/team/verification-request.');
+    if (!(await teamVerified(this.db.knex, program.teamId))) throw new TeamNotVerifiedError('The team must be verified before affiliate invites can be emailed. Request verification with POST /v2/team/verification-request.');
     const key = emailKey(input.email);
     try {
       return await this.db.knex.transaction(async (trx) => {
@@ -135,7 +136,7 @@ export class AffiliateInvites {
   /** AF7: a fresh accept link (the old one stops working) and a new expiry; at most once per INVITE_RESEND_INTERVAL_MS. */
   async resend(program: Program, id: string): Promise<AffiliateInvite> {
     assertAffiliateProgram(program, 'Affiliate invites');
-    if (!(await this.programEmails.teamVerified(this.db.knex, program.teamId))) throw new TeamNotVerifiedError('The team must be verified before affiliate invites can be emailed. Request verification with POST /v2/team/verification-request.');
+    if (!(await teamVerified(this.db.knex, program.teamId))) throw new TeamNotVerifiedError('The team must be verified before affiliate invites can be emailed. Request verification with POST /v2/team/verification-request.');
     return this.db.knex.transaction(async (trx) => {
       const now = this.clock.now();
       const row = await this.#pending(trx, program, id, now);

@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Participants } from '../participants/service.ts';
 import type { ProgramEmails } from '../messaging/program-emails.ts';
+import { teamVerified } from '../messaging/team-verification.ts';
 import type { Activity } from '../platform/activity.ts';
 import { toProgram, type Program } from '../programs/programs.ts';
 import { completedDocument } from '../programs/program-config.ts';
@@ -161,7 +162,7 @@ export class PayoutDestinations {
     if (!enabledProviders(program).includes(provider)) {
       throw new ValidationError(`${provider} payouts are not enabled for this program.`, [{ field: 'provider', code: 'PROVIDER_NOT_ENABLED', message: `Enabled: ${enabledProviders(program).join(', ') || 'none'}.` }]);
     }
-    if (!(await this.programEmails.teamVerified(this.db.knex, program.teamId))) throw new TeamNotVerifiedError('The team must be verified before payout confirmation emails can be sent. Request verification with POST /team/verification-request.');
+    if (!(await teamVerified(this.db.knex, program.teamId))) throw new TeamNotVerifiedError('The team must be verified before payout confirmation emails can be sent. Request verification with POST /team/verification-request.');
     return this.db.knex.transaction(async (trx) => {
       const now = this.clock.now();
       const p: ParticipantRow = await trx('participants').where({ id: participantId, program_id: program.id }).forNoKeyUpdate().first();

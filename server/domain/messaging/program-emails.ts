@@ -1,7 +1,6 @@
-import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect.ts';
-import { selectRows, trxRows } from '../../db/rows.ts';
+import { selectRows } from '../../db/rows.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Mailer } from '../platform/mail.ts';
@@ -10,21 +9,23 @@ import { rewardMetadataVars } from '../programs/reward-references.ts';
 import type { Participants } from '../participants/service.ts';
 import { programLanguages, shareBase, withShareKey, type ParticipantRow, type Q } from '../participants/model.ts';
 import { toProgram, type Program } from '../programs/programs.ts';
-import type { ConfigRow } from '../programs/reward-configs.ts';
 import { completeDocument } from '../programs/program-config.ts';
 import { hostedPagesOn, portalLinkedFromEmails, portalUrl } from '../programs/hosted-pages.ts';
 import { TeamNotVerifiedError, ValidationError } from '../../errors.ts';
 import type { CampaignEmails, EmailTemplate } from '../../../shared/schemas/program-config-emails.ts';
 import { AFFILIATE_EMAIL_TYPES, REFERRAL_EMAIL_TYPES, type EmailParticipant } from '../../../shared/schemas/referral.ts';
-import { displayName, layoutEmail, maskEmail, type EmailParts, type EmailVars } from './email-layout.ts';
+import { displayName, layoutEmail, type EmailParts, type EmailVars } from './email-layout.ts';
 import { ParticipantEventEmails } from './participant-event-emails.ts';
+import { teamVerified } from './team-verification.ts';
+import { UnsubscribeLinks } from './unsubscribe-links.ts';
 import { defaultTemplate, isDefaultText } from '../programs/email-copy/index.ts';
 import { emailOverride, footerOverride, readTranslation, type Translation } from '../programs/program-translations.ts';
 
 // Program emails: the program's templates (rest-v2 §2.19) rendered with merge tags, wrapped in one
 // layout with the company footer and an unsubscribe link, sent through the mailer inside the
 // caller's transaction, and recorded in the activity log. Nothing leaves while the team is not
-// VERIFIED or the participant has unsubscribed; automatic sends record why they were skipped.
+// VERIFIED (team-verification.ts) or the participant has unsubscribed (unsubscribe-links.ts);
+// automatic sends record why they were skipped.
 
 /** A template key of the emails document (every key but `settings`). */
 export type TemplateKey = Exclude<keyof CampaignEmails, 'settings'>;
@@ -66,37 +67,23 @@ export function sendableTemplates(type: Program['type']): readonly string[] {
   return type === 'AFFILIATE' ? AFFILIATE_EMAIL_TYPES : REFERRAL_EMAIL_TYPES;
 }
 
-
-/** Per transaction, the teams whose verification state is known (read once, or known from the request's credential). */
-const verifiedIn = new WeakMap<object, Map<string, boolean>>();
-
 /**
- * Records a team's verification state for `teamVerified` within `trx`, as the request's credential
- * read it (the API-key lookup joins `teams`), so a send in that transaction does not read it again.
- */
-export function knowTeamVerified(trx: Knex.Transaction, teamId: string, verificationStatus: string): void {
-  let cache = verifiedIn.get(trx);
-  if (!cache) verifiedIn.set(trx, (cache = new Map()));
-  cache.set(teamId, verificationStatus === 'VERIFIED');
-}
-
-/**
- * Program emails: template rendering, the layout and footer, unsubscribe links and tokens, the
- * automatic emails of participant events (registered on `participants.hooks`), and P11.
+ * Program emails: template rendering, the layout and footer, sending, the automatic emails of
+ * participant events (registered on `participants.hooks`), and P11.
  */
 export class ProgramEmails {
-  readonly #key: Buffer;
-  /** Team verification read once per transaction (a participant creation may send two emails). */
   /** The owner's texts per program and language, read once per transaction (a send reads them for the copy and the footer). */
   readonly #translations = new WeakMap<object, Map<string, Translation | null>>();
   /** Completed emails documents by stored document object. */
   readonly #documents = new WeakMap<object, CampaignEmails>();
   /** The automatic emails of participant events (welcome, referred sign-up, goalAchieved, referralLinkUsed). */
   readonly #events = new ParticipantEventEmails(this);
+  /** The unsubscribe link of every email to a participant, and the unsubscribe page's operations. */
+  readonly unsubscribeLinks: UnsubscribeLinks;
 
   constructor(
     private readonly db: Db,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly config: Config,
     private readonly mailer: Mailer,
     private readonly activity: Activity,
@@ -104,8 +91,7 @@ export class ProgramEmails {
     private readonly budgets: SendBudgets,
     instanceSecret: string,
   ) {
-    // A key of its own, derived from the instance secret, so an unsubscribe token is useless anywhere else.
-    this.#key = crypto.createHmac('sha256', instanceSecret).update('refloop:unsubscribe').digest();
+    this.unsubscribeLinks = new UnsubscribeLinks(db, clock, config, activity, this, instanceSecret);
     participants.hooks.created.push((trx, program, p, _ledger, referrer) => this.#events.onCreated(trx, program, p, referrer));
     participants.hooks.referralCredited.push((trx, program, referrer, referred) => this.#events.onCredited(trx, program, referrer, referred));
   }
@@ -121,23 +107,6 @@ export class ProgramEmails {
     const doc = completeDocument('emails', program, stored) as CampaignEmails;
     if (stored) this.#documents.set(stored, doc);
     return doc;
-  }
-
-  /** True when the team may email participants (verification status VERIFIED). */
-  async teamVerified(q: Q, teamId: string): Promise<boolean> {
-    // Only a transaction is cached: it is short-lived, while the knex handle lives as long as the process.
-    const trx = (q as Knex.Transaction).isTransaction ? q : null;
-    let cache = trx ? verifiedIn.get(trx) : undefined;
-    if (trx && !cache) verifiedIn.set(trx, (cache = new Map()));
-    let v = cache?.get(teamId);
-    if (v === undefined) {
-      const row = trx
-        ? (await trxRows<{ verification_status: string }>(trx as Knex.Transaction, 'SELECT "verification_status" FROM "teams" WHERE "id" = ? LIMIT 1', [teamId]))[0]
-        : await q('teams').where({ id: teamId }).first('verification_status');
-      v = row?.verification_status === 'VERIFIED';
-      cache?.set(teamId, v);
-    }
-    return v;
   }
 
   /**
@@ -194,7 +163,7 @@ export class ProgramEmails {
    * checks, the layout with footer and unsubscribe link, the outbox row and the activity row.
    */
   async sendComposed(trx: Knex.Transaction, program: Program, participant: ParticipantRow, parts: EmailParts, vars: EmailVars, opts: SendOptions & { emailType: string }): Promise<SendOutcome> {
-    const skip = !(await this.teamVerified(trx, program.teamId)) ? 'TEAM_NOT_VERIFIED' : participant.unsubscribed ? 'UNSUBSCRIBED' : null;
+    const skip = !(await teamVerified(trx, program.teamId)) ? 'TEAM_NOT_VERIFIED' : participant.unsubscribed ? 'UNSUBSCRIBED' : null;
     if (skip) {
       await this.activity.record(trx, {
         programId: program.id,
@@ -206,7 +175,7 @@ export class ProgramEmails {
       });
       return { sent: false, reason: skip };
     }
-    const unsubscribeUrl = this.unsubscribeUrl(program.id, participant.id);
+    const unsubscribeUrl = this.unsubscribeLinks.url(program.id, participant.id);
     const all: EmailVars = {
       // A caller that names the referrer already (the engines hold both rows) saves the read.
       ...(await this.participantVars(trx, program, participant, vars.referrerFirstName !== undefined)),
@@ -334,62 +303,6 @@ export class ProgramEmails {
     };
   }
 
-  // ── Unsubscribe ──────────────────────────────────────────────────────────────────────────────
-
-  /** The participant's unsubscribe link: a token naming program and participant, signed, with no expiry. */
-  unsubscribeUrl(programId: string, participantId: string): string {
-    return `${this.config.publicUrl}/unsubscribe?token=${this.unsubscribeToken(programId, participantId)}`;
-  }
-
-  /** `<programId>.<participantId>.<128-bit HMAC>` (ids are [a-z0-9], so the dots are unambiguous). */
-  unsubscribeToken(programId: string, participantId: string): string {
-    return `${programId}.${participantId}.${this.#mac(programId, participantId)}`;
-  }
-
-  /** The program and participant a token names, or null when it is malformed or its signature is wrong. */
-  readUnsubscribeToken(token: string): { programId: string; participantId: string } | null {
-    const m = /^([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{22})$/.exec(token);
-    if (!m) return null;
-    const expected = Buffer.from(this.#mac(m[1]!, m[2]!));
-    const given = Buffer.from(m[3]!);
-    return crypto.timingSafeEqual(expected, given) ? { programId: m[1]!, participantId: m[2]! } : null;
-  }
-
-  #mac(programId: string, participantId: string): string {
-    return crypto.createHmac('sha256', this.#key).update(`${programId}\n${participantId}`).digest('base64url').slice(0, 22);
-  }
-
-  /** What the confirmation page shows for a token; null when the token or participant is not valid. */
-  async unsubscribeTarget(token: string): Promise<{ email: string; company: string; unsubscribed: boolean; language: string } | null> {
-    const ids = this.readUnsubscribeToken(token);
-    if (!ids) return null;
-    const row: ParticipantRow | undefined = await this.db.knex('participants').where({ id: ids.participantId, program_id: ids.programId }).first();
-    if (!row) return null;
-    const program = await this.#program(this.db.knex, ids.programId);
-    if (!program) return null;
-    return { email: maskEmail(row.email), company: this.companyName(program), unsubscribed: !!row.unsubscribed, language: this.languageOf(program, row) };
-  }
-
-  /** Unsubscribes the participant a token names from program emails (idempotent); false when the token is not valid. */
-  async unsubscribe(token: string): Promise<boolean> {
-    const ids = this.readUnsubscribeToken(token);
-    if (!ids) return false;
-    return this.db.knex.transaction(async (trx) => {
-      const row = await trx('participants').where({ id: ids.participantId, program_id: ids.programId }).forNoKeyUpdate().first('id', 'unsubscribed');
-      if (!row) return false;
-      if (row.unsubscribed) return true;
-      await trx('participants').where({ id: row.id }).update({ unsubscribed: true, updated_at: this.clock.now() });
-      await this.activity.record(trx, {
-        programId: ids.programId,
-        participantId: row.id,
-        type: 'EMAIL',
-        action: 'email.unsubscribed',
-        text: 'Unsubscribed from program emails with the email link',
-      });
-      return true;
-    });
-  }
-
   // ── P11 ──────────────────────────────────────────────────────────────────────────────────────
 
   /** P11: one template (its `isEnabled` ignored) or one free-form email to a participant. */
@@ -400,7 +313,7 @@ export class ProgramEmails {
       ]);
     }
     const found = await this.participants.resolve(this.db.knex, program, idOrEmail);
-    if (!(await this.teamVerified(this.db.knex, program.teamId))) throw new TeamNotVerifiedError();
+    if (!(await teamVerified(this.db.knex, program.teamId))) throw new TeamNotVerifiedError();
     const unsubscribed = () =>
       new ValidationError('This participant unsubscribed from program emails.', [
         { field: 'participantIdOrEmail', code: 'PARTICIPANT_UNSUBSCRIBED', message: 'The participant unsubscribed from program emails.' },

@@ -11,6 +11,7 @@ import { completeDocument } from '../programs/program-config.ts';
 import { emailRefused } from './fraud-addresses.ts';
 import { readReferralList, type ReferralListOptions } from './referral-lists.ts';
 import type { ProgramEmails, SendBudgets } from '../messaging/program-emails.ts';
+import { teamVerified } from '../messaging/team-verification.ts';
 import { displayName, escapeHtml, textAsHtml } from '../messaging/email-layout.ts';
 import { newId } from '../../crypto.ts';
 import { TeamNotVerifiedError } from '../../errors.ts';
@@ -85,7 +86,7 @@ export class Invites {
    */
   async send(program: Program, senderIdOrEmail: string, input: InviteInput): Promise<SendInvitesResponse> {
     const sender = await this.participants.resolve(this.db.knex, program, senderIdOrEmail);
-    if (!(await this.emails.teamVerified(this.db.knex, program.teamId))) {
+    if (!(await teamVerified(this.db.knex, program.teamId))) {
       throw new TeamNotVerifiedError('The team must be verified before participants can send invitations. Request verification with POST /team/verification-request.');
     }
     const options = completeDocument('options', program, program.documents.options) as CampaignOptions;

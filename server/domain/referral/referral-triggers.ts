@@ -11,7 +11,7 @@ import { newId } from '../../crypto.ts';
 import { forUpdate, trxRows } from '../../db/rows.ts';
 import { ValidationError } from '../../errors.ts';
 import type { TriggerReferralResponse } from '../../../shared/schemas/reward.ts';
-import { knowTeamVerified } from '../messaging/program-emails.ts';
+import { knowTeamVerified } from '../messaging/team-verification.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

@@ -45,8 +45,8 @@ export function unsubscribePage(deps: Deps): Koa.Middleware {
         ctx.body = page(visitor.t('page.notAllowed'), `<h1>${ph(visitor, 'page.notAllowed')}</h1><p class="error" role="alert">${ph(visitor, 'page.foreignForm')}</p>`, visitor.language);
         return;
       }
-      if (!(await deps.programEmails.unsubscribe(token))) return invalid();
-      const target = await deps.programEmails.unsubscribeTarget(token);
+      if (!(await deps.programEmails.unsubscribeLinks.unsubscribe(token))) return invalid();
+      const target = await deps.programEmails.unsubscribeLinks.target(token);
       const r = reader(target);
       ctx.type = 'html';
       ctx.body = page(
@@ -56,7 +56,7 @@ export function unsubscribePage(deps: Deps): Koa.Middleware {
       );
       return;
     }
-    const target = await deps.programEmails.unsubscribeTarget(token);
+    const target = await deps.programEmails.unsubscribeLinks.target(token);
     if (!target) return invalid();
     const r = reader(target);
     ctx.type = 'html';
