@@ -11,11 +11,13 @@ import type { ScoreLedger } from '../participants/score-ledger.ts';
 import type { ParticipantReward } from '../../../shared/schemas/reward.ts';
 import type { CampaignReward } from '../../../shared/schemas/reward-config.ts';
 import { liveConfigRows, type ConfigRow } from '../programs/reward-configs.ts';
+import { leaderboardCandidates, type Candidate } from './reward-candidates.ts';
 
-// Deciding which rewards a moment earns and writing them, inside the transaction of the change that
-// earned them. Every issued reward has an `issue_key` naming the occasion (configuration, recipient
-// and referral, milestone count or leaderboard period); the unique index on it makes issuing
-// idempotent, so a retried trigger, a replayed job or a referral credited twice issues nothing new.
+// Writing the rewards a moment earns (reward-candidates.ts decides which), inside the transaction of
+// the change that earned them: limits, approval, winners, activity and webhooks. Every issued reward
+// has an `issue_key` naming the occasion (configuration, recipient and referral, milestone count or
+// leaderboard period); the unique index on it makes issuing idempotent, so a retried trigger, a
+// replayed job or a referral credited twice issues nothing new.
 
 export type { ConfigRow };
 
@@ -42,21 +44,6 @@ export interface RewardRow {
   deleted_at: number | null;
 }
 
-/** One reward a moment may earn, before limits. */
-export interface Candidate {
-  config: ConfigRow;
-  recipientId: string;
-  isReferrer: boolean;
-  referrerId: string | null;
-  referredId: string | null;
-  /** The occasion, unique per reward ever issued. */
-  key: string;
-  /** Why, for the activity log ("for referring ann@example.com"). */
-  why: string;
-}
-
-/** Which referral moment is being rewarded. */
-export type ReferralMoment = 'LEAD' | 'CONVERSION';
 
 const GOAL_EVENT = 'PARTICIPANT_REACHED_A_GOAL';
 
@@ -154,57 +141,6 @@ export function windowStart(duration: ConfigRow['limit_duration'], now: number):
   if (duration === 'IN_TOTAL') return 0;
   const d = new Date(now);
   return duration === 'PER_MONTH' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) : Date.UTC(d.getUTCFullYear(), 0, 1);
-}
-
-/**
- * The rewards one referral moment earns: SINGLE_SIDED and DOUBLE_SIDED for the referrer (and the
- * friend, unless the friend's reward is given upfront), MILESTONE when the referrer's count reaches
- * a multiple of `conversionsRequired`. LEAD rewards count recorded referrals (pending or credited);
- * CONVERSION rewards count credited ones.
- */
-export function referralCandidates(configs: ConfigRow[], moments: ReferralMoment[], referrer: ParticipantRow, referred: ParticipantRow): Candidate[] {
-  const out: Candidate[] = [];
-  for (const c of configs) {
-    const event = c.event ?? 'CONVERSION';
-    if (!moments.includes(event)) continue;
-    if (c.type === 'SINGLE_SIDED' || c.type === 'DOUBLE_SIDED') {
-      out.push({
-        config: c,
-        recipientId: referrer.id,
-        isReferrer: true,
-        referrerId: referrer.id,
-        referredId: referred.id,
-        key: `${c.id}:${referrer.id}:ref:${referred.id}`,
-        why: `for referring ${referred.email}`,
-      });
-      if (c.type === 'DOUBLE_SIDED' && !c.referred_reward_upfront) {
-        out.push({
-          config: c,
-          recipientId: referred.id,
-          isReferrer: false,
-          referrerId: referrer.id,
-          referredId: referred.id,
-          key: `${c.id}:${referred.id}:friend`,
-          why: `for being referred by ${referrer.email}`,
-        });
-      }
-    } else if (c.type === 'MILESTONE') {
-      const needed = Math.max(1, Number(c.conversions_required ?? 1));
-      const count = Number(referrer.referral_count) + (event === 'LEAD' ? Number(referrer.lead_count) : 0);
-      if (count > 0 && count % needed === 0) {
-        out.push({
-          config: c,
-          recipientId: referrer.id,
-          isReferrer: true,
-          referrerId: referrer.id,
-          referredId: referred.id,
-          key: `${c.id}:${referrer.id}:milestone:${count}`,
-          why: `for reaching ${count} ${event === 'LEAD' ? 'referred sign-ups' : 'referrals'}`,
-        });
-      }
-    }
-  }
-  return out;
 }
 
 /** Writes issued rewards and everything that follows from them: winners, activity, webhooks. */
@@ -359,65 +295,11 @@ export class RewardIssuer {
   }
 
   /**
-   * Leaderboard prizes: the top `numberOfWinners` of each visible LEADERBOARD configuration, ties to
-   * the earlier participant. PER_MONTH configurations rank month `month` (winners per month, §2.5);
-   * the others rank all-time referral counts. Only participants with at least one credited referral
-   * can win.
+   * Leaderboard prizes: the top `numberOfWinners` of each visible LEADERBOARD configuration
+   * (`leaderboardCandidates`), issued like any other reward.
    */
   async leaderboardPrizes(trx: Knex.Transaction, program: Program, ledger: ScoreLedger, scope: { month: number; allTime: boolean }): Promise<RewardRow[]> {
-    const configs = (await this.configs(trx, program.id)).filter((c) => c.type === 'LEADERBOARD');
-    const candidates: Candidate[] = [];
-    const people = new Map<string, ParticipantRow>();
-    for (const c of configs) {
-      const monthly = c.limit_duration === 'PER_MONTH';
-      if (!monthly && !scope.allTime) continue;
-      const n = Math.max(1, Number(c.number_of_winners ?? 3));
-      const winners = monthly ? await this.topOfMonth(trx, program.id, scope.month, n) : await this.topAllTime(trx, program.id, n);
-      winners.forEach((w, i) => {
-        people.set(w.id, w);
-        const period = monthly ? `M${scope.month}` : 'ALL_TIME';
-        candidates.push({
-          config: c,
-          recipientId: w.id,
-          isReferrer: true,
-          referrerId: w.id,
-          referredId: null,
-          key: `${c.id}:${w.id}:leaderboard:${period}`,
-          why: `for place ${i + 1} on the ${monthly ? `leaderboard of ${monthLabel(scope.month)}` : 'all-time leaderboard'}`,
-        });
-      });
-    }
+    const { candidates, people } = await leaderboardCandidates(trx, program.id, await this.configs(trx, program.id), scope);
     return this.issue(trx, program, candidates, ledger, people);
   }
-
-  private async topAllTime(trx: Knex.Transaction, programId: string, n: number): Promise<ParticipantRow[]> {
-    return trx('participants')
-      .where('program_id', programId)
-      .where('referral_count', '>', 0)
-      .orderBy([{ column: 'referral_count', order: 'desc' }, { column: 'created_at' }, { column: 'id' }])
-      .limit(n);
-  }
-
-  /** Month `key`'s best: rows still on that month, and rows already rolled into the next (their previous month). */
-  private async topOfMonth(trx: Knex.Transaction, programId: string, key: number, n: number): Promise<ParticipantRow[]> {
-    const current: ParticipantRow[] = await trx('participants')
-      .where({ program_id: programId, month_key: key })
-      .where('monthly_referral_count', '>', 0)
-      .orderBy([{ column: 'monthly_referral_count', order: 'desc' }, { column: 'created_at' }, { column: 'id' }])
-      .limit(n);
-    const rolled: ParticipantRow[] = await trx('participants')
-      .where({ program_id: programId, month_key: key + 1 })
-      .where('prev_monthly_referral_count', '>', 0)
-      .orderBy([{ column: 'prev_monthly_referral_count', order: 'desc' }, { column: 'created_at' }, { column: 'id' }])
-      .limit(n);
-    const score = (r: ParticipantRow) => (Number(r.month_key) === key ? Number(r.monthly_referral_count) : Number(r.prev_monthly_referral_count));
-    return [...current, ...rolled]
-      .sort((a, b) => score(b) - score(a) || Number(a.created_at) - Number(b.created_at) || (a.id < b.id ? -1 : 1))
-      .slice(0, n);
-  }
-}
-
-/** `2026-01` for a month key. */
-export function monthLabel(key: number): string {
-  return `${Math.floor(key / 12)}-${String((key % 12) + 1).padStart(2, '0')}`;
 }

@@ -13,7 +13,8 @@ import { readRows } from '../participants/leaderboard.ts';
 import { ScoreLedger } from '../participants/score-ledger.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../../errors.ts';
 import { RewardQueue } from './reward-queue.ts';
-import { RewardIssuer, monthLabel, referralCandidates, rewardLabel, toParticipantReward, type RewardRow } from './reward-issuing.ts';
+import { RewardIssuer, rewardLabel, toParticipantReward, type RewardRow } from './reward-issuing.ts';
+import { monthLabel, referralCandidates } from './reward-candidates.ts';
 import type { ParticipantReward, ParticipantRewardList, ParticipantRewardListQuery } from '../../../shared/schemas/reward.ts';
 
 /** Most recent rewards shown in `Participant.rewards` (PR1 pages through all of them). */

@@ -1,8 +1,9 @@
 // The arithmetic of the progress panel (issue #24), by the server's own earning rules
-// (server/domain/referral/reward-issuing.ts): SINGLE_SIDED and DOUBLE_SIDED rewards are earned on
-// every referral, MILESTONE rewards when the count reaches a multiple of `conversionsRequired`, up to
-// the reward's limit; LEAD rewards count recorded sign-ups as well. Only the window payload is read:
-// no call of its own. Pure, so happy-dom tests check it without a server.
+// (server/domain/referral/reward-candidates.ts; limits in reward-issuing.ts): SINGLE_SIDED and
+// DOUBLE_SIDED rewards are earned on every referral, MILESTONE rewards when the count reaches a
+// multiple of `conversionsRequired`, up to the reward's limit; LEAD rewards count recorded sign-ups
+// as well. Only the window payload is read: no call of its own. Pure, so happy-dom tests check it
+// without a server.
 import type { Participant, WindowPayload } from '../api.ts';
 
 /** A reward configuration as the window payload lists it. */
