@@ -95,11 +95,10 @@ export interface ParticipantListExtensions {
   sort?: z.infer<typeof participantListSort>;
 }
 
-const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 /** P2 query; `isMonthly=true` is the deprecated spelling of `leaderboardType=CURRENT_MONTH`. */
 export const leaderboardQuery = z
-  .object({ leaderboardType: leaderboardType.optional(), isMonthly: queryBool.optional(), limit, nextId: cursor })
+  .object({ leaderboardType: leaderboardType.optional(), isMonthly: listBool.optional(), limit, nextId: cursor })
   .superRefine((q, ctx) => {
     if (q.isMonthly === true && q.leaderboardType && q.leaderboardType !== 'CURRENT_MONTH') {
       ctx.addIssue({ code: 'custom', path: ['isMonthly'], message: 'isMonthly=true means leaderboardType=CURRENT_MONTH; send one of them.' });
