@@ -95,7 +95,6 @@ export interface ParticipantListExtensions {
   sort?: z.infer<typeof participantListSort>;
 }
 
-
 /** P2 query; `isMonthly=true` is the deprecated spelling of `leaderboardType=CURRENT_MONTH`. */
 export const leaderboardQuery = z
   .object({ leaderboardType: leaderboardType.optional(), isMonthly: listBool.optional(), limit, nextId: cursor })
