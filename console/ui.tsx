@@ -1,9 +1,10 @@
 // The console's shared pieces: the page heading that takes focus, loading/error states around a
-// request, the polite notice line, form fields and the error summary of a refused request.
+// request, the polite notice line, form fields and the error summary of a refused request, one
+// request run with its busy flag and refusal, lists read page by page, and a secret shown once.
 import { signal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ComponentChildren, JSX } from 'preact';
-import { ApiError } from './api.ts';
+import type { ComponentChildren } from 'preact';
+import { api, ApiError } from './api.ts';
 import { t, type MessageKey } from './i18n/index.ts';
 
 /** The one polite status line (what an action did), read by screen readers. */
@@ -93,8 +94,8 @@ export function ErrorSummary({ error }: { error: unknown }) {
   );
 }
 
-/** A labelled form control with an optional hint. */
-export function Field({ id, label, hint, children }: { id: string; label: string; hint?: string; children: JSX.Element }) {
+/** A labelled form control with an optional hint (and, after the control, whatever else `children` holds). */
+export function Field({ id, label, hint, children }: { id: string; label: string; hint?: string; children: ComponentChildren }) {
   return (
     <div class="field">
       <label for={id}>{label}</label>
@@ -111,4 +112,122 @@ export function Field({ id, label, hint, children }: { id: string; label: string
 /** A translated badge for a program status or type. */
 export function Badge({ k }: { k: MessageKey }) {
   return <span class={`badge ${k.replace('.', '-').toLowerCase()}`}>{t(k)}</span>;
+}
+
+/**
+ * One request at a time with a busy flag and the refusal kept for display: `run(fn)` clears the
+ * last error, runs `fn` and keeps what it throws; with `ask`, only after the owner confirms it.
+ */
+export function useAction() {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (fn: () => Promise<void>, ask?: string) => {
+    if (ask !== undefined && !confirm(ask)) return;
+    setError(null);
+    setBusy(true);
+    try {
+      await fn();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, setError, busy, run };
+}
+
+/**
+ * A list read page by page: `load(cursor, true)` starts it again from that page (an offset or a
+ * `nextId`), `load(cursor, false)` adds the next page; a refusal is kept in `error`.
+ */
+export function usePages<P, C = string | null>(url: (cursor: C) => string) {
+  const [pages, setPages] = useState<P[]>([]);
+  const [error, setError] = useState<unknown>(null);
+  const load = async (cursor: C, fresh: boolean) => {
+    setError(null);
+    try {
+      const page = await api<P>('GET', url(cursor));
+      setPages((p) => (fresh ? [page] : [...p, page]));
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return { pages, setPages, error, setError, load };
+}
+
+/** The button under a paged list that reads its next page; nothing when there is none. */
+export function MoreButton({ show, label, onClick }: { show: unknown; label: string; onClick: () => void }) {
+  if (!show) return null;
+  return (
+    <button type="button" class="secondary" onClick={onClick}>
+      {label}
+    </button>
+  );
+}
+
+/** One button of a table row's actions: `label` names the row it acts on for screen readers; `kind` is its class. */
+export interface RowButton {
+  text: string;
+  label: string;
+  onClick: () => void;
+  kind?: 'secondary' | 'danger';
+  disabled?: boolean;
+}
+
+/** A table row's action buttons, side by side; a falsy entry is a button this row does not offer. */
+export function RowButtons({ buttons }: { buttons: Array<RowButton | false> }) {
+  return (
+    <div class="buttons compact">
+      {buttons.map(
+        (b) =>
+          b && (
+            <button key={b.text} type="button" class={b.kind} disabled={b.disabled} aria-label={b.label} onClick={b.onClick}>
+              {b.text}
+            </button>
+          ),
+      )}
+    </div>
+  );
+}
+
+/**
+ * A secret the API shows only this once (an API key, a webhook's signing secret): a warning card
+ * that takes focus (the card, or its heading), the secret, Copy (without clipboard access the
+ * secret is selected, to copy by hand) and Done.
+ */
+export function SecretBox(p: { titleId: string; level: 2 | 3; focus: 'card' | 'title'; role?: 'status'; title: string; body: string; secret: string; copyLabel: string; copied: string; doneLabel: string; onDone: () => void }) {
+  const card = useRef<HTMLElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const code = useRef<HTMLElement>(null);
+  useEffect(() => (p.focus === 'card' ? card : heading).current?.focus(), [p.secret]);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(p.secret);
+      announce(p.copied);
+    } catch {
+      if (code.current) getSelection()?.selectAllChildren(code.current);
+    }
+  };
+  const H = p.level === 2 ? 'h2' : 'h3';
+  return (
+    <section class="card warning-card" aria-labelledby={p.titleId} role={p.role} tabIndex={p.focus === 'card' ? -1 : undefined} ref={card}>
+      <H id={p.titleId} tabIndex={p.focus === 'title' ? -1 : undefined} ref={heading}>
+        {p.title}
+      </H>
+      <p>{p.body}</p>
+      <p>
+        <code class="secret" ref={code}>
+          {p.secret}
+        </code>
+      </p>
+      <div class="buttons">
+        <button type="button" onClick={copy}>
+          {p.copyLabel}
+        </button>
+        <button type="button" class="secondary" onClick={p.onDone}>
+          {p.doneLabel}
+        </button>
+      </div>
+    </section>
+  );
 }

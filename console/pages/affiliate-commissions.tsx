@@ -2,9 +2,9 @@
 // or several selected, one request after another with each one's answer shown.
 import { useEffect, useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
-import { announce, ErrorSummary } from '../ui.tsx';
+import { announce, ErrorSummary, RowButtons, usePages } from '../ui.tsx';
 import { money, num, t, when } from '../i18n/index.ts';
-import { AffiliatePage, campaignPath, eachInTurn, Outcomes, StatusBadge, TableWrap, StatusFilter, statusParam, useEmails, type Outcome } from './affiliate-kit.tsx';
+import { AffiliatePage, campaignPath, eachInTurn, Outcomes, StatusBadge, ListTable, StatusFilter, statusParam, useEmails, type Outcome } from './affiliate-kit.tsx';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
 import type { Commission, CommissionList } from '../../shared/schemas/commission.ts';
 
@@ -13,20 +13,10 @@ type Kind = 'approve' | 'delete';
 
 function List({ c }: { c: Campaign }) {
   const status = statusParam(STATUSES, 'PENDING');
-  const [pages, setPages] = useState<CommissionList[]>([]);
-  const [error, setError] = useState<unknown>(null);
+  const { pages, setPages, error, setError, load } = usePages<CommissionList>((nextId) => `${campaignPath(c.id)}/commissions${query({ limit: 50, nextId, status })}`);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [outcomes, setOutcomes] = useState<Outcome[]>([]);
   const [busy, setBusy] = useState(false);
-  const load = async (nextId: string | null, fresh: boolean) => {
-    setError(null);
-    try {
-      const page = await api<CommissionList>('GET', `${campaignPath(c.id)}/commissions${query({ limit: 50, nextId, status })}`);
-      setPages((p) => (fresh ? [page] : [...p, page]));
-    } catch (e) {
-      setError(e);
-    }
-  };
   useEffect(() => {
     setSelected(new Set());
     void load(null, true);
@@ -77,7 +67,6 @@ function List({ c }: { c: Campaign }) {
       <p class="hint">{t('com.rules')}</p>
       <ErrorSummary error={error} />
       <Outcomes outcomes={outcomes} />
-      {pages.length > 0 && !rows.length && <p>{t('aff.none')}</p>}
       {rows.length > 0 && write && (
         <div class="buttons bulk">
           {mayApprove && (
@@ -92,92 +81,74 @@ function List({ c }: { c: Campaign }) {
           )}
         </div>
       )}
-      {rows.length > 0 && (
-        <TableWrap label={t('com.table')}>
-          <table>
-            <caption>
-              {t('com.table')} ({t('aff.shown', { count: rows.length })})
-            </caption>
-            <thead>
-              <tr>
+      <ListTable loaded={pages.length > 0} rows={rows.length} label={t('com.table')} count={t('aff.shown', { count: rows.length })} more={next ? () => load(next, false) : undefined}>
+        <thead>
+          <tr>
+            {write && (
+              <th scope="col">
+                <input
+                  type="checkbox"
+                  aria-label={t('com.selectAll')}
+                  disabled={!pending.length}
+                  checked={pending.length > 0 && pending.every((r) => selected.has(r.id))}
+                  onChange={(e) => setSelected(e.currentTarget.checked ? new Set(pending.map((r) => r.id)) : new Set())}
+                />
+              </th>
+            )}
+            <th scope="col">{t('afcol.affiliate')}</th>
+            <th scope="col" class="num">
+              {t('afcol.amount')}
+            </th>
+            <th scope="col">{t('col.status')}</th>
+            <th scope="col">{t('afcol.customer')}</th>
+            <th scope="col" class="num">
+              {t('afcol.sale')}
+            </th>
+            <th scope="col">{t('afcol.created')}</th>
+            {write && <th scope="col">{t('afcol.actions')}</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => {
+            const vars = { amount: amountOf(r), who: who[r.referrerId]! };
+            return (
+              <tr key={r.id}>
                 {write && (
-                  <th scope="col">
-                    <input
-                      type="checkbox"
-                      aria-label={t('com.selectAll')}
-                      disabled={!pending.length}
-                      checked={pending.length > 0 && pending.every((r) => selected.has(r.id))}
-                      onChange={(e) => setSelected(e.currentTarget.checked ? new Set(pending.map((r) => r.id)) : new Set())}
-                    />
-                  </th>
+                  <td>
+                    <input type="checkbox" aria-label={t('com.selectLabel', vars)} disabled={r.status !== 'PENDING'} checked={selected.has(r.id)} onChange={(e) => toggle(r.id, e.currentTarget.checked)} />
+                  </td>
                 )}
-                <th scope="col">{t('afcol.affiliate')}</th>
-                <th scope="col" class="num">
-                  {t('afcol.amount')}
-                </th>
-                <th scope="col">{t('col.status')}</th>
-                <th scope="col">{t('afcol.customer')}</th>
-                <th scope="col" class="num">
-                  {t('afcol.sale')}
-                </th>
-                <th scope="col">{t('afcol.created')}</th>
-                {write && <th scope="col">{t('afcol.actions')}</th>}
+                <th scope="row">{who[r.referrerId]}</th>
+                <td class="num">
+                  {amountOf(r)}
+                  {r.currencyISO !== r.campaignCurrencyISO && r.amountInCampaignCurrency !== null && <span class="sub">{money(r.amountInCampaignCurrency, r.campaignCurrencyISO)}</span>}
+                </td>
+                <td>
+                  <StatusBadge prefix="cstatus" status={r.status} />
+                  {r.status === 'PENDING' && r.holdDuration ? <span class="sub">{t('com.hold', { count: num(r.holdDuration) })}</span> : null}
+                </td>
+                <td>
+                  {customers[r.referredId]} <span class="sub">{r.event}</span>
+                </td>
+                <td class="num">{r.saleAmount === null ? '—' : money(r.saleAmount, r.currencyISO)}</td>
+                <td>{when(r.createdAt)}</td>
+                {write && (
+                  <td>
+                    {r.status === 'PENDING' && (
+                      <RowButtons
+                        buttons={[
+                          mayApprove && { text: t('com.approve'), label: t('com.approveLabel', vars), disabled: busy, onClick: () => run('approve', [r]) },
+                          mayDelete && { text: t('com.delete'), label: t('com.deleteLabel', vars), kind: 'danger', disabled: busy, onClick: () => run('delete', [r]) },
+                        ]}
+                      />
+                    )}
+                  </td>
+                )}
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => {
-                const vars = { amount: amountOf(r), who: who[r.referrerId]! };
-                return (
-                  <tr key={r.id}>
-                    {write && (
-                      <td>
-                        <input type="checkbox" aria-label={t('com.selectLabel', vars)} disabled={r.status !== 'PENDING'} checked={selected.has(r.id)} onChange={(e) => toggle(r.id, e.currentTarget.checked)} />
-                      </td>
-                    )}
-                    <th scope="row">{who[r.referrerId]}</th>
-                    <td class="num">
-                      {amountOf(r)}
-                      {r.currencyISO !== r.campaignCurrencyISO && r.amountInCampaignCurrency !== null && <span class="sub">{money(r.amountInCampaignCurrency, r.campaignCurrencyISO)}</span>}
-                    </td>
-                    <td>
-                      <StatusBadge prefix="cstatus" status={r.status} />
-                      {r.status === 'PENDING' && r.holdDuration ? <span class="sub">{t('com.hold', { count: num(r.holdDuration) })}</span> : null}
-                    </td>
-                    <td>
-                      {customers[r.referredId]} <span class="sub">{r.event}</span>
-                    </td>
-                    <td class="num">{r.saleAmount === null ? '—' : money(r.saleAmount, r.currencyISO)}</td>
-                    <td>{when(r.createdAt)}</td>
-                    {write && (
-                      <td>
-                        {r.status === 'PENDING' && (
-                          <div class="buttons compact">
-                            {mayApprove && (
-                              <button type="button" disabled={busy} aria-label={t('com.approveLabel', vars)} onClick={() => run('approve', [r])}>
-                                {t('com.approve')}
-                              </button>
-                            )}
-                            {mayDelete && (
-                              <button type="button" class="danger" disabled={busy} aria-label={t('com.deleteLabel', vars)} onClick={() => run('delete', [r])}>
-                                {t('com.delete')}
-                              </button>
-                            )}
-                          </div>
-                        )}
-                      </td>
-                    )}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </TableWrap>
-      )}
-      {next && (
-        <button type="button" class="secondary" onClick={() => load(next, false)}>
-          {t('aff.more')}
-        </button>
-      )}
+            );
+          })}
+        </tbody>
+      </ListTable>
     </>
   );
 }

@@ -2,9 +2,9 @@
 // resend (AF7) or revoke (AF6) a pending one.
 import { useEffect, useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
-import { announce, ErrorSummary, Field } from '../ui.tsx';
+import { announce, ErrorSummary, Field, RowButtons, useAction, usePages } from '../ui.tsx';
 import { t, when } from '../i18n/index.ts';
-import { AffiliatePage, campaignPath, StatusBadge, TableWrap, StatusFilter, statusParam } from './affiliate-kit.tsx';
+import { AffiliatePage, campaignPath, StatusBadge, ListTable, StatusFilter, statusParam } from './affiliate-kit.tsx';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
 import type { affiliateInvite } from '../../shared/schemas/affiliate.ts';
 import type { z } from 'zod';
@@ -17,24 +17,17 @@ function Create({ c, created }: { c: Campaign; created: () => void }) {
   const [email, setEmail] = useState('');
   const [firstName, setFirstName] = useState('');
   const [lastName, setLastName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const invite = await api<Invite>('POST', `${campaignPath(c.id)}/affiliate-invites`, { email: email.trim(), firstName: firstName.trim() || undefined, lastName: lastName.trim() || undefined });
       announce(t('inv.sent', { email: invite.email }));
       setEmail('');
       setFirstName('');
       setLastName('');
       created();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="card" aria-labelledby="invite-title" onSubmit={submit}>
@@ -58,18 +51,8 @@ function Create({ c, created }: { c: Campaign; created: () => void }) {
 
 function List({ c, version }: { c: Campaign; version: number }) {
   const status = statusParam(STATUSES, '');
-  const [pages, setPages] = useState<Page[]>([]);
-  const [error, setError] = useState<unknown>(null);
+  const { pages, setPages, error, setError, load } = usePages<Page, number>((offset) => `${campaignPath(c.id)}/affiliate-invites${query({ limit: 20, offset, status })}`);
   const [busy, setBusy] = useState<string | null>(null);
-  const load = async (offset: number, fresh: boolean) => {
-    setError(null);
-    try {
-      const page = await api<Page>('GET', `${campaignPath(c.id)}/affiliate-invites${query({ limit: 20, offset, status })}`);
-      setPages((p) => (fresh ? [page] : [...p, page]));
-    } catch (e) {
-      setError(e);
-    }
-  };
   useEffect(() => {
     void load(0, true);
   }, [c.id, status, version]);
@@ -96,59 +79,44 @@ function List({ c, version }: { c: Campaign; version: number }) {
       <StatusFilter id="invite-status" statuses={STATUSES} value={status} prefix="istatus" />
       <p class="hint">{t('inv.rules')}</p>
       <ErrorSummary error={error} />
-      {pages.length > 0 && !rows.length && <p>{t('aff.none')}</p>}
-      {rows.length > 0 && (
-        <TableWrap label={t('inv.table')}>
-          <table>
-            <caption>
-              {t('inv.table')} ({t('aff.ofTotal', { shown: rows.length, total })})
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('inv.email')}</th>
-                <th scope="col">{t('col.status')}</th>
-                <th scope="col">{t('afcol.lastSent')}</th>
-                <th scope="col">{t('afcol.expires')}</th>
-                {write && <th scope="col">{t('afcol.actions')}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((i) => (
-                <tr key={i.id}>
-                  <th scope="row">
-                    {i.email}
-                    {(i.firstName || i.lastName) && <span class="sub">{[i.firstName, i.lastName].filter(Boolean).join(' ')}</span>}
-                  </th>
-                  <td>
-                    <StatusBadge prefix="istatus" status={i.status} />
-                  </td>
-                  <td>{when(i.lastSentAt)}</td>
-                  <td>{when(i.expiresAt)}</td>
-                  {write && (
-                    <td>
-                      {i.status === 'PENDING' && (
-                        <div class="buttons compact">
-                          <button type="button" class="secondary" disabled={busy === i.id} aria-label={t('inv.resendLabel', { email: i.email })} onClick={() => act(i, 'resend')}>
-                            {t('inv.resend')}
-                          </button>
-                          <button type="button" class="danger" disabled={busy === i.id} aria-label={t('inv.revokeLabel', { email: i.email })} onClick={() => act(i, 'revoke')}>
-                            {t('inv.revoke')}
-                          </button>
-                        </div>
-                      )}
-                    </td>
+      <ListTable loaded={pages.length > 0} rows={rows.length} label={t('inv.table')} count={t('aff.ofTotal', { shown: rows.length, total })} more={rows.length < total ? () => load(rows.length, false) : undefined}>
+        <thead>
+          <tr>
+            <th scope="col">{t('inv.email')}</th>
+            <th scope="col">{t('col.status')}</th>
+            <th scope="col">{t('afcol.lastSent')}</th>
+            <th scope="col">{t('afcol.expires')}</th>
+            {write && <th scope="col">{t('afcol.actions')}</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((i) => (
+            <tr key={i.id}>
+              <th scope="row">
+                {i.email}
+                {(i.firstName || i.lastName) && <span class="sub">{[i.firstName, i.lastName].filter(Boolean).join(' ')}</span>}
+              </th>
+              <td>
+                <StatusBadge prefix="istatus" status={i.status} />
+              </td>
+              <td>{when(i.lastSentAt)}</td>
+              <td>{when(i.expiresAt)}</td>
+              {write && (
+                <td>
+                  {i.status === 'PENDING' && (
+                    <RowButtons
+                      buttons={[
+                        { text: t('inv.resend'), label: t('inv.resendLabel', { email: i.email }), kind: 'secondary', disabled: busy === i.id, onClick: () => act(i, 'resend') },
+                        { text: t('inv.revoke'), label: t('inv.revokeLabel', { email: i.email }), kind: 'danger', disabled: busy === i.id, onClick: () => act(i, 'revoke') },
+                      ]}
+                    />
                   )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      )}
-      {rows.length < total && (
-        <button type="button" class="secondary" onClick={() => load(rows.length, false)}>
-          {t('aff.more')}
-        </button>
-      )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </ListTable>
     </>
   );
 }

@@ -1,12 +1,12 @@
 // What the affiliate pages share: the program gate (affiliate programs only), their tab navigation,
-// the status filter kept in the address bar, names for participant ids, and one action runner that
-// takes several items in turn and shows each item's result.
+// the status filter kept in the address bar, the paged list's table, names for participant ids, and
+// one action runner that takes several items in turn and shows each item's result.
 import { useEffect, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { api } from '../api.ts';
 import { Link, navigate, params } from '../router.tsx';
 import { rememberProgramType } from '../program-type.ts';
-import { Async, Field, PageTitle, problem } from '../ui.tsx';
+import { Async, Field, MoreButton, PageTitle, problem } from '../ui.tsx';
 import { t, type MessageKey } from '../i18n/index.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
 
@@ -96,6 +96,30 @@ export function TableWrap({ label, children }: { label: string; children: Compon
     <div class="table-wrap aff" tabIndex={0} role="region" aria-label={label}>
       {children}
     </div>
+  );
+}
+
+/**
+ * A paged list's table: "none" once the first page came back empty, else the table (`children`: its
+ * head and body) captioned `label` with `count` (how many are shown), then "More" when `more` reads
+ * the next page.
+ */
+export function ListTable({ loaded, rows, label, count, more, children }: { loaded: boolean; rows: number; label: string; count: string; more?: () => void; children: ComponentChildren }) {
+  return (
+    <>
+      {loaded && !rows && <p>{t('aff.none')}</p>}
+      {rows > 0 && (
+        <TableWrap label={label}>
+          <table>
+            <caption>
+              {label} ({count})
+            </caption>
+            {children}
+          </table>
+        </TableWrap>
+      )}
+      <MoreButton show={more} label={t('aff.more')} onClick={() => more?.()} />
+    </>
   );
 }
 

@@ -2,9 +2,10 @@
 // file), list them (AF14, cursor pages) and report each one's outcome with a reason (PO2).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
-import { announce, ErrorSummary, Field } from '../ui.tsx';
+import { announce, ErrorSummary, Field, useAction, usePages } from '../ui.tsx';
+import { download } from './data-table.tsx';
 import { money, num, t, when, type MessageKey } from '../i18n/index.ts';
-import { AffiliatePage, campaignPath, StatusBadge, TableWrap, StatusFilter, statusParam, useEmails } from './affiliate-kit.tsx';
+import { AffiliatePage, campaignPath, StatusBadge, ListTable, StatusFilter, statusParam, useEmails } from './affiliate-kit.tsx';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
 import type { Payout, PayoutList, PayoutRunResponse } from '../../shared/schemas/payout.ts';
 
@@ -20,67 +21,40 @@ const MOVES: Record<Payout['status'], Array<'QUEUED' | 'ISSUED' | 'FAILED' | 'RE
 };
 
 function Run({ c, ran }: { c: Campaign; ran: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const run = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const a = useAction();
+  const run = () =>
+    a.run(async () => {
       const res = await api<PayoutRunResponse>('POST', `${campaignPath(c.id)}/payouts/run`, {});
       announce(t('pay.created', { count: res.payoutsCreated }));
       ran();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <section class="card" aria-labelledby="run-title">
       <h2 id="run-title">{t('pay.run')}</h2>
       <p class="hint">{t('pay.runHelp')}</p>
-      <ErrorSummary error={error} />
-      <button type="button" disabled={busy} onClick={run}>
+      <ErrorSummary error={a.error} />
+      <button type="button" disabled={a.busy} onClick={run}>
         {t('pay.runButton')}
       </button>
     </section>
   );
 }
 
-/** Saves `text` as a file the browser downloads. */
-function saveFile(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
 function Export({ c }: { c: Campaign }) {
   const [format, setFormat] = useState<(typeof FORMATS)[number]>('generic');
   const [status, setStatus] = useState('');
   const [currency, setCurrency] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const cur = currency.trim().toUpperCase();
       const text = await api<string>('GET', `${campaignPath(c.id)}/payouts/export.csv${query({ format, status, currency: cur })}`);
       const lines = text.split('\r\n').filter(Boolean).length - (format === 'paypal' ? 0 : 1);
       const file = `payouts-${c.id}-${format}${cur ? `-${cur}` : ''}.csv`;
-      saveFile(file, text);
+      download(file, text);
       announce(t('pay.downloaded', { file, count: lines }));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="card" aria-labelledby="export-title" onSubmit={submit}>
@@ -122,24 +96,17 @@ function Outcome({ c, p, who, done, cancel }: { c: Campaign; p: Payout; who: str
   const moves = MOVES[p.status];
   const [status, setStatus] = useState(moves[0] ?? '');
   const [reason, setReason] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => ref.current?.focus(), [p.id]);
   const vars = { amount: money(p.amount, p.currencyISO), who };
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const next = await api<Payout>('POST', `${campaignPath(c.id)}/payouts/${encodeURIComponent(p.id)}/status`, { status, reason: reason.trim() || undefined });
       announce(t('pay.saved', { ...vars, status: t(`pstatus.${next.status}`) }));
       done(next);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="card" aria-labelledby="outcome-title" onSubmit={submit}>
@@ -182,18 +149,8 @@ function Outcome({ c, p, who, done, cancel }: { c: Campaign; p: Payout; who: str
 
 function List({ c, version }: { c: Campaign; version: number }) {
   const status = statusParam(STATUSES, '');
-  const [pages, setPages] = useState<PayoutList[]>([]);
-  const [error, setError] = useState<unknown>(null);
+  const { pages, setPages, error, load } = usePages<PayoutList>((nextId) => `${campaignPath(c.id)}/payouts${query({ limit: 50, nextId, status })}`);
   const [editing, setEditing] = useState<string | null>(null);
-  const load = async (nextId: string | null, fresh: boolean) => {
-    setError(null);
-    try {
-      const page = await api<PayoutList>('GET', `${campaignPath(c.id)}/payouts${query({ limit: 50, nextId, status })}`);
-      setPages((p) => (fresh ? [page] : [...p, page]));
-    } catch (e) {
-      setError(e);
-    }
-  };
   useEffect(() => {
     void load(null, true);
   }, [c.id, status, version]);
@@ -207,59 +164,46 @@ function List({ c, version }: { c: Campaign; version: number }) {
       <h2 id="payouts-title">{t('pay.table')}</h2>
       <StatusFilter id="payout-status-filter" statuses={STATUSES} value={status} prefix="pstatus" />
       <ErrorSummary error={error} />
-      {pages.length > 0 && !rows.length && <p>{t('aff.none')}</p>}
-      {rows.length > 0 && (
-        <TableWrap label={t('pay.table')}>
-          <table>
-            <caption>
-              {t('pay.table')} ({t('aff.shown', { count: rows.length })})
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('afcol.affiliate')}</th>
-                <th scope="col" class="num">
-                  {t('afcol.amount')}
-                </th>
-                <th scope="col">{t('col.status')}</th>
-                <th scope="col">{t('afcol.provider')}</th>
-                <th scope="col" class="num">
-                  {t('afcol.commissions')}
-                </th>
-                <th scope="col">{t('afcol.created')}</th>
-                {write && <th scope="col">{t('afcol.actions')}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.id}>
-                  <th scope="row">{who[r.participantId]}</th>
-                  <td class="num">{money(r.amount, r.currencyISO)}</td>
-                  <td>
-                    <StatusBadge prefix="pstatus" status={r.status} />
-                  </td>
-                  <td>{r.provider ?? t('pay.noDestination')}</td>
-                  <td class="num">{num(r.commissionIds.length)}</td>
-                  <td>{when(r.createdAt)}</td>
-                  {write && (
-                    <td>
-                      {MOVES[r.status].length > 0 && (
-                        <button type="button" class="secondary" aria-label={t('pay.updateLabel', { amount: money(r.amount, r.currencyISO), who: who[r.participantId]! })} onClick={() => setEditing(r.id)}>
-                          {t('pay.update')}
-                        </button>
-                      )}
-                    </td>
+      <ListTable loaded={pages.length > 0} rows={rows.length} label={t('pay.table')} count={t('aff.shown', { count: rows.length })} more={next ? () => load(next, false) : undefined}>
+        <thead>
+          <tr>
+            <th scope="col">{t('afcol.affiliate')}</th>
+            <th scope="col" class="num">
+              {t('afcol.amount')}
+            </th>
+            <th scope="col">{t('col.status')}</th>
+            <th scope="col">{t('afcol.provider')}</th>
+            <th scope="col" class="num">
+              {t('afcol.commissions')}
+            </th>
+            <th scope="col">{t('afcol.created')}</th>
+            {write && <th scope="col">{t('afcol.actions')}</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.id}>
+              <th scope="row">{who[r.participantId]}</th>
+              <td class="num">{money(r.amount, r.currencyISO)}</td>
+              <td>
+                <StatusBadge prefix="pstatus" status={r.status} />
+              </td>
+              <td>{r.provider ?? t('pay.noDestination')}</td>
+              <td class="num">{num(r.commissionIds.length)}</td>
+              <td>{when(r.createdAt)}</td>
+              {write && (
+                <td>
+                  {MOVES[r.status].length > 0 && (
+                    <button type="button" class="secondary" aria-label={t('pay.updateLabel', { amount: money(r.amount, r.currencyISO), who: who[r.participantId]! })} onClick={() => setEditing(r.id)}>
+                      {t('pay.update')}
+                    </button>
                   )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      )}
-      {next && (
-        <button type="button" class="secondary" onClick={() => load(next, false)}>
-          {t('aff.more')}
-        </button>
-      )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </ListTable>
       {open && (
         <Outcome
           key={open.id}

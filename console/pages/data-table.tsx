@@ -37,7 +37,7 @@ export function download(name: string, text: string): void {
   document.body.append(a);
   a.click();
   a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /** A captioned table; with `file`, a button under it downloads the same rows as `file`. The first column heads its rows. */

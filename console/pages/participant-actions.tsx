@@ -3,7 +3,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { announce, ErrorSummary, Field } from '../ui.tsx';
+import { announce, ErrorSummary, Field, useAction } from '../ui.tsx';
 import { t, type MessageKey } from '../i18n/index.ts';
 import { FRAUD_REASONS } from '../i18n/en-fraud.ts';
 import type { Participant } from '../../shared/schemas/participant.ts';
@@ -12,24 +12,6 @@ import type { ParticipantCtx } from './participant.tsx';
 /** A reason code in plain words (an unknown future code is shown as itself). */
 export function reasonText(code: string): string {
   return (FRAUD_REASONS as readonly string[]).includes(code) ? t(`fraud.reason.${code}` as MessageKey) : t('fraud.reason.other', { code });
-}
-
-/** Runs one request with a busy flag and the refusal kept for display. */
-function useAction() {
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const run = async (fn: () => Promise<void>) => {
-    setError(null);
-    setBusy(true);
-    try {
-      await fn();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { error, busy, run };
 }
 
 export function FraudState({ x }: { x: ParticipantCtx }) {

@@ -3,7 +3,7 @@
 // operations; a refusal shows its message and the fields it names.
 import { useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
-import { announce, Async, ErrorSummary, Field } from '../ui.tsx';
+import { announce, Async, ErrorSummary, Field, useAction } from '../ui.tsx';
 import { t } from '../i18n/index.ts';
 import type { BillingCode, BillingCodeList } from '../../shared/schemas/billing-codes.ts';
 import type { ParticipantCtx } from './participant.tsx';
@@ -56,20 +56,14 @@ export function Codes({ x }: { x: ParticipantCtx }) {
   const [version, setVersion] = useState(0);
   const [code, setCode] = useState('');
   const [ids, setIds] = useState({ stripePromotionCodeId: '', stripeCouponId: '', paddleDiscountId: '' });
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const run = async (fn: () => Promise<void>) => {
-    setError(null);
-    setBusy(true);
-    try {
+  const a = useAction();
+  const { error, busy } = a;
+  /** Runs `fn`, then reads the codes again. */
+  const run = (fn: () => Promise<void>) =>
+    a.run(async () => {
       await fn();
       setVersion((v) => v + 1);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const add = (e: Event) => {
     e.preventDefault();
     void run(async () => {

@@ -1,26 +1,13 @@
 // A program: its state and numbers, its rewards, and the state moves the API allows (launch, end,
 // clone), each explained before it is taken.
-import { useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
 import { navigate } from '../router.tsx';
-import { announce, Async, Badge, ErrorSummary, PageTitle } from '../ui.tsx';
+import { announce, Async, Badge, ErrorSummary, PageTitle, useAction } from '../ui.tsx';
 import { num, t } from '../i18n/index.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
 
 function Actions({ c, reload }: { c: Campaign; reload: () => void }) {
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const act = async (run: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await run();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { error, busy, run: act } = useAction();
   const move = (status: 'IN_PROGRESS' | 'COMPLETE') =>
     act(async () => {
       if (status === 'COMPLETE' && !confirm(t('program.confirmEnd', { name: c.name }))) return;

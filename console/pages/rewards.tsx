@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
 import { Link, params } from '../router.tsx';
-import { announce, Async, ErrorSummary, PageTitle, problem } from '../ui.tsx';
+import { announce, Async, ErrorSummary, MoreButton, PageTitle, problem, usePages } from '../ui.tsx';
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import type { ProgramReward } from '../../shared/schemas/reward.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
@@ -53,24 +53,14 @@ function RowActions({ r, label, run, busy }: { r: ProgramReward; label: string; 
 }
 
 function Queue({ c, state }: { c: Campaign; state: State }) {
-  const [pages, setPages] = useState<Page[]>([]);
-  const [error, setError] = useState<unknown>(null);
+  const base = `/campaign/${encodeURIComponent(c.id)}`;
+  const { pages, setPages, error, load } = usePages<Page>((nextId) => `${base}/rewards${query({ state, limit: 50, nextId })}`);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [busy, setBusy] = useState(false);
   const [results, setResults] = useState<Result[]>([]);
-  const base = `/campaign/${encodeURIComponent(c.id)}`;
   const titles = new Map(c.rewards.map((r) => [r.id, r.title || r.description || r.type]));
   const label = (r: ProgramReward) => titles.get(r.rewardId) ?? r.rewardId;
 
-  const load = async (nextId: string | null, reset = false) => {
-    setError(null);
-    try {
-      const page = await api<Page>('GET', `${base}/rewards${query({ state, limit: 50, nextId })}`);
-      setPages((p) => (reset ? [page] : [...p, page]));
-    } catch (e) {
-      setError(e);
-    }
-  };
   useEffect(() => {
     setPages([]);
     setSelected(new Set());
@@ -202,11 +192,7 @@ function Queue({ c, state }: { c: Campaign; state: State }) {
           </table>
         </div>
       )}
-      {next && (
-        <button type="button" class="secondary" onClick={() => load(next)}>
-          {t('rewards.more')}
-        </button>
-      )}
+      <MoreButton show={next} label={t('rewards.more')} onClick={() => load(next, false)} />
     </>
   );
 }

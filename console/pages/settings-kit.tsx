@@ -4,7 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, type FieldError } from '../api.ts';
 import { Link, here } from '../router.tsx';
-import { problem } from '../ui.tsx';
+import { Field, problem } from '../ui.tsx';
 import { t } from '../i18n/index.ts';
 
 /** The settings pages of a program, as a second-level navigation. */
@@ -84,20 +84,14 @@ export function TextField(
   const errs = fieldErrors(error, field);
   const attrs = { id, value, placeholder: placeholder || undefined, ...described(id, !!hint, errs, describedBy) };
   return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      {hint && (
-        <p class="hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      )}
+    <Field id={id} label={label} hint={hint}>
       {multiline ? (
         <textarea {...attrs} rows={rows ?? 3} onInput={(e) => onInput(e.currentTarget.value)} />
       ) : (
         <input {...rest} {...attrs} type={(type ?? 'text') as 'text'} onInput={(e) => onInput(e.currentTarget.value)} />
       )}
       <FieldMessage id={id} errs={errs} />
-    </div>
+    </Field>
   );
 }
 
@@ -140,13 +134,7 @@ export function CheckField(p: Common & { checked: boolean; onChange: (v: boolean
 export function SelectField(p: Common & { value: string; options: ReadonlyArray<readonly [string, string]>; onChange: (v: string) => void }) {
   const errs = fieldErrors(p.error, p.field);
   return (
-    <div class="field">
-      <label for={p.id}>{p.label}</label>
-      {p.hint && (
-        <p class="hint" id={`${p.id}-hint`}>
-          {p.hint}
-        </p>
-      )}
+    <Field id={p.id} label={p.label} hint={p.hint}>
       <select id={p.id} value={p.value} {...described(p.id, !!p.hint, errs)} onChange={(e) => p.onChange(e.currentTarget.value)}>
         {p.options.map(([v, l]) => (
           <option key={v} value={v}>
@@ -155,7 +143,7 @@ export function SelectField(p: Common & { value: string; options: ReadonlyArray<
         ))}
       </select>
       <FieldMessage id={p.id} errs={errs} />
-    </div>
+    </Field>
   );
 }
 

@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
 import { navigate } from '../router.tsx';
-import { announce, Async, ErrorSummary, Field, PageTitle } from '../ui.tsx';
+import { announce, Async, ErrorSummary, Field, PageTitle, useAction } from '../ui.tsx';
 import { t, type MessageKey } from '../i18n/index.ts';
 import { rememberProgramType } from '../program-type.ts';
 import { RewardForm } from '../reward-form.tsx';
@@ -58,24 +58,17 @@ function ProgramStep({ campaign }: { campaign?: Campaign }) {
   const [type, setType] = useState<'REFERRAL' | 'AFFILIATE'>(campaign?.type ?? 'REFERRAL');
   const [name, setName] = useState(campaign?.name ?? '');
   const [currency, setCurrency] = useState(campaign?.currencyISO ?? 'USD');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const c = campaign
         ? await api<Campaign>('PATCH', `/campaign/${encodeURIComponent(campaign.id)}`, { name: name.trim() || undefined })
         : await api<Campaign>('POST', '/campaigns', { type, name: name.trim() || undefined, currencyISO: currency.trim() || undefined });
       rememberProgramType(c.id, c.type);
       if (!campaign) announce(t('create.done', { name: c.name }));
       navigate(stepUrl(c.id, 'reward'));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form onSubmit={submit} class="card" aria-labelledby="step-title">
@@ -135,24 +128,17 @@ function RewardStep({ campaign }: { campaign: Campaign }) {
 function DesignStep({ campaign, saved }: { campaign: Campaign; saved: CampaignDesign }) {
   const [draft, setDraft] = useState(saved);
   const [changes, setChanges] = useState<Record<string, unknown>>({});
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const set = (path: string, v: unknown) => {
     setDraft((d) => setIn(d, path, v));
     setChanges((c) => setIn(c, path, v));
   };
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       if (Object.keys(changes).length) await api('PATCH', `/campaign/${encodeURIComponent(campaign.id)}/design`, changes);
       navigate(stepUrl(campaign.id, 'install'));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <div class="split">
@@ -183,22 +169,15 @@ function InstallStep({ campaign }: { campaign: Campaign }) {
 }
 
 function LaunchStep({ campaign }: { campaign: Campaign }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const programUrl = `/console/programs/${encodeURIComponent(campaign.id)}`;
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       await api('PATCH', `/campaign/${encodeURIComponent(campaign.id)}`, { status: 'IN_PROGRESS' });
       announce(t('setup.launched', { name: campaign.name }));
       navigate(programUrl);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   if (campaign.status !== 'DRAFT') return <p class="card">{t('setup.alreadyLive')}</p>;
   return (

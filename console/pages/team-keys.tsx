@@ -1,9 +1,9 @@
 // The Team page's API keys (issue #23): the team's active keys (TK1), creating one with scopes and
 // program grants whose secret is shown this once (TK2), and revoking (TK3). Only an owner session
 // may call these operations; the server refuses API keys and roles without "Manage API".
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { announce, Async, ErrorSummary, Field } from '../ui.tsx';
+import { announce, Async, ErrorSummary, Field, SecretBox, useAction } from '../ui.tsx';
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import { SCOPES } from '../../shared/scopes.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
@@ -17,18 +17,13 @@ interface ApiKey {
 }
 
 function KeyTable({ keys, teamName, onRevoked }: { keys: ApiKey[]; teamName: string; onRevoked: () => void }) {
-  const [error, setError] = useState<unknown>(null);
-  const revoke = async (prefix: string) => {
-    if (!confirm(t('keys.confirmRevoke', { prefix }))) return;
-    setError(null);
-    try {
+  const { error, run } = useAction();
+  const revoke = (prefix: string) =>
+    run(async () => {
       await api('DELETE', `/team/api-keys/${encodeURIComponent(prefix)}`);
       announce(t('keys.revoked', { prefix }));
       onRevoked();
-    } catch (e) {
-      setError(e);
-    }
-  };
+    }, t('keys.confirmRevoke', { prefix }));
   if (!keys.length) return <p>{t('keys.none')}</p>;
   return (
     <>
@@ -70,68 +65,27 @@ function KeyTable({ keys, teamName, onRevoked }: { keys: ApiKey[]; teamName: str
   );
 }
 
-function ShownOnce({ secret, onDone }: { secret: string; onDone: () => void }) {
-  const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => ref.current?.focus(), []);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      announce(t('keys.copied'));
-    } catch {
-      getSelection()?.selectAllChildren(document.getElementById('new-key-secret')!);
-    }
-  };
-  return (
-    <section class="card warning-card" aria-labelledby="new-key-title" role="status">
-      <h3 id="new-key-title" tabIndex={-1} ref={ref}>
-        {t('keys.createdTitle')}
-      </h3>
-      <p>{t('keys.createdBody')}</p>
-      <p>
-        <code class="secret" id="new-key-secret">
-          {secret}
-        </code>
-      </p>
-      <div class="buttons">
-        <button type="button" onClick={copy}>
-          {t('keys.copy')}
-        </button>
-        <button type="button" class="secondary" onClick={onDone}>
-          {t('keys.done')}
-        </button>
-      </div>
-    </section>
-  );
-}
-
 function CreateKey({ programs, onCreated }: { programs: Campaign[]; onCreated: (secret: string, prefix: string) => void }) {
   const [scopes, setScopes] = useState<Set<string>>(new Set());
   const [grants, setGrants] = useState<Set<string>>(new Set());
   const [label, setLabel] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const toggle = (set: Set<string>, value: string, on: boolean) => {
     const next = new Set(set);
     if (on) next.add(value);
     else next.delete(value);
     return next;
   };
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const body = { scopes: SCOPES.filter((s) => scopes.has(s)), programIds: grants.size ? [...grants] : undefined, label: label.trim() || undefined };
       const made = await api<{ apiKey: string; key: ApiKey }>('POST', '/team/api-keys', body);
       setScopes(new Set());
       setGrants(new Set());
       setLabel('');
       onCreated(made.apiKey, made.key.prefix);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form onSubmit={submit} aria-labelledby="create-key-title" class="card">
@@ -180,7 +134,21 @@ export function TeamKeys({ teamName }: { teamName: string }) {
     <section aria-labelledby="keys-title">
       <h2 id="keys-title">{t('keys.title')}</h2>
       <p>{t('keys.intro')}</p>
-      {secret && <ShownOnce secret={secret} onDone={() => setSecret(null)} />}
+      {secret && (
+        <SecretBox
+          titleId="new-key-title"
+          level={3}
+          focus="title"
+          role="status"
+          title={t('keys.createdTitle')}
+          body={t('keys.createdBody')}
+          secret={secret}
+          copyLabel={t('keys.copy')}
+          copied={t('keys.copied')}
+          doneLabel={t('keys.done')}
+          onDone={() => setSecret(null)}
+        />
+      )}
       <Async depKey={`keys-${run}`} load={load}>
         {([keys, programs], reload) => (
           <>

@@ -3,7 +3,7 @@
 // role the session document reports; the server decides again on every request.
 import { useRef, useState } from 'preact/hooks';
 import { api, can, session, type SessionInfo } from '../api.ts';
-import { announce, Async, ErrorSummary, Field, PageTitle } from '../ui.tsx';
+import { announce, Async, ErrorSummary, Field, PageTitle, RowButtons, useAction } from '../ui.tsx';
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import { TeamKeys } from './team-keys.tsx';
 import type { Team } from '../../shared/schemas/team.ts';
@@ -24,7 +24,7 @@ interface Invitation {
 }
 
 function Verification({ s }: { s: SessionInfo }) {
-  const [error, setError] = useState<unknown>(null);
+  const { error, run } = useAction();
   return (
     <section class="card" aria-labelledby="verification-title">
       <h2 id="verification-title">{t('team.verification')}</h2>
@@ -55,16 +55,13 @@ function Verification({ s }: { s: SessionInfo }) {
               <button
                 type="button"
                 class="secondary"
-                onClick={async () => {
-                  setError(null);
-                  try {
+                onClick={() =>
+                  run(async () => {
                     await api('POST', '/team/verification-request', {});
                     announce(t('team.verificationRequested'));
                     reload();
-                  } catch (e) {
-                    setError(e);
-                  }
-                }}
+                  })
+                }
               >
                 {t('team.requestVerification')}
               </button>
@@ -169,14 +166,12 @@ function Invitations({ invitations, reload }: { invitations: Invitation[]; reloa
                     <td data-label={t('invitations.sent')}>{when(i.sentAt)}</td>
                     <td data-label={t('invitations.expires')}>{when(i.expiresAt)}</td>
                     <td>
-                      <div class="buttons compact">
-                        <button type="button" class="secondary" aria-label={t('invitations.resendLabel', { email: i.email })} onClick={() => act(i, 'resend')}>
-                          {t('invitations.resend')}
-                        </button>
-                        <button type="button" class="danger" aria-label={t('invitations.cancelLabel', { email: i.email })} onClick={() => act(i, 'cancel')}>
-                          {t('invitations.cancel')}
-                        </button>
-                      </div>
+                      <RowButtons
+                        buttons={[
+                          { text: t('invitations.resend'), label: t('invitations.resendLabel', { email: i.email }), kind: 'secondary', onClick: () => act(i, 'resend') },
+                          { text: t('invitations.cancel'), label: t('invitations.cancelLabel', { email: i.email }), kind: 'danger', onClick: () => act(i, 'cancel') },
+                        ]}
+                      />
                     </td>
                   </tr>
                 ))}
@@ -193,23 +188,16 @@ function InviteForm({ onSent }: { onSent: () => void }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'MEMBER' | 'ADMIN'>('MEMBER');
   const [manageApi, setManageApi] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const sent = await api<{ email: string }>('POST', '/team/invitations', { email: email.trim(), role, manageApi: role === 'MEMBER' && manageApi });
       announce(t('invite.sent', { email: sent.email }));
       setEmail('');
       setManageApi(false);
       onSent();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form onSubmit={submit} aria-labelledby="invite-title" class="card">
@@ -261,17 +249,12 @@ function People({ s }: { s: SessionInfo }) {
 }
 
 function Sessions({ s }: { s: SessionInfo }) {
-  const [error, setError] = useState<unknown>(null);
-  const end = async () => {
-    if (!confirm(t('sessions.confirm'))) return;
-    setError(null);
-    try {
+  const { error, run } = useAction();
+  const end = () =>
+    run(async () => {
       await api('DELETE', '/owner/sessions');
       session.value = false;
-    } catch (e) {
-      setError(e);
-    }
-  };
+    }, t('sessions.confirm'));
   return (
     <section class="card" aria-labelledby="sessions-title">
       <h2 id="sessions-title">{t('sessions.title')}</h2>

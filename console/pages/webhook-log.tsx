@@ -2,7 +2,7 @@
 // reply, every attempt on demand (W8), and replaying a finished delivery as a new one (W7).
 import { useEffect, useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
-import { announce, ErrorSummary } from '../ui.tsx';
+import { announce, ErrorSummary, MoreButton, useAction } from '../ui.tsx';
 import { num, t, when, type MessageKey } from '../i18n/index.ts';
 import type { Webhook, WebhookDelivery, WebhookDeliveryAttempt, WebhookDeliveryDetail, WebhookDeliveryList } from '../../shared/schemas/webhook.ts';
 
@@ -61,8 +61,7 @@ export function DeliveryLog({ programId, hook, refresh }: { programId: string; h
   const base = `/campaign/${encodeURIComponent(programId)}/webhooks/${encodeURIComponent(hook.id)}`;
   const [rows, setRows] = useState<WebhookDelivery[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const load = async (nextId: string | null) => {
     setError(null);
     try {
@@ -76,19 +75,12 @@ export function DeliveryLog({ programId, hook, refresh }: { programId: string; h
   useEffect(() => {
     void load(null);
   }, [base, refresh]);
-  const replay = async (d: WebhookDelivery) => {
-    setBusy(true);
-    setError(null);
-    try {
+  const replay = (d: WebhookDelivery) =>
+    run(async () => {
       const copy = await api<WebhookDelivery>('POST', `${base}/deliveries/${encodeURIComponent(d.id)}/replay`, {});
       announce(t('webhooks.replayed', { id: copy.id }));
       await load(null);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const caption = t('webhooks.logCaption', { url: hook.payloadUrl ?? '' });
   return (
     <div class="log">
@@ -149,11 +141,7 @@ export function DeliveryLog({ programId, hook, refresh }: { programId: string; h
           </table>
         </div>
       )}
-      {next && (
-        <button type="button" class="secondary" onClick={() => load(next)}>
-          {t('webhooks.more')}
-        </button>
-      )}
+      <MoreButton show={next} label={t('webhooks.more')} onClick={() => load(next)} />
     </div>
   );
 }

@@ -1,9 +1,9 @@
 // A program's webhooks (W1): add (W2), edit (W3), delete (W4), send a test and read the reply (W5),
 // and each webhook's delivery log. The signing secret is write-only in the API, so the console shows
 // the one it sent exactly once, right after the API accepted it.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
-import { announce, Async, ErrorSummary, Field, PageTitle } from '../ui.tsx';
+import { announce, Async, ErrorSummary, Field, PageTitle, SecretBox, useAction } from '../ui.tsx';
 import { t, when } from '../i18n/index.ts';
 import type { Webhook, WebhookEvent, WebhookTestResponse } from '../../shared/schemas/webhook.ts';
 import { DeliveryLog } from './webhook-log.tsx';
@@ -23,8 +23,7 @@ function WebhookForm({ base, hook, onSaved, onCancel }: { base: string; hook?: W
   const [events, setEvents] = useState<Set<WebhookEvent>>(new Set(hook?.events ?? []));
   const [enabled, setEnabled] = useState(hook?.isEnabled ?? true);
   const [secret, setSecret] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const p = hook ? `hook-${hook.id}` : 'hook-new';
   const toggle = (e: WebhookEvent, on: boolean) =>
     setEvents((s) => {
@@ -33,21 +32,15 @@ function WebhookForm({ base, hook, onSaved, onCancel }: { base: string; hook?: W
       else n.delete(e);
       return n;
     });
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     const sent = hook ? secret.trim() || null : secret.trim() || newSecret();
     const body = { payloadUrl: url.trim(), events: EVENTS.filter((x) => events.has(x)), isEnabled: enabled, ...(sent ? { secret: sent } : {}) };
-    try {
+    void run(async () => {
       const saved = hook ? await api<Webhook>('PATCH', `${base}/${encodeURIComponent(hook.id)}`, body) : await api<Webhook>('POST', base, body);
       announce(t(hook ? 'webhooks.saved' : 'webhooks.created'));
       onSaved(saved, sent);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form onSubmit={submit} class="webhook-form" aria-label={hook ? t('webhooks.editTitle') : t('webhooks.add')}>
@@ -87,56 +80,36 @@ function WebhookForm({ base, hook, onSaved, onCancel }: { base: string; hook?: W
 
 /** The secret just sent, shown this once. */
 function SecretOnce({ url, secret, onDone }: { url: string; secret: string; onDone: () => void }) {
-  const box = useRef<HTMLElement>(null);
-  useEffect(() => box.current?.focus(), [secret]);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      announce(t('webhooks.copied'));
-    } catch {
-      // Without clipboard access the secret stays on screen to copy by hand.
-    }
-  };
   return (
-    <section class="card warning-card" aria-labelledby="secret-title" tabIndex={-1} ref={box}>
-      <h2 id="secret-title">{t('webhooks.secretTitle', { url })}</h2>
-      <p>{t('webhooks.secretOnce')}</p>
-      <p>
-        <code class="secret">{secret}</code>
-      </p>
-      <div class="buttons">
-        <button type="button" onClick={copy}>
-          {t('webhooks.copy')}
-        </button>
-        <button type="button" class="secondary" onClick={onDone}>
-          {t('webhooks.saved.done')}
-        </button>
-      </div>
-    </section>
+    <SecretBox
+      titleId="secret-title"
+      level={2}
+      focus="card"
+      title={t('webhooks.secretTitle', { url })}
+      body={t('webhooks.secretOnce')}
+      secret={secret}
+      copyLabel={t('webhooks.copy')}
+      copied={t('webhooks.copied')}
+      doneLabel={t('webhooks.saved.done')}
+      onDone={onDone}
+    />
   );
 }
 
 function TestForm({ base, hook, onSent }: { base: string; hook: Webhook; onSent: () => void }) {
   const [event, setEvent] = useState<WebhookEvent>(hook.events[0] ?? 'NEW_PARTICIPANT_ADDED');
   const [result, setResult] = useState<WebhookTestResponse | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const id = `test-${hook.id}`;
-  const send = async (e: Event) => {
+  const send = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     setResult(null);
-    try {
+    void run(async () => {
       const r = await api<WebhookTestResponse>('POST', `${base}/${encodeURIComponent(hook.id)}/test`, { event });
       setResult(r);
       announce(r.success ? t('webhooks.testOk', { status: r.response.statusCode ?? '' }) : t('webhooks.testFailed', { reason: r.response.msg ?? '' }));
       onSent();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="inline test-form" onSubmit={send} aria-label={`${t('webhooks.test')}: ${hook.payloadUrl ?? ''}`}>
@@ -170,21 +143,16 @@ function TestForm({ base, hook, onSent }: { base: string; hook: Webhook; onSent:
 function WebhookCard({ base, programId, hook, reload }: { base: string; programId: string; hook: Webhook; reload: () => void }) {
   const [editing, setEditing] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { error, run } = useAction();
   const [sent, setSent] = useState(0);
   const titleId = `hook-title-${hook.id}`;
   const writer = can('program:write');
-  const remove = async () => {
-    if (!confirm(t('webhooks.confirmDelete', { url: hook.payloadUrl ?? '' }))) return;
-    setError(null);
-    try {
+  const remove = () =>
+    run(async () => {
       await api('DELETE', `${base}/${encodeURIComponent(hook.id)}`);
       announce(t('webhooks.deleted'));
       reload();
-    } catch (e) {
-      setError(e);
-    }
-  };
+    }, t('webhooks.confirmDelete', { url: hook.payloadUrl ?? '' }));
   return (
     <section class="card webhook" aria-labelledby={titleId}>
       <h2 id={titleId} class="url">
