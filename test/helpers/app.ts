@@ -140,6 +140,10 @@ export async function startApp(env: Record<string, string> = {}, opts: { databas
   });
   const deps = await createDeps(config, { clock, log: opts.log });
   const server = http.createServer(createHandler(deps, opts.routes?.(deps) ?? []));
+  // As in production (server/main.ts): Node's 5 s default closes an idle keep-alive connection while
+  // the client's pool (whose expiry timer runs late on a loaded machine) may already be reusing it,
+  // and the request fails with ECONNRESET (a flake under CI's side-by-side passes).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', () => r()));
   const port = (server.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;
