@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import { api } from './api.ts';
 import { t } from './i18n/index.ts';
+import { useAction } from './ui.tsx';
 import { CheckField, SaveError, SelectField, TextField, getIn, setIn } from './pages/settings-kit.tsx';
 import type { CampaignReward, RewardType } from '../shared/schemas/reward-config.ts';
 
@@ -59,8 +60,7 @@ export function RewardForm(props: { programId: string; programType: 'REFERRAL' |
   const creating = !reward?.id;
   const [d, setD] = useState<Draft>(() => initial(programType, reward));
   const [texts, setTexts] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const set = (path: string, v: unknown) => setD((x) => setIn(x, path, v));
   const type = d.type as RewardType;
   const text = (path: string, key: Parameters<typeof t>[0], opts: { hint?: Parameters<typeof t>[0]; multiline?: boolean } = {}) => (
@@ -82,19 +82,13 @@ export function RewardForm(props: { programId: string; programType: 'REFERRAL' |
       }}
     />
   );
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const base = `/campaign/${encodeURIComponent(programId)}/reward-configs`;
       const saved = creating ? await api<CampaignReward>('POST', base, body(d, true)) : await api<CampaignReward>('PATCH', `${base}/${encodeURIComponent(reward!.id!)}`, body(d, false));
       props.onSaved(saved);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const cs = 'commissionStructure';
   return (

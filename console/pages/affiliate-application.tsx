@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { api, can } from '../api.ts';
 import { Link } from '../router.tsx';
-import { announce, Async, ErrorSummary, Field, PageTitle } from '../ui.tsx';
+import { announce, Async, ErrorSummary, Field, PageTitle, useAction } from '../ui.tsx';
 import { t, when } from '../i18n/index.ts';
 import { affiliatePath, campaignPath, StatusBadge } from './affiliate-kit.tsx';
 import type { affiliateApplication } from '../../shared/schemas/affiliate.ts';
@@ -28,22 +28,14 @@ function Decide({ programId, a, done }: { programId: string; a: Application; don
   const [note, setNote] = useState('');
   const [reapply, setReapply] = useState(false);
   const [at, setAt] = useState(a.reapplyAllowedAt ? localInput(a.reapplyAllowedAt) : '');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const path = `${campaignPath(programId)}/affiliate-applications/${encodeURIComponent(a.id)}`;
-  const send = async (body: Record<string, unknown>, message: (next: Application) => string) => {
-    setBusy(true);
-    setError(null);
-    try {
+  const send = (body: Record<string, unknown>, message: (next: Application) => string) =>
+    run(async () => {
       const next = await api<Application>('PATCH', path, body);
       announce(message(next));
       done(next);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const deny = (e: Event) => {
     e.preventDefault();
     void send({ status: 'DENIED', rejectionReason: reason.trim() || undefined, reviewNote: note.trim() || undefined, allowImmediateReapply: reapply || undefined }, () => t('appl.denied'));

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { announce, Async, Badge, ErrorSummary, Field, PageTitle } from '../ui.tsx';
+import { announce, Async, Badge, ErrorSummary, Field, PageTitle, useAction } from '../ui.tsx';
 import { num, t } from '../i18n/index.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
 
@@ -57,22 +57,15 @@ function CreateProgram() {
   const [type, setType] = useState<'REFERRAL' | 'AFFILIATE'>('REFERRAL');
   const [name, setName] = useState('');
   const [currency, setCurrency] = useState('USD');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   if (!can('program:write')) return <p>{t('create.readOnly')}</p>;
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const created = await api<Campaign>('POST', '/campaigns', { type, name: name.trim() || undefined, currencyISO: currency.trim() || undefined });
       announce(t('create.done', { name: created.name }));
       navigate(`/console/programs/${encodeURIComponent(created.id)}`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form onSubmit={submit} aria-labelledby="create-title" class="card">

@@ -5,7 +5,7 @@
 // the address (/integrations/stripe, /integrations/paddle).
 import { useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
-import { announce, Async, ErrorSummary, Field, PageTitle } from '../ui.tsx';
+import { announce, Async, ErrorSummary, Field, PageTitle, useAction } from '../ui.tsx';
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import type { BillingConnection, BillingEventList } from '../../shared/schemas/billing.ts';
 import { StripePageAttribution } from './stripe-page-attribution.tsx';
@@ -26,24 +26,17 @@ function credentials(provider: Provider, secret: string, key: string): Record<st
 function Credentials({ provider, base, connection, onSaved }: { provider: Provider; base: string; connection: BillingConnection; onSaved: (c: BillingConnection) => void }) {
   const [secret, setSecret] = useState('');
   const [key, setKey] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const active = connection.state === 'ACTIVE';
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const saved = await api<BillingConnection>('POST', base, credentials(provider, secret.trim(), key.trim()));
       setSecret('');
       setKey('');
       announce(active ? t('integrations.replaced') : say(provider, 'connected'));
       onSaved(saved);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="card" onSubmit={submit} aria-labelledby={`${provider}-form-title`} noValidate>
@@ -64,8 +57,7 @@ function Credentials({ provider, base, connection, onSaved }: { provider: Provid
 
 function Connection({ provider, base, first }: { provider: Provider; base: string; first: BillingConnection }) {
   const [connection, setConnection] = useState(first);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const writable = can('program:write');
   const copy = async () => {
     try {
@@ -75,19 +67,12 @@ function Connection({ provider, base, first }: { provider: Provider; base: strin
       // Without clipboard access the URL stays on screen to copy by hand.
     }
   };
-  const disconnect = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const disconnect = () =>
+    run(async () => {
       await api('DELETE', base);
       setConnection(await api<BillingConnection>('GET', base));
       announce(say(provider, 'disconnected'));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <>
       <section class="card" aria-labelledby={`${provider}-state-title`}>
@@ -151,22 +136,14 @@ function EventLog({ base }: { base: string }) {
 
 function EventPages({ base, first }: { base: string; first: BillingEventList }) {
   const [pages, setPages] = useState<BillingEventList[]>([first]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const events = pages.flatMap((p) => p.events);
   const next = pages[pages.length - 1]!.nextId;
-  const more = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const more = () =>
+    run(async () => {
       const page = await api<BillingEventList>('GET', `${base}/events${query({ limit: PAGE, nextId: next })}`);
       setPages([...pages, page]);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   if (!events.length) return <p>{t('integrations.logNone')}</p>;
   const caption = t('integrations.log');
   return (

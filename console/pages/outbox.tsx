@@ -2,7 +2,7 @@
 // at a time, each with its recipient, time, text and links; "Show older messages" follows the cursor.
 import { useState } from 'preact/hooks';
 import { api, query, session, type SessionInfo } from '../api.ts';
-import { Async, ErrorSummary, PageTitle } from '../ui.tsx';
+import { Async, ErrorSummary, PageTitle, useAction } from '../ui.tsx';
 import { t, when } from '../i18n/index.ts';
 
 interface Message {
@@ -23,22 +23,14 @@ const PAGE = 20;
 
 function Messages({ first }: { first: OutboxPage }) {
   const [pages, setPages] = useState<OutboxPage[]>([first]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const messages = pages.flatMap((p) => p.messages);
   const cursor = pages[pages.length - 1]!.nextCursor;
-  const more = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const more = () =>
+    run(async () => {
       const next = await api<OutboxPage>('GET', `/team/outbox${query({ limit: PAGE, cursor })}`);
       setPages([...pages, next]);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   if (!messages.length) return <p>{t('outbox.none')}</p>;
   return (
     <>

@@ -4,7 +4,7 @@
 // backend"). Read and changed through the installation document (`GET`/`PATCH …/installation`).
 import { useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
-import { announce, Async, ErrorSummary } from '../ui.tsx';
+import { announce, Async, ErrorSummary, useAction } from '../ui.tsx';
 import { t, type MessageKey } from '../i18n/index.ts';
 
 const MODES = ['AUTO', 'ALWAYS', 'OVERWRITE', 'OFF'] as const;
@@ -13,22 +13,15 @@ type Mode = (typeof MODES)[number];
 function ModeForm({ base, first }: { base: string; first: Mode }) {
   const [saved, setSaved] = useState<Mode>(first);
   const [mode, setMode] = useState<Mode>(first);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const writable = can('program:write');
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const doc = await api<{ stripe: { clientReferenceId: Mode } }>('PATCH', base, { stripe: { clientReferenceId: mode } });
       setSaved(doc.stripe.clientReferenceId);
       announce(t('integrations.pages.saved'));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="card" aria-labelledby="stripe-pages-title" onSubmit={submit}>
