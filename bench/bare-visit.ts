@@ -1,20 +1,16 @@
-import http from 'node:http';
+import { portArgument, serveBare } from './bare-server.ts';
 
 // The floor under the visit rows of `npm run bench`: a bare node:http server (no Koa, no database)
 // that does what any visit endpoint must: read the POST body, parse it as JSON, check it names a
 // visit id, and answer an MV1-shaped RECORDED JSON of the same size (two receipt-length strings).
 // Usage: node bench/bare-visit.ts PORT (through tsx, like bare-koa.ts)
 
-const port = Number(process.argv[2]);
-if (!Number.isInteger(port) || port <= 0 || port > 65535) {
-  console.error('Usage: node --import tsx bench/bare-visit.ts PORT');
-  process.exit(2);
-}
+const port = portArgument('bare-visit.ts');
 
 /** A receipt-sized string: MV1's receipts are about this long. */
 const RECEIPT = 'r'.repeat(120);
 
-const server = http.createServer((req, res) => {
+serveBare(port, (req, res) => {
   if (req.method === 'GET' && req.url === '/ok') {
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' }).end('{"ok":true}');
     return;
@@ -40,13 +36,3 @@ const server = http.createServer((req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) }).end(json);
   });
 });
-// Same keep-alive window as the real server (server/main.ts).
-server.keepAliveTimeout = 65_000;
-server.listen(port, '127.0.0.1');
-
-const stop = () => {
-  server.closeAllConnections();
-  server.close(() => process.exit(0));
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);

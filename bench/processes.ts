@@ -5,10 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { Knex } from 'knex';
 import { CONFIG_VARIABLES } from '../server/config.ts';
 import { freePort } from '../scripts/free-port.ts';
 import net from 'node:net';
-import { BIN, CPU_PROF_DIR, JSON_OUTPUT, PG_URL, PORT_BASE, READY_TIMEOUT_MS, REQUEST_TIMEOUT_MS, ROOT } from './settings.ts';
+import { BIN, CPU_PROF_DIR, JSON_OUTPUT, PG_URL, PORT_BASE, RAISED_LIMITS, READY_TIMEOUT_MS, REQUEST_TIMEOUT_MS, ROOT } from './settings.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -214,4 +215,42 @@ export async function call(t: Target, method: string, pathname: string, key: str
   const text = await res.text();
   if (res.status !== 200) throw new Error(`${method} ${pathname} answered ${res.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text);
+}
+
+/** The settings of the write rows (h), (h-floor) and (m): limits raised, no write slow-down, webhooks to 127.0.0.1 allowed. */
+export const WRITE_ROW_LIMITS: Record<string, string> = { ...RAISED_LIMITS, WRITE_SLOWDOWN_AFTER: '1000000000', WEBHOOK_ALLOW_PRIVATE: 'true' };
+
+/**
+ * Row (h)'s program on `t`, set up over the API: a REFERRAL program with a DOUBLE_SIDED reward and one
+ * webhook subscribed to PARTICIPANT_REACHED_A_GOAL, its participants seeded through scripts/seed.ts
+ * into the server's file (every referral CREDIT_PENDING, referrers by preferential attachment).
+ * Returns the key, the program's id, what the seed made, and the trigger paths of `count` pending
+ * referrals in random order.
+ */
+export async function triggerProgram(t: Target, count: number): Promise<{ key: string; programId: string; seeded: { participants: number; referrals: number; ms: number }; paths: string[] }> {
+  const key = await verifiedKey(t, 'bench-trigger@acme-widgets.com');
+  const program = await call(t, 'POST', '/v2/campaigns', key, { type: 'REFERRAL', rewards: [{ type: 'DOUBLE_SIDED', title: 'Give $10, get $10' }] });
+  // https because the server runs in production mode; JOBS=false, so deliveries stay queued.
+  await call(t, 'POST', `/v2/campaign/${program.id}/webhooks`, key, { payloadUrl: 'https://127.0.0.1:9/hook', events: ['PARTICIPANT_REACHED_A_GOAL'] });
+  const { openDb } = await import('../server/db/connect.ts');
+  const { seedParticipants } = await import('../scripts/seed.ts');
+  const seedDb = openDb({ client: 'better-sqlite3', filename: String(t.env.DATABASE_URL) });
+  try {
+    const seeded = await seedParticipants(seedDb, { programId: program.id, count: Math.ceil(count / 0.9) + 10, now: Date.now(), referredShare: 0.95, pendingShare: 1, seed: 2 });
+    const ids: string[] = await seedDb.knex('participants').where({ program_id: program.id, referral_status: 'CREDIT_PENDING' }).orderByRaw('random()').limit(count).pluck('id');
+    return { key, programId: program.id, seeded, paths: ids.map((id) => `/v2/campaign/${program.id}/participant/${id}/ref`) };
+  } finally {
+    await seedDb.close();
+  }
+}
+
+/** Opens a stopped server's SQLite file with knex for `use` (the rows counted after a run), and closes it after. */
+export async function withServerDb<T>(t: Target, use: (db: Knex) => Promise<T>): Promise<T> {
+  const { default: knexFactory } = await import('knex');
+  const db = knexFactory({ client: 'better-sqlite3', connection: { filename: String(t.env.DATABASE_URL) }, useNullAsDefault: true });
+  try {
+    return await use(db);
+  } finally {
+    await db.destroy();
+  }
 }

@@ -4,9 +4,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, HEAVY_SECONDS, IN_PROCESS_CALLS, PARTICIPANTS, RAISED_LIMITS, ROOT, SECONDS, TRIGGERS, WARMUP_REQUESTS } from './settings.ts';
-import { baseEnv, call, startRefloop, stopChild, tempDirs, verifiedKey } from './processes.ts';
-import { cpuTicks, loadOnce, loadPosts, warmUp } from './load.ts';
+import { BIN, HEAVY_SECONDS, IN_PROCESS_CALLS, PARTICIPANTS, ROOT, SECONDS, TRIGGERS, WARMUP_REQUESTS } from './settings.ts';
+import { baseEnv, call, startRefloop, stopChild, tempDirs, WRITE_ROW_LIMITS, triggerProgram, verifiedKey, withServerDb } from './processes.ts';
+import { cpuTicks, loadOnce, loadPosts, warmUp, type LoadResult } from './load.ts';
 import { measureCalls, rowOf, type Row } from './table.ts';
 import { participantListRows } from './participant-list-rows.ts';
 
@@ -60,6 +60,13 @@ export async function leaderboardRows(): Promise<Row[]> {
 
 // --- trigger referral: rewards issued and webhooks queued -----------------------------------------
 
+/** A load run's answers for a row's note: "N × 200", then other statuses and errors when there were any. */
+function answers(r: LoadResult): string {
+  const ok = r.statuses.get(200) ?? 0;
+  const other = [...r.statuses].filter(([s]) => s !== 200).reduce((n, [, c]) => n + c, 0);
+  return `${ok} × 200${other ? `, ${other} other` : ''}${r.errors ? `, ${r.errors} errors` : ''}`;
+}
+
 /** A row run again with other server settings (the durability rows): its label, extra environment and a note after "SQLite". */
 export interface RowVariant {
   label?: string;
@@ -79,24 +86,9 @@ export interface RowVariant {
 export async function triggerRow(variant: RowVariant = {}): Promise<Row> {
   const label = variant.label ?? '(h) trigger referral, DOUBLE_SIDED + 1 webhook';
   console.log(`\n${label}: POST …/participant/{p}/ref on \`refloop serve\`, SQLite, limits raised: trigger-referral throughput`);
-  const t = await startRefloop('refloop (trigger referral)', { ...RAISED_LIMITS, WRITE_SLOWDOWN_AFTER: '1000000000', WEBHOOK_ALLOW_PRIVATE: 'true', ...variant.env });
-  const key = await verifiedKey(t, 'bench-trigger@acme-widgets.com');
-  const program = await call(t, 'POST', '/v2/campaigns', key, { type: 'REFERRAL', rewards: [{ type: 'DOUBLE_SIDED', title: 'Give $10, get $10' }] });
-  // https because the server runs in production mode; JOBS=false, so deliveries stay queued.
-  await call(t, 'POST', `/v2/campaign/${program.id}/webhooks`, key, { payloadUrl: 'https://127.0.0.1:9/hook', events: ['PARTICIPANT_REACHED_A_GOAL'] });
-  const { openDb } = await import('../server/db/connect.ts');
-  const { seedParticipants } = await import('../scripts/seed.ts');
-  const seedDb = openDb({ client: 'better-sqlite3', filename: String(t.env.DATABASE_URL) });
-  let friends: string[];
-  try {
-    const seeded = await seedParticipants(seedDb, { programId: program.id, count: Math.ceil(TRIGGERS / 0.9) + 10, now: Date.now(), referredShare: 0.95, pendingShare: 1, seed: 2 });
-    const pending: string[] = await seedDb.knex('participants').where({ program_id: program.id, referral_status: 'CREDIT_PENDING' }).orderByRaw('random()').limit(TRIGGERS).pluck('id');
-    friends = pending;
-    console.log(`  seeded ${seeded.participants.toLocaleString('en')} participants (${seeded.referrals.toLocaleString('en')} pending referrals) in ${(seeded.ms / 1000).toFixed(1)} s; triggering ${friends.length.toLocaleString('en')} of them in random order`);
-  } finally {
-    await seedDb.close();
-  }
-  const paths = friends.map((id) => `/v2/campaign/${program.id}/participant/${id}/ref`);
+  const t = await startRefloop('refloop (trigger referral)', { ...WRITE_ROW_LIMITS, ...variant.env });
+  const { key, programId, seeded, paths } = await triggerProgram(t, TRIGGERS);
+  console.log(`  seeded ${seeded.participants.toLocaleString('en')} participants (${seeded.referrals.toLocaleString('en')} pending referrals) in ${(seeded.ms / 1000).toFixed(1)} s; triggering ${paths.length.toLocaleString('en')} of them in random order`);
   const headers = { authorization: `Bearer ${key}` };
   // The warm-up: BENCH_WARMUP_REQUESTS triggers (at most a tenth of those prepared), then BENCH_HEAVY_SECONDS measured.
   const warmCount = Math.min(WARMUP_REQUESTS, Math.floor(paths.length / 10));
@@ -109,22 +101,16 @@ export async function triggerRow(variant: RowVariant = {}): Promise<Row> {
   const after = cpuTicks(pid);
   await stopChild(t.child);
   const row = rowOf(label, r, after - before);
-  const { default: knexFactory } = await import('knex');
-  const db = knexFactory({ client: 'better-sqlite3', connection: { filename: String(t.env.DATABASE_URL) }, useNullAsDefault: true });
-  try {
+  await withServerDb(t, async (db) => {
     const count = async (table: string, where: Record<string, unknown>) => Number((await db(table).where(where).count({ n: '*' }).first())?.n ?? 0);
-    const credited = await count('participants', { program_id: program.id, referral_status: 'CREDIT_AWARDED' });
-    const rewards = await count('participant_rewards', { program_id: program.id });
-    const deliveries = await count('webhook_deliveries', { program_id: program.id });
-    const ok = r.statuses.get(200) ?? 0;
-    const other = [...r.statuses].filter(([s]) => s !== 200).reduce((n, [, c]) => n + c, 0);
+    const credited = await count('participants', { program_id: programId, referral_status: 'CREDIT_AWARDED' });
+    const rewards = await count('participant_rewards', { program_id: programId });
+    const deliveries = await count('webhook_deliveries', { program_id: programId });
     const ranOut = r.completed + r.errors >= rest.length ? '; ran out of prepared participants before the time was up' : '';
     row.note =
-      `SQLite${variant.note ?? ''}, limits raised; ${ok} × 200${other ? `, ${other} other` : ''}${r.errors ? `, ${r.errors} errors` : ''} in ${r.seconds.toFixed(2)} s${ranOut}; ` +
+      `SQLite${variant.note ?? ''}, limits raised; ${answers(r)} in ${r.seconds.toFixed(2)} s${ranOut}; ` +
       `afterwards (warm-up included) ${credited.toLocaleString('en')} referrals credited, ${rewards.toLocaleString('en')} rewards issued, ${deliveries.toLocaleString('en')} webhook deliveries queued`;
-  } finally {
-    await db.destroy();
-  }
+  });
   console.log(`  ${row.label}: ${r.completed} responses → ${row.reqPerSec.toFixed(0)} triggers/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, server CPU ${row.cpuUsPerReq.toFixed(0)} µs/req`);
   console.log(`  ${row.note}`);
   return row;
@@ -142,7 +128,7 @@ export async function triggerRow(variant: RowVariant = {}): Promise<Row> {
 export async function transactionRow(variant: RowVariant = {}): Promise<Row> {
   const label = variant.label ?? '(m) record affiliate transaction, 10 % commission + 1 webhook';
   console.log(`\n${label}: POST …/participant/{p}/transaction on \`refloop serve\`, SQLite, limits raised: sale recording throughput`);
-  const t = await startRefloop('refloop (record transaction)', { ...RAISED_LIMITS, WRITE_SLOWDOWN_AFTER: '1000000000', WEBHOOK_ALLOW_PRIVATE: 'true', ...variant.env });
+  const t = await startRefloop('refloop (record transaction)', { ...WRITE_ROW_LIMITS, ...variant.env });
   const key = await verifiedKey(t, 'bench-affiliate@acme-widgets.com');
   const program = await call(t, 'POST', '/v2/campaigns', key, { type: 'AFFILIATE' });
   await call(t, 'PATCH', `/v2/campaign/${program.id}/reward-configs/${program.rewards[0].id}`, key, { commissionStructure: { type: 'PERCENT', percent: 10, event: 'SALE', duration: 'FOREVER', holdDuration: 0 } });
@@ -168,18 +154,12 @@ export async function transactionRow(variant: RowVariant = {}): Promise<Row> {
   const after = cpuTicks(pid);
   await stopChild(t.child);
   const row = rowOf(label, r, after - before);
-  const { default: knexFactory } = await import('knex');
-  const db = knexFactory({ client: 'better-sqlite3', connection: { filename: String(t.env.DATABASE_URL) }, useNullAsDefault: true });
-  try {
+  await withServerDb(t, async (db) => {
     const count = async (table: string) => Number((await db(table).where({ program_id: program.id }).count({ n: '*' }).first())?.n ?? 0);
-    const ok = r.statuses.get(200) ?? 0;
-    const other = [...r.statuses].filter(([s]) => s !== 200).reduce((n, [, c]) => n + c, 0);
     row.note =
-      `SQLite${variant.note ?? ''}, limits raised; ${ok} × 200${other ? `, ${other} other` : ''}${r.errors ? `, ${r.errors} errors` : ''}; afterwards (warm-up included) ` +
+      `SQLite${variant.note ?? ''}, limits raised; ${answers(r)}; afterwards (warm-up included) ` +
       `${(await count('affiliate_transactions')).toLocaleString('en')} sales, ${(await count('commissions')).toLocaleString('en')} commissions, ${(await count('webhook_deliveries')).toLocaleString('en')} webhook deliveries queued`;
-  } finally {
-    await db.destroy();
-  }
+  });
   console.log(`  ${row.label}: ${r.completed} responses → ${row.reqPerSec.toFixed(0)} sales/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, server CPU ${row.cpuUsPerReq.toFixed(0)} µs/req`);
   console.log(`  ${row.note}`);
   return row;

@@ -16,8 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import Database from 'better-sqlite3';
-import { FLOOR_TRIGGERS, RAISED_LIMITS, ROOT } from './settings.ts';
-import { call, startRefloop, stopChild, verifiedKey, type Target } from './processes.ts';
+import { FLOOR_TRIGGERS, ROOT } from './settings.ts';
+import { startRefloop, stopChild, WRITE_ROW_LIMITS, triggerProgram } from './processes.ts';
 import { loadOnce } from './load.ts';
 import type { Row } from './table.ts';
 
@@ -25,23 +25,6 @@ import type { Row } from './table.ts';
 const WARMUP_TRIGGERS = 300;
 
 type Entry = [method: 'run' | 'get' | 'all' | 'iterate' | 'exec', sql: string, args: unknown[]];
-
-/** Sets up a trigger program on `t` like row (h); returns the key and the paths of pending referrals, shuffled. */
-async function triggerProgram(t: Target, count: number): Promise<{ key: string; paths: string[] }> {
-  const key = await verifiedKey(t, 'bench-trigger@acme-widgets.com');
-  const program = await call(t, 'POST', '/v2/campaigns', key, { type: 'REFERRAL', rewards: [{ type: 'DOUBLE_SIDED', title: 'Give $10, get $10' }] });
-  await call(t, 'POST', `/v2/campaign/${program.id}/webhooks`, key, { payloadUrl: 'https://127.0.0.1:9/hook', events: ['PARTICIPANT_REACHED_A_GOAL'] });
-  const { openDb } = await import('../server/db/connect.ts');
-  const { seedParticipants } = await import('../scripts/seed.ts');
-  const seedDb = openDb({ client: 'better-sqlite3', filename: String(t.env.DATABASE_URL) });
-  try {
-    await seedParticipants(seedDb, { programId: program.id, count: Math.ceil(count / 0.9) + 10, now: Date.now(), referredShare: 0.95, pendingShare: 1, seed: 2 });
-    const ids: string[] = await seedDb.knex('participants').where({ program_id: program.id, referral_status: 'CREDIT_PENDING' }).orderByRaw('random()').limit(count).pluck('id');
-    return { key, paths: ids.map((id) => `/v2/campaign/${program.id}/participant/${id}/ref`) };
-  } finally {
-    await seedDb.close();
-  }
-}
 
 /** The server's connection pragmas (server/db/sqlite.ts), with its SQLITE_SYNCHRONOUS when set. */
 async function serverPragmas(env: NodeJS.ProcessEnv): Promise<string[]> {
@@ -126,9 +109,7 @@ export async function triggerFloorRows(env: Record<string, string> = {}): Promis
   const captureFile = path.join(ROOT, 'bench', 'trigger-capture.mjs');
   const logFile = path.join(os.tmpdir(), `refloop-bench-capture-${process.pid}-${Date.now()}.bin`);
   const t = await startRefloop('refloop (trigger capture)', {
-    ...RAISED_LIMITS,
-    WRITE_SLOWDOWN_AFTER: '1000000000',
-    WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...WRITE_ROW_LIMITS,
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${captureFile}`.trim(),
     BENCH_CAPTURE_FILE: logFile,
     ...env,

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Rolldown } from 'vite';
-import { buildApp, intoDist, lock, newestMtime, sizes } from './build-widget.ts';
+import { buildApp, intoDist, lock, newestMtime, runBuildCommand, sizes } from './build-widget.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the built console lives (served at /console/assets/… by server/http/console/assets.ts). */
@@ -95,27 +95,4 @@ export async function buildConsole(opts: { ifStale?: boolean; dist?: string } = 
   }
 }
 
-async function main(): Promise<void> {
-  const args = new Set(process.argv.slice(2));
-  if (args.has('--report')) {
-    const file = path.join(CONSOLE_DIST, 'sizes.json');
-    if (!fs.existsSync(file)) throw new Error('dist/console/sizes.json does not exist: run `npm run build` first.');
-    console.log(formatConsoleReport(JSON.parse(fs.readFileSync(file, 'utf8')) as ConsoleReport));
-    return;
-  }
-  const stale = consoleBuildIsStale();
-  const report = await buildConsole({ ifStale: args.has('--if-stale') });
-  if (args.has('--if-stale') && !stale) {
-    console.log('dist/console is up to date.');
-    return;
-  }
-  console.log(formatConsoleReport(report));
-  if (report.overBudget.length && !args.has('--if-stale')) process.exitCode = 1;
-}
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().catch((e) => {
-    console.error(e instanceof Error ? e.message : e);
-    process.exitCode = 1;
-  });
-}
+runBuildCommand(import.meta.url, { name: 'dist/console', dist: CONSOLE_DIST, isStale: () => consoleBuildIsStale(), build: buildConsole, format: formatConsoleReport, reportFailsOverBudget: false });

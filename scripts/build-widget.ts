@@ -456,29 +456,52 @@ export async function buildWidget(opts: { ifStale?: boolean; log?: (line: string
   }
 }
 
-async function main(): Promise<void> {
-  const args = new Set(process.argv.slice(2));
-  let report: SizeReport;
-  if (args.has('--report')) {
-    const file = path.join(WIDGET_DIST, 'sizes.json');
-    if (!fs.existsSync(file)) throw new Error('dist/widget/sizes.json does not exist: run `npm run build` first.');
-    report = JSON.parse(fs.readFileSync(file, 'utf8')) as SizeReport;
-  } else {
-    const stale = widgetBuildIsStale();
-    report = await buildWidget({ ifStale: args.has('--if-stale') });
-    if (args.has('--if-stale') && !stale) {
-      console.log('dist/widget is up to date.');
-      return;
-    }
-  }
-  console.log(formatReport(report));
-  // `npm run build` (and CI) fails above budget; `npm start`'s rebuild only warns, so the server still starts.
-  if (report.overBudget.length && !args.has('--if-stale')) process.exitCode = 1;
+/** What a build script's command line needs to know of its build. */
+export interface BuildCommand<R extends { overBudget: unknown[] }> {
+  /** The output folder, as the messages name it (`dist/widget`). */
+  name: string;
+  dist: string;
+  isStale: () => boolean;
+  build: (opts: { ifStale: boolean }) => Promise<R>;
+  format: (report: R) => string;
+  /** Whether `--report` also exits 1 above budget (the widget's does, so `npm run size` stops there). */
+  reportFailsOverBudget: boolean;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+/**
+ * A build script's command line, run when node was started with the script at `moduleUrl`.
+ * `--report` prints the last build's report (`sizes.json`); otherwise it builds (with `--if-stale`
+ * only when stale, saying so when it is not) and prints the report. A failure prints its message.
+ */
+export function runBuildCommand<R extends { overBudget: unknown[] }>(moduleUrl: string, cmd: BuildCommand<R>): void {
+  if (!process.argv[1] || path.resolve(process.argv[1]) !== fileURLToPath(moduleUrl)) return;
+  const main = async (): Promise<void> => {
+    const args = new Set(process.argv.slice(2));
+    let report: R;
+    if (args.has('--report')) {
+      const file = path.join(cmd.dist, 'sizes.json');
+      if (!fs.existsSync(file)) throw new Error(`${cmd.name}/sizes.json does not exist: run \`npm run build\` first.`);
+      report = JSON.parse(fs.readFileSync(file, 'utf8')) as R;
+      if (!cmd.reportFailsOverBudget) {
+        console.log(cmd.format(report));
+        return;
+      }
+    } else {
+      const stale = cmd.isStale();
+      report = await cmd.build({ ifStale: args.has('--if-stale') });
+      if (args.has('--if-stale') && !stale) {
+        console.log(`${cmd.name} is up to date.`);
+        return;
+      }
+    }
+    console.log(cmd.format(report));
+    // `npm run build` (and CI) fails above budget; `npm start`'s rebuild only warns, so the server still starts.
+    if (report.overBudget.length && !args.has('--if-stale')) process.exitCode = 1;
+  };
   main().catch((e) => {
     console.error(e instanceof Error ? e.message : e);
     process.exitCode = 1;
   });
 }
+
+runBuildCommand(import.meta.url, { name: 'dist/widget', dist: WIDGET_DIST, isStale: () => widgetBuildIsStale(), build: buildWidget, format: formatReport, reportFailsOverBudget: true });

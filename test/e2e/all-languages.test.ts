@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, demoInBrowser, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
+import { ARTIFACTS, demoInBrowser, languageProgram, openPage, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
 import { LANGUAGE_CODES } from '../../shared/program-language.ts';
 import { defaultDesignText } from '../../server/domain/programs/design-copy/index.ts';
 
@@ -17,25 +16,13 @@ describe.skipIf(SKIP_BROWSER)('the landing page and the window in every program 
   let pid = '';
 
   beforeAll(async () => {
-    const { rest } = env.demo;
-    const created = await rest('POST', '/campaigns', { type: 'REFERRAL', name: 'Bean Club', companyName: 'Acme Coffee' });
-    pid = created.id;
     // Fourteen sign-ups from one address in a minute: the program's own limit is raised, as an owner testing it would.
-    await rest('PATCH', `/campaign/${pid}/options`, {
-      languages: { baseLanguage: 'en', additionalLanguages: LANGUAGE_CODES.filter((c) => c !== 'en') },
-      fraud: { maxSignupsPerIp2Min: 100, maxSignupsPerIp10Min: 100 },
-    });
-    await rest('PATCH', `/campaign/${pid}/design`, { landingPages: { isEnabled: true } });
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    pid = await languageProgram(env.demo, LANGUAGE_CODES.filter((c) => c !== 'en'), { options: { fraud: { maxSignupsPerIp2Min: 100, maxSignupsPerIp10Min: 100 } } });
   }, 60_000);
 
   for (const lang of LANGUAGE_CODES) {
     it(`${lang}: landing page, sign-up and the signed-in window in ${lang}`, async () => {
-      const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, locale: lang, reducedMotion: 'reduce' });
-      context.setDefaultTimeout(15_000);
-      const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('pageerror', (e) => problems.push(String(e)));
+      const { context, page, problems } = await openPage(env.browser, { viewport: { width: 1280, height: 900 }, locale: lang, reducedMotion: 'reduce' });
       const res = await page.goto(`${env.demo.url}/p/${pid}`);
       expect(res?.status()).toBe(200);
       expect(await page.locator('html').getAttribute('lang')).toBe(lang);

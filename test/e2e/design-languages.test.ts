@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, demoInBrowser, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
+import { ARTIFACTS, demoInBrowser, languageProgram, openPage, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
 
 // Issue #27 in real Chromium: a program that kept its default design texts, opened by a German
 // browser: the hosted landing page's headline and the window's sign-up form (labels, button, the
@@ -12,21 +11,11 @@ describe.skipIf(SKIP_BROWSER)('default design texts in the visitor’s language 
   let pid = '';
 
   beforeAll(async () => {
-    const { rest } = env.demo;
-    const created = await rest('POST', '/campaigns', { type: 'REFERRAL', name: 'Bean Club', companyName: 'Acme Coffee' });
-    pid = created.id;
-    await rest('PATCH', `/campaign/${pid}/options`, { languages: { baseLanguage: 'en', additionalLanguages: ['de'] } });
-    await rest('PATCH', `/campaign/${pid}/design`, { landingPages: { isEnabled: true, content: { subheadline: 'Frisch geröstet, von Acme.' } } });
-    env.demo.app.deps.mobilePrograms.forget(pid);
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    pid = await languageProgram(env.demo, ['de'], { landingPages: { content: { subheadline: 'Frisch geröstet, von Acme.' } } });
   }, 60_000);
 
   it('de: German headline, German sign-up labels and button in the window, the owner’s subheadline as written, axe', async () => {
-    const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'de-DE', reducedMotion: 'reduce' });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(String(e)));
+    const { context, page, problems } = await openPage(env.browser, { viewport: { width: 1280, height: 900 }, locale: 'de-DE', reducedMotion: 'reduce' });
     const res = await page.goto(`${env.demo.url}/p/${pid}`);
     expect(res?.status()).toBe(200);
     await page.getByRole('heading', { level: 1, name: 'Freunde einladen, Prämien sichern' }).waitFor();

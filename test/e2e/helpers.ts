@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { startApp, RAISED_LIMITS, type TestApp } from '../helpers/app.ts';
 import { demoRoutes } from '../../demo/routes.ts';
 import { ensureDemo, type DemoState } from '../../demo/seed.ts';
@@ -73,6 +73,50 @@ export function demoInBrowser(): { demo: DemoServer; browser: Browser } {
     await env.demo?.app.close();
   });
   return env;
+}
+
+/**
+ * A new browser context with `options` (15 s default timeout) and a page in it. `problems` gathers
+ * the page's uncaught errors and, with `strict`, its console errors and failed responses (4xx, 5xx).
+ */
+export async function openPage(browser: Browser, options: BrowserContextOptions = {}, opts: { strict?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext(options);
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  if (opts.strict) {
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+  }
+  page.on('pageerror', (e) => problems.push(String(e)));
+  if (opts.strict) {
+    page.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+    });
+  }
+  return { context, page, problems };
+}
+
+/** On the demo store's page, signs in as `email` with its sign-in button; resolves once the page says so. */
+export async function signInOnStore(page: Page, email: string): Promise<void> {
+  await page.getByRole('button', { name: `Sign in as ${email}` }).click();
+  await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+}
+
+/**
+ * A new referral program "Bean Club" of Acme Coffee on the demo's team, in English and
+ * `additionalLanguages` (`options` added to its options), with its hosted pages on (`landingPages`
+ * added to design.landingPages); the folder for screenshots made. Returns the program's id.
+ */
+export async function languageProgram(demo: DemoServer, additionalLanguages: readonly string[], opts: { options?: Record<string, unknown>; landingPages?: Record<string, unknown> } = {}): Promise<string> {
+  const created = await demo.rest('POST', '/campaigns', { type: 'REFERRAL', name: 'Bean Club', companyName: 'Acme Coffee' });
+  const pid = created.id as string;
+  await demo.rest('PATCH', `/campaign/${pid}/options`, { languages: { baseLanguage: 'en', additionalLanguages }, ...opts.options });
+  await demo.rest('PATCH', `/campaign/${pid}/design`, { landingPages: { isEnabled: true, ...opts.landingPages } });
+  demo.app.deps.mobilePrograms.forget(pid);
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  return pid;
 }
 
 /** Polls `fn` until it returns a truthy value (or throws after `ms`). */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { ARTIFACTS, demoInBrowser, eventually, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
+import { ARTIFACTS, demoInBrowser, eventually, openPage, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
 
 // Issue #24 in real Chromium: a program without a site hands out share links that land on its
 // hosted landing page (design.landingPages); a friend signs up there through the real window drawn
@@ -34,19 +34,8 @@ describe.skipIf(SKIP_BROWSER)('hosted landing page and participant portal in Chr
   }, 60_000);
 
   /** A fresh visitor's page that collects console errors, page errors and failed responses. */
-  async function visitor(width: number): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    const context = await env.browser.newContext({ viewport: { width, height: 900 }, reducedMotion: 'reduce' });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(String(e)));
-    page.on('response', (r) => {
-      if (r.status() >= 400) problems.push(`${r.status()} ${r.request().method()} ${r.url()}`);
-    });
-    return { context, page, problems };
+  function visitor(width: number): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+    return openPage(env.browser, { viewport: { width, height: 900 }, reducedMotion: 'reduce' }, { strict: true });
   }
 
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `hosted-${name}.png`), fullPage: true });

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, demoInBrowser, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
+import { ARTIFACTS, demoInBrowser, languageProgram, openPage, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
 
 // Issue #27 in real Chromium: a visitor whose browser speaks German, Japanese or Polish opens the
 // program's hosted landing page and reads the page's own words in that language (the owner's texts
@@ -15,21 +14,15 @@ describe.skipIf(SKIP_BROWSER)('the hosted landing page in the visitor’s langua
   let pid = '';
 
   beforeAll(async () => {
-    const { rest } = env.demo;
-    const created = await rest('POST', '/campaigns', { type: 'REFERRAL', name: 'Bean Club', companyName: 'Acme Coffee' });
-    pid = created.id;
-    await rest('PATCH', `/campaign/${pid}/options`, { languages: { baseLanguage: 'en', additionalLanguages: ['de', 'ja', 'pl'] } });
-    await rest('POST', `/campaign/${pid}/reward-configs`, { type: 'DOUBLE_SIDED', title: 'Bohnen-Bonus', description: 'Eine Tüte Bohnen pro Freund', referralDescription: '5 € Rabatt', isVisible: true });
-    await rest('PATCH', `/campaign/${pid}/design`, {
+    pid = await languageProgram(env.demo, ['de', 'ja', 'pl'], {
       landingPages: {
-        isEnabled: true,
         company: { websiteUrl: 'https://coffee.example.com' },
         content: { headline: 'Acme Coffee', subheadline: 'Frisch geröstet.', body: '', buttonText: 'Los geht’s' },
         styles: { backgroundColor: '#fffbeb', textColor: '#1c1917', accentColor: '#92400e' },
       },
     });
-    env.demo.app.deps.mobilePrograms.forget(pid);
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    // Adding a reward config drops the program from the participant API's cache itself.
+    await env.demo.rest('POST', `/campaign/${pid}/reward-configs`, { type: 'DOUBLE_SIDED', title: 'Bohnen-Bonus', description: 'Eine Tüte Bohnen pro Freund', referralDescription: '5 € Rabatt', isVisible: true });
   }, 60_000);
 
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `languages-${name}.png`), fullPage: true });
@@ -42,11 +35,7 @@ describe.skipIf(SKIP_BROWSER)('the hosted landing page in the visitor’s langua
 
   for (const c of CASES) {
     it(`${c.lang}: the page’s own words, its lang, the way to the portal, and axe`, async () => {
-      const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, locale: c.locale, reducedMotion: 'reduce' });
-      context.setDefaultTimeout(15_000);
-      const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('pageerror', (e) => problems.push(String(e)));
+      const { context, page, problems } = await openPage(env.browser, { viewport: { width: 1280, height: 900 }, locale: c.locale, reducedMotion: 'reduce' });
       const res = await page.goto(`${env.demo.url}/p/${pid}`);
       expect(res?.status()).toBe(200);
       expect(await page.evaluate(() => document.documentElement.lang)).toBe(c.lang);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ARTIFACTS, demoInBrowser, eventually, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
+import { ARTIFACTS, demoInBrowser, eventually, openPage, seriousA11yViolations, signInOnStore, SKIP_BROWSER } from './helpers.ts';
 
 // Issue #7's whole referral flow in real headless Chromium, on the demo store (the Universal Code
 // with only the host changed): a friend arrives on the referrer's link and signs up through the
@@ -22,9 +22,7 @@ describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
     const design = await env.demo.rest('GET', `/campaign/${pid()}/design`);
 
     // 1. The friend arrives on the referrer's share link and joins through the embedded form.
-    const friendContext = await env.browser.newContext();
-    friendContext.setDefaultTimeout(15_000);
-    const friend = await friendContext.newPage();
+    const { context: friendContext, page: friend } = await openPage(env.browser);
     await friend.goto(referrer.shareUrl);
     const form = friend.locator('[data-grsf-block-form]');
     // The referred experience: the form knows a referrer is pending (the attribution script stored it first).
@@ -44,12 +42,9 @@ describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
     await friendContext.close();
 
     // 3. The referrer signs in (auto-authentication with the hash the store's server computes) and opens the window.
-    const context = await env.browser.newContext({ viewport: { width: 1024, height: 800 } });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
+    const { context, page } = await openPage(env.browser, { viewport: { width: 1024, height: 800 } });
     await page.goto(`${env.demo.url}/`);
-    await page.getByRole('button', { name: `Sign in as ${referrer.email}` }).click();
-    await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+    await signInOnStore(page, referrer.email);
     await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor({ state: 'visible', timeout: 15_000 });
@@ -69,12 +64,9 @@ describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
   }, 120_000);
 
   it('fits a 320 px wide screen: the open window neither overflows nor scrolls sideways', async () => {
-    const context = await env.browser.newContext({ viewport: { width: 320, height: 640 }, reducedMotion: 'reduce' });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
+    const { context, page } = await openPage(env.browser, { viewport: { width: 320, height: 640 }, reducedMotion: 'reduce' });
     await page.goto(`${env.demo.url}/`);
-    await page.getByRole('button', { name: `Sign in as ${env.demo.state.people.referrer}` }).click();
-    await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+    await signInOnStore(page, env.demo.state.people.referrer);
     await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor({ state: 'visible' });
@@ -91,16 +83,13 @@ describe.skipIf(SKIP_BROWSER)('referral flow in Chromium', () => {
   it('the store page wears the program design with no repeated headings, and an order updates the signed-in referrer’s rewards, summary and badge without a reload (issue #21)', async () => {
     const design = await env.demo.rest('GET', `/campaign/${pid()}/design`);
     const referrer = await participant(env.demo.state.people.referrer);
-    const context = await env.browser.newContext({ viewport: { width: 1024, height: 900 }, reducedMotion: 'reduce' });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
+    const { context, page } = await openPage(env.browser, { viewport: { width: 1024, height: 900 }, reducedMotion: 'reduce' });
     await page.goto(`${env.demo.url}/`);
     // Signed out, each block is still a titled card: its own heading, once.
     await page.locator('[data-grsf-block-rewards]').getByRole('heading', { name: design.rewards.title }).waitFor();
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'demo-store-signed-out.png'), fullPage: true });
-    await page.getByRole('button', { name: `Sign in as ${referrer.email}` }).click();
-    await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+    await signInOnStore(page, referrer.email);
     for (const title of [design.rewards.title, design.referralStatus.title, design.share.title]) {
       await page.getByRole('heading', { name: title, exact: true }).first().waitFor();
       expect(await page.getByRole('heading', { name: title, exact: true }).count(), title).toBe(1);

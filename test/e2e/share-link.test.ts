@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ARTIFACTS, demoInBrowser, eventually, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
+import { ARTIFACTS, demoInBrowser, eventually, openPage, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
 
 // Issue #19 in real Chromium on the demo server: a participant's default share link
 // (`PUBLIC_URL/r/{programId}?grsf=…`, what a program without a share URL hands out) opens the hosted
@@ -22,17 +22,7 @@ describe.skipIf(SKIP_BROWSER)('default share link in Chromium (issue #19)', () =
     expect(sharer.shareUrl).toMatch(new RegExp(`^${env.demo.url}/r/${pid}\\?grsf=`));
 
     // A visitor whose system is dark still sees the page in the program's (light) theme, like the widget's form.
-    const context = await env.browser.newContext({ viewport: { width: 900, height: 900 }, colorScheme: 'dark' });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(String(e)));
-    page.on('response', (r) => {
-      if (r.status() >= 400) problems.push(`${r.status()} ${r.request().method()} ${r.url()}`);
-    });
+    const { context, page, problems } = await openPage(env.browser, { viewport: { width: 900, height: 900 }, colorScheme: 'dark' }, { strict: true });
     const res = await page.goto(sharer.shareUrl);
     expect(res?.status()).toBe(200);
     // Issue #24: the program's hosted landing page (design.landingPages, the defaults here).
@@ -67,9 +57,7 @@ describe.skipIf(SKIP_BROWSER)('default share link in Chromium (issue #19)', () =
     // The demo store's referral program has its site as the share URL; a link mailed before that was set still names /r/{programId}.
     const referrer = await rest('GET', `/campaign/${state.referralProgramId}/participant/${encodeURIComponent(state.people.referrer)}`);
     const key = new URL(referrer.shareUrl).searchParams.get('grsf')!;
-    const context = await env.browser.newContext();
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
+    const { context, page } = await openPage(env.browser);
     await page.goto(`${url}/r/${state.referralProgramId}?grsf=${key}&utm_source=email`);
     expect(page.url()).toBe(`${url}/?grsf=${key}&utm_source=email`);
     // The store's embedded form knows the referrer: the attribution survived the redirect.

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, demoInBrowser, eventually, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
+import { ARTIFACTS, demoInBrowser, eventually, openPage, seriousA11yViolations, signInOnStore, SKIP_BROWSER } from './helpers.ts';
 
 // Issue #24 in real Chromium on the demo store: the progress panel (design `stats`) moves when the
 // store's backend triggers a referral over REST and the page calls `growsurf.init()`; the share
@@ -35,13 +35,10 @@ describe.skipIf(SKIP_BROWSER)('progress toward the next reward, icons and images
   it('a referral triggered over REST moves the progress panel; icons, avatars and images carry text alternatives; axe is clean', async () => {
     const design = await env.demo.rest('GET', `/campaign/${pid()}/design`);
     const referrer = await participant(env.demo.state.people.referrer);
-    const context = await env.browser.newContext({ viewport: { width: 1024, height: 900 }, reducedMotion: 'reduce' });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
+    const { context, page } = await openPage(env.browser, { viewport: { width: 1024, height: 900 }, reducedMotion: 'reduce' });
     await page.route(`${IMAGE}*`, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: SVG }));
     await page.goto(`${env.demo.url}/`);
-    await page.getByRole('button', { name: `Sign in as ${referrer.email}` }).click();
-    await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+    await signInOnStore(page, referrer.email);
     await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor({ state: 'visible' });
@@ -110,12 +107,9 @@ describe.skipIf(SKIP_BROWSER)('progress toward the next reward, icons and images
   it('at 320 px with icon-only share buttons, every button keeps its name and nothing scrolls sideways', async () => {
     await env.demo.rest('PATCH', `/campaign/${pid()}/design`, { share: { buttonStyle: { shape: 'CIRCLE', isLabelShown: false, isBrandColored: false } } });
     env.demo.app.deps.mobilePrograms.forget(pid());
-    const context = await env.browser.newContext({ viewport: { width: 320, height: 640 }, reducedMotion: 'reduce' });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
+    const { context, page } = await openPage(env.browser, { viewport: { width: 320, height: 640 }, reducedMotion: 'reduce' });
     await page.goto(`${env.demo.url}/`);
-    await page.getByRole('button', { name: `Sign in as ${env.demo.state.people.referrer}` }).click();
-    await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+    await signInOnStore(page, env.demo.state.people.referrer);
     await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
     const dialog = page.getByRole('dialog');
     const link = dialog.getByRole('link', { name: 'Share via WhatsApp' });
@@ -143,12 +137,9 @@ describe.skipIf(SKIP_BROWSER)('progress toward the next reward, icons and images
     env.demo.app.deps.mobilePrograms.forget(pid());
     const referrer = await participant(env.demo.state.people.referrer);
     expect(referrer.language).toBe('de');
-    const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce', locale: 'en-US' });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
+    const { context, page } = await openPage(env.browser, { viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce', locale: 'en-US' });
     await page.goto(`${env.demo.url}/`);
-    await page.getByRole('button', { name: `Sign in as ${referrer.email}` }).click();
-    await eventually(async () => /Signed in as/.test((await page.locator('#signin-out').textContent()) ?? ''), 15_000, 'the sign-in');
+    await signInOnStore(page, referrer.email);
     await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
     const dialog = page.getByRole('dialog', { name: 'Freunde einladen' });
     await dialog.getByRole('link', { name: 'Über Facebook teilen' }).waitFor();

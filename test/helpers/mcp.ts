@@ -5,7 +5,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import crypto from 'node:crypto';
 import { expect } from 'vitest';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { createAccount, type TestApp } from './app.ts';
+import { RAISED_LIMITS, createAccount, startApp, type TestApp } from './app.ts';
 
 /** The public origin the test app is configured with (PUBLIC_URL in startApp). */
 export const PUBLIC = 'http://refloop.test';
@@ -111,6 +111,12 @@ export interface Signer {
   email: string;
   password: string;
   teamId: string;
+}
+
+/** An app with raised limits and the OAuth kit of it, for a suite's `beforeAll`. */
+export async function oauthApp(): Promise<{ app: TestApp; kit: ReturnType<typeof oauthKit> }> {
+  const app = await startApp({ ...RAISED_LIMITS });
+  return { app, kit: oauthKit(app) };
 }
 
 /** The OAuth steps of a test against one app: owners, registration, consent, token calls. */

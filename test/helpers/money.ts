@@ -1,5 +1,9 @@
 import { expect } from 'vitest';
 import { verifiedAccount, type TestApp } from './app.ts';
+import { addParticipant } from './programs.ts';
+
+/** Adds a participant over REST. */
+export { addParticipant };
 
 // Shared set-up of the affiliate-money suites (issue #6): an affiliate program with one commission
 // structure, an affiliate, and a customer they referred, all made over REST.
@@ -36,13 +40,6 @@ export async function moneyProgram(app: TestApp, structure: Structure = TEN_PERC
   const affiliate = await addParticipant(app, acct.key, pid, { email: `aff-${pid}@example.com` });
   const customer = await addParticipant(app, acct.key, pid, { email: `cust-${pid}@example.com`, referredBy: affiliate.id });
   return { key: acct.key, teamId: acct.teamId, pid, configId, affiliate, customer };
-}
-
-/** Adds a participant over REST. */
-export async function addParticipant(app: TestApp, key: string, pid: string, body: Record<string, unknown>): Promise<{ id: string; email: string }> {
-  const res = await app.request('POST', `/v2/campaign/${pid}/participant`, { key, body });
-  expect(res.status, res.text).toBe(200);
-  return res.body;
 }
 
 /** Records a sale (AF8) for `customer`, a second after the previous call (lists order by creation time). */

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { expect } from 'vitest';
-import { verifiedAccount, type TestApp } from './app.ts';
+import { RAISED_LIMITS, startApp, verifiedAccount, type TestApp } from './app.ts';
 
 // An owner in front of the owner pages, over HTTP: a cookie-carrying client that never follows
 // redirects, and the steps every owner takes (set password, sign in, invite a teammate).
@@ -104,6 +104,30 @@ export async function signedInOwner(app: TestApp) {
   const keysPage = await b.get('/keys');
   const [key] = shownKeys(keysPage.text);
   return { ...acct, b, key: key! };
+}
+
+/** The CSRF value the console sends with every change, as its session endpoint gives it. */
+export async function consoleCsrf(b: Browser): Promise<string> {
+  return (await b.json('GET', '/console/api/session')).body.csrf as string;
+}
+
+/** A console API call (`/console/api/v2…`) from a signed-in browser; a change carries the CSRF value `token`. */
+export function consoleCall(b: Browser, token: string, method: string, path: string, body?: unknown) {
+  return b.json(method, `/console/api/v2${path}`, body, method === 'GET' ? {} : { 'x-csrf-token': token });
+}
+
+/** An app with raised limits and a signed-in owner, with the owner's console CSRF value. */
+export async function consoleOwnerApp() {
+  const app = await startApp(RAISED_LIMITS);
+  const owner = await signedInOwner(app);
+  return { app, owner, csrf: await consoleCsrf(owner.b) };
+}
+
+/** An invitee who accepts the invitation `link` with a new password (as its form posts it) and signs in: their browser and console CSRF value. */
+export async function joinedTeammate(app: TestApp, email: string, link: string) {
+  expect((await new Browser(app).post(link, { password: PASSWORD, confirm: PASSWORD })).status).toBe(303);
+  const { b } = await signIn(app, email);
+  return { email, b, csrf: await consoleCsrf(b) };
 }
 
 export function newEmail(tag: string): string {

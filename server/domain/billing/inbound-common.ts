@@ -1,14 +1,41 @@
-// What the Stripe and Paddle inbound handlers do alike: record a sale, apply the refunds that waited
-// for their sale, and record a subscription's end.
+// What the Stripe and Paddle inbound handlers do alike: apply a claimed event and settle its claim,
+// record a sale, apply the refunds that waited for their sale, and record a subscription's end.
 import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
-import { AppError, ValidationError } from '../../errors.ts';
+import { AppError, ConflictError, ValidationError } from '../../errors.ts';
 import type { Program } from '../programs/programs.ts';
 import type { ParticipantRow } from '../participants/model.ts';
 import type { ReferralTriggers } from '../referral/referral-triggers.ts';
 import type { Transactions } from '../affiliate/transactions.ts';
 import { matchingTransactions } from '../affiliate/transaction-refunds.ts';
 import type { BillingConnections, EventResult } from './billing-connections.ts';
+
+/**
+ * Applies a freshly claimed event and settles its claim with the result. A ConflictError means another
+ * event of the same new customer added them first (the billing systems send several at once): once
+ * more, `apply` finds them. A refusal of ours (an AppError below 500) settles it REJECTED with its
+ * message; anything else releases the claim, so the billing system's retry applies the event again,
+ * and is thrown.
+ */
+export async function applyClaimed(connections: BillingConnections, claimId: string, apply: () => Promise<EventResult>): Promise<{ received: true; outcome: string }> {
+  let result: EventResult;
+  try {
+    try {
+      result = await apply();
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+      result = await apply();
+    }
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status >= 500) {
+      await connections.release(claimId);
+      throw err;
+    }
+    result = { outcome: 'REJECTED', reason: err.message };
+  }
+  await connections.settle(claimId, result);
+  return { received: true, outcome: result.outcome };
+}
 
 /** A paid sale as either billing system describes it, in the terms AF8 records. */
 export interface InboundSale {

@@ -8,9 +8,9 @@ import type { ReferralTriggers } from '../referral/referral-triggers.ts';
 import type { Transactions } from '../affiliate/transactions.ts';
 import { matchingTransactions } from '../affiliate/transaction-refunds.ts';
 import { teamBilling } from '../affiliate/affiliate-invites.ts';
-import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { BillingConnections, EventResult } from './billing-connections.ts';
-import { applyDeferredRefunds, recordSale, recordSubscriptionEnd, type SaleCustomer } from './inbound-common.ts';
+import { applyClaimed, applyDeferredRefunds, recordSale, recordSubscriptionEnd, type SaleCustomer } from './inbound-common.ts';
 import { participantCreate } from '../../../shared/schemas/participant.ts';
 import { codeOwner } from './codes.ts';
 import { paddleFactsOf, type PaddleRefundFacts, type PaddleSaleFacts, type PaddleSubscriptionEndFacts } from './paddle-facts.ts';
@@ -95,25 +95,7 @@ export class PaddleInbound {
       created: Number.isFinite(occurred) ? occurred : null,
     });
     if (!claim.fresh) return { received: true, outcome: claim.outcome };
-    let result: EventResult;
-    try {
-      try {
-        result = await this.apply(conn.row.id, conn.row.program_id, conn.apiKey, event);
-      } catch (err) {
-        // Another notification of the same new customer added them first: once more, it finds them.
-        if (!(err instanceof ConflictError)) throw err;
-        result = await this.apply(conn.row.id, conn.row.program_id, conn.apiKey, event);
-      }
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) {
-        // Unexpected: the claim goes, so Paddle's retry applies the notification again.
-        await this.connections.release(claim.id);
-        throw err;
-      }
-      result = { outcome: 'REJECTED', reason: err.message };
-    }
-    await this.connections.settle(claim.id, result);
-    return { received: true, outcome: result.outcome };
+    return applyClaimed(this.connections, claim.id, () => this.apply(conn.row.id, conn.row.program_id, conn.apiKey, event));
   }
 
   private async apply(connectionId: string, programId: string, apiKey: string | null, event: { event_type?: unknown; data?: unknown }): Promise<EventResult> {

@@ -8,11 +8,11 @@ import { findParticipant, findReferrer } from '../participants/referrals.ts';
 import type { ReferralTriggers } from '../referral/referral-triggers.ts';
 import type { Transactions } from '../affiliate/transactions.ts';
 import { teamBilling } from '../affiliate/affiliate-invites.ts';
-import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { BillingConnections, EventResult } from './billing-connections.ts';
 import { participantCreate } from '../../../shared/schemas/participant.ts';
 import { codeOwner, stripeDiscountRefs, type CodeRefs } from './codes.ts';
-import { recordSale, recordSubscriptionEnd, type SaleCustomer } from './inbound-common.ts';
+import { applyClaimed, recordSale, recordSubscriptionEnd, type SaleCustomer } from './inbound-common.ts';
 import { factsOf, type SaleFacts, type SubscriptionEndFacts } from './stripe-facts.ts';
 import { StripeRefunds, type Conn } from './stripe-refunds.ts';
 
@@ -69,25 +69,7 @@ export class StripeInbound {
       created: typeof event.created === 'number' ? event.created * 1000 : null,
     });
     if (!claim.fresh) return { received: true, outcome: claim.outcome };
-    let result: EventResult;
-    try {
-      try {
-        result = await this.apply({ id: conn.row.id, apiKey: conn.apiKey }, conn.row.program_id, event);
-      } catch (err) {
-        // Another event of the same new customer (Stripe sends several at once) added them first: once more, it finds them.
-        if (!(err instanceof ConflictError)) throw err;
-        result = await this.apply({ id: conn.row.id, apiKey: conn.apiKey }, conn.row.program_id, event);
-      }
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) {
-        // Unexpected: the claim goes, so Stripe's retry applies the event again.
-        await this.connections.release(claim.id);
-        throw err;
-      }
-      result = { outcome: 'REJECTED', reason: err.message };
-    }
-    await this.connections.settle(claim.id, result);
-    return { received: true, outcome: result.outcome };
+    return applyClaimed(this.connections, claim.id, () => this.apply({ id: conn.row.id, apiKey: conn.apiKey }, conn.row.program_id, event));
   }
 
   private async apply(conn: Conn, programId: string, event: Stripe.Event): Promise<EventResult> {

@@ -31,44 +31,19 @@ export type ReferralMoment = 'LEAD' | 'CONVERSION';
  */
 export function referralCandidates(configs: ConfigRow[], moments: ReferralMoment[], referrer: ParticipantRow, referred: ParticipantRow): Candidate[] {
   const out: Candidate[] = [];
+  /** A candidate of this referral under `config`, for the referrer or for the friend. */
+  const earn = (config: ConfigRow, isReferrer: boolean, key: string, why: string) =>
+    out.push({ config, recipientId: isReferrer ? referrer.id : referred.id, isReferrer, referrerId: referrer.id, referredId: referred.id, key, why });
   for (const c of configs) {
     const event = c.event ?? 'CONVERSION';
     if (!moments.includes(event)) continue;
     if (c.type === 'SINGLE_SIDED' || c.type === 'DOUBLE_SIDED') {
-      out.push({
-        config: c,
-        recipientId: referrer.id,
-        isReferrer: true,
-        referrerId: referrer.id,
-        referredId: referred.id,
-        key: `${c.id}:${referrer.id}:ref:${referred.id}`,
-        why: `for referring ${referred.email}`,
-      });
-      if (c.type === 'DOUBLE_SIDED' && !c.referred_reward_upfront) {
-        out.push({
-          config: c,
-          recipientId: referred.id,
-          isReferrer: false,
-          referrerId: referrer.id,
-          referredId: referred.id,
-          key: `${c.id}:${referred.id}:friend`,
-          why: `for being referred by ${referrer.email}`,
-        });
-      }
+      earn(c, true, `${c.id}:${referrer.id}:ref:${referred.id}`, `for referring ${referred.email}`);
+      if (c.type === 'DOUBLE_SIDED' && !c.referred_reward_upfront) earn(c, false, `${c.id}:${referred.id}:friend`, `for being referred by ${referrer.email}`);
     } else if (c.type === 'MILESTONE') {
       const needed = Math.max(1, Number(c.conversions_required ?? 1));
       const count = Number(referrer.referral_count) + (event === 'LEAD' ? Number(referrer.lead_count) : 0);
-      if (count > 0 && count % needed === 0) {
-        out.push({
-          config: c,
-          recipientId: referrer.id,
-          isReferrer: true,
-          referrerId: referrer.id,
-          referredId: referred.id,
-          key: `${c.id}:${referrer.id}:milestone:${count}`,
-          why: `for reaching ${count} ${event === 'LEAD' ? 'referred sign-ups' : 'referrals'}`,
-        });
-      }
+      if (count > 0 && count % needed === 0) earn(c, true, `${c.id}:${referrer.id}:milestone:${count}`, `for reaching ${count} ${event === 'LEAD' ? 'referred sign-ups' : 'referrals'}`);
     }
   }
   return out;

@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { expect } from 'vitest';
-import type { TestApp } from '../../helpers/app.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { RAISED_LIMITS, startApp, type TestApp } from '../../helpers/app.ts';
 
 // Paddle Billing notifications for the billing integration suites (issue #25): the recorded
 // fixtures of test/fixtures/paddle, changed where a test needs, signed the way Paddle signs them
@@ -85,4 +85,26 @@ export async function paddleApi(customers: Map<string, { email: string; name: st
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * For a suite file: starts the local stand-in of Paddle's API and an app that reads customers from it
+ * (PADDLE_API_URL, with `env` and raised limits) before its tests, and closes both after them. The
+ * stand-in knows the customers put in `customers`; `app` and `api` are set once `beforeAll` has run.
+ */
+export function paddleSuite(env: Record<string, string> = {}) {
+  const suite = { customers: new Map<string, { email: string; name: string | null }>() } as {
+    customers: Map<string, { email: string; name: string | null }>;
+    api: Awaited<ReturnType<typeof paddleApi>>;
+    app: TestApp;
+  };
+  beforeAll(async () => {
+    suite.api = await paddleApi(suite.customers);
+    suite.app = await startApp({ ...RAISED_LIMITS, ...env, PADDLE_API_URL: suite.api.url });
+  });
+  afterAll(async () => {
+    await suite.app.close();
+    await suite.api.close();
+  });
+  return suite;
 }

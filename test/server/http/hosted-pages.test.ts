@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
+import { startApp, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
+import { newProgram, restOk } from '../../helpers/programs.ts';
 import { readableOn } from '../../../server/http/pages/landing.ts';
 
 // Issue #24: the hosted landing page /p/{programId} and participant portal /p/{programId}/portal,
@@ -18,21 +19,10 @@ afterAll(async () => {
 });
 
 /** A REST call that must succeed. */
-async function ok(key: string, method: string, path: string, body?: unknown) {
-  const res = await app.request(method, `/v2${path}`, { key, body });
-  expect(res.status, `${method} ${path}: ${res.text}`).toBe(200);
-  return res.body;
-}
+const ok = (key: string, method: string, path: string, body?: unknown) => restOk(app, key, method, path, body);
 
 /** A verified team with one program of `type`, the given documents patched. */
-async function program(type: 'REFERRAL' | 'AFFILIATE', name: string, docs: Record<string, Record<string, unknown>> = {}) {
-  const acct = await verifiedAccount(app);
-  await app.deps.teams.approveVerification(acct.teamId);
-  const created = await ok(acct.key, 'POST', '/campaigns', { type, name, companyName: 'Acme Coffee' });
-  const pid = created.id as string;
-  for (const [doc, body] of Object.entries(docs)) await ok(acct.key, 'PATCH', `/campaign/${pid}/${doc}`, body);
-  return { ...acct, pid };
-}
+const program = (type: 'REFERRAL' | 'AFFILIATE', name: string, docs: Record<string, Record<string, unknown>> = {}) => newProgram(app, { type, body: { name, companyName: 'Acme Coffee' }, docs });
 
 const get = (path: string, init: RequestInit = {}) => fetch(app.url + path, { redirect: 'manual', ...init });
 const csp = (res: Response) => Object.fromEntries((res.headers.get('content-security-policy') ?? '').split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k!, v]));

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, createAccount, verifiedAccount, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
+import { newProgram, restOk } from '../../helpers/programs.ts';
 import { EMAIL_TEMPLATE_KEYS } from '../../../shared/schemas/program-config-fields.ts';
 import { NOTIFICATION_EVENTS } from '../../../shared/schemas/program-config-options.ts';
 import type { OutboxMessage } from '../../../server/domain/platform/mail.ts';
@@ -23,21 +24,10 @@ const DAY = 86_400_000;
 const PASSWORD = 'correct horse battery';
 
 /** A REST call that must succeed. */
-async function ok(key: string, method: string, path: string, body?: unknown) {
-  const res = await app.request(method, `/v2${path}`, { key, body });
-  expect(res.status, `${method} ${path}: ${res.text}`).toBe(200);
-  return res.body;
-}
+const ok = (key: string, method: string, path: string, body?: unknown) => restOk(app, key, method, path, body);
 
 /** A verified team with one program of `type`, the given documents patched. */
-async function program(type: 'REFERRAL' | 'AFFILIATE', name: string, docs: Record<string, Record<string, unknown>> = {}) {
-  const acct = await verifiedAccount(app);
-  await app.deps.teams.approveVerification(acct.teamId);
-  const created = await ok(acct.key, 'POST', '/campaigns', { type, name, companyName: 'Acme Coffee' });
-  const pid = created.id as string;
-  for (const [doc, body] of Object.entries(docs)) await ok(acct.key, 'PATCH', `/campaign/${pid}/${doc}`, body);
-  return { ...acct, pid, rewards: created.rewards as Array<{ id: string; type: string }> };
-}
+const program = (type: 'REFERRAL' | 'AFFILIATE', name: string, docs: Record<string, Record<string, unknown>> = {}) => newProgram(app, { type, body: { name, companyName: 'Acme Coffee' }, docs });
 
 /** Every link in a JSON value (the same pattern the outbox uses for emails). */
 function linksIn(value: unknown): string[] {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
+import { startApp, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
+import { addParticipant, liveWithHostedPages, newProgram } from '../../helpers/programs.ts';
 
 // Issue #27: the hosted participant pages speak the reader's language: a participant the link
 // names reads their own `language`, else the program's base language; a visitor nobody knows (the
@@ -14,27 +15,16 @@ afterAll(async () => {
   await app.close();
 });
 
-async function ok(key: string, method: string, path: string, body?: unknown) {
-  const res = await app.request(method, `/v2${path}`, { key, body });
-  expect(res.status, `${method} ${path}: ${res.text}`).toBe(200);
-  return res.body;
-}
-
 /** A verified team's live program with `base` and `additional` languages and hosted pages on. */
 async function program(base: string, additional: string[]) {
-  const acct = await verifiedAccount(app);
-  await app.deps.teams.approveVerification(acct.teamId);
-  const created = await ok(acct.key, 'POST', '/campaigns', { type: 'REFERRAL', name: 'Bean Club', companyName: 'Acme Coffee' });
-  const pid = created.id as string;
-  await ok(acct.key, 'PATCH', `/campaign/${pid}/options`, { languages: { baseLanguage: base, additionalLanguages: additional } });
-  await ok(acct.key, 'PATCH', `/campaign/${pid}/design`, { landingPages: { isEnabled: true } });
-  await ok(acct.key, 'PATCH', `/campaign/${pid}`, { status: 'IN_PROGRESS' });
-  return { key: acct.key, pid };
+  const p = await newProgram(app, { body: { name: 'Bean Club', companyName: 'Acme Coffee' }, docs: { options: { languages: { baseLanguage: base, additionalLanguages: additional } } } });
+  await liveWithHostedPages(app, p.key, p.pid);
+  return { key: p.key, pid: p.pid };
 }
 
 /** The unsubscribe link of the welcome email a new participant got. */
 async function unsubscribeLinkOf(key: string, pid: string, body: Record<string, unknown>): Promise<string> {
-  await ok(key, 'POST', `/campaign/${pid}/participant`, body);
+  await addParticipant(app, key, pid, body);
   const [mail] = (await app.deps.mailer.list({ to: body.email as string })).filter((m) => m.kind === 'program.welcomeNonReferred');
   return app.local(/href="(http:\/\/refloop\.test\/unsubscribe\?token=[^"]+)"/.exec(mail!.html ?? '')![1]!.replace(/&amp;/g, '&'));
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RAISED_LIMITS, startApp, type TestApp } from '../../helpers/app.ts';
-import { Browser, PASSWORD, mailLink, newEmail, signIn, signedInOwner } from '../../helpers/owner.ts';
+import { Browser, PASSWORD, consoleCall, consoleCsrf, consoleOwnerApp, joinedTeammate, mailLink, newEmail, signIn, signedInOwner } from '../../helpers/owner.ts';
 
 // Issue #23: team administration as REST extensions (members, invitations, API keys, sessions,
 // outbox). People only: an owner's console session with the right role; an API key gets 403.
@@ -9,25 +9,16 @@ let app: TestApp;
 let owner: Awaited<ReturnType<typeof signedInOwner>>;
 let csrf: string;
 
-const consoleCall = (b: Browser, token: string, method: string, path: string, body?: unknown) =>
-  b.json(method, `/console/api/v2${path}`, body, method === 'GET' ? {} : { 'x-csrf-token': token });
-
 /** A teammate who accepted an invitation and signed in; returns their browser and CSRF value. */
 async function teammate(role: 'ADMIN' | 'MEMBER', manageApi: boolean) {
   const email = newEmail(role.toLowerCase());
   const sent = await consoleCall(owner.b, csrf, 'POST', '/team/invitations', { email, role, manageApi });
   expect(sent.status).toBe(200);
-  const link = await mailLink(app, email, '/invite/accept?');
-  expect((await new Browser(app).post(link, { password: PASSWORD, confirm: PASSWORD })).status).toBe(303);
-  const { b } = await signIn(app, email);
-  const token = (await b.json('GET', '/console/api/session')).body.csrf as string;
-  return { email, b, csrf: token };
+  return joinedTeammate(app, email, await mailLink(app, email, '/invite/accept?'));
 }
 
 beforeAll(async () => {
-  app = await startApp(RAISED_LIMITS);
-  owner = await signedInOwner(app);
-  csrf = (await owner.b.json('GET', '/console/api/session')).body.csrf;
+  ({ app, owner, csrf } = await consoleOwnerApp());
 });
 afterAll(async () => {
   await app.close();
@@ -132,7 +123,7 @@ describe('POST, GET /team/api-keys and DELETE /team/api-keys/{prefix} (refloop e
 
   it("refuses another team's key: revoking it answers 404 and it keeps working", async () => {
     const other = await signedInOwner(app);
-    const otherCsrf = (await other.b.json('GET', '/console/api/session')).body.csrf;
+    const otherCsrf = await consoleCsrf(other.b);
     const theirs = await consoleCall(other.b, otherCsrf, 'POST', '/team/api-keys', { scopes: ['team:read'] });
     const res = await consoleCall(owner.b, csrf, 'DELETE', `/team/api-keys/${theirs.body.key.prefix}`);
     expect(res.status).toBe(404);
@@ -148,7 +139,7 @@ describe('DELETE /owner/sessions (refloop extension, issue #23)', () => {
   it("ends every session of the signed-in person, in every browser, and no one else's", async () => {
     const acct = await signedInOwner(app);
     const second = await signIn(app, acct.email);
-    const token = (await acct.b.json('GET', '/console/api/session')).body.csrf;
+    const token = await consoleCsrf(acct.b);
     const res = await consoleCall(acct.b, token, 'DELETE', '/owner/sessions');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, ended: 2 });
@@ -165,7 +156,7 @@ describe('DELETE /owner/sessions (refloop extension, issue #23)', () => {
 describe('GET /team/outbox (refloop extension, issue #23)', () => {
   it("lists the team's mail newest first in pages, never another team's or a teammate's account mail", async () => {
     const other = await signedInOwner(app);
-    const otherCsrf = (await other.b.json('GET', '/console/api/session')).body.csrf;
+    const otherCsrf = await consoleCsrf(other.b);
     const theirInvitee = newEmail('theirs');
     await consoleCall(other.b, otherCsrf, 'POST', '/team/invitations', { email: theirInvitee, role: 'MEMBER' });
     const mine = newEmail('mine');

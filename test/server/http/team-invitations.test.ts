@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RAISED_LIMITS, startApp, type TestApp } from '../../helpers/app.ts';
-import { Browser, PASSWORD, mailLink, newEmail, signIn, signedInOwner } from '../../helpers/owner.ts';
+import type { TestApp } from '../../helpers/app.ts';
+import { Browser, PASSWORD, consoleCall, consoleCsrf, consoleOwnerApp, joinedTeammate, mailLink, newEmail, signIn, signedInOwner } from '../../helpers/owner.ts';
 
 // Issue #23: pending team invitations can be cancelled (TM4) and resent (TM5), refloop extensions
 // beside TM1–TM3. People only (an owner's console session, Owners and Admins); the old link stops
@@ -10,9 +10,6 @@ import { Browser, PASSWORD, mailLink, newEmail, signIn, signedInOwner } from '..
 let app: TestApp;
 let owner: Awaited<ReturnType<typeof signedInOwner>>;
 let csrf: string;
-
-const consoleCall = (b: Browser, token: string, method: string, path: string, body?: unknown) =>
-  b.json(method, `/console/api/v2${path}`, body, method === 'GET' ? {} : { 'x-csrf-token': token });
 
 const call = (method: string, path: string, body?: unknown) => consoleCall(owner.b, csrf, method, path, body);
 
@@ -41,16 +38,11 @@ async function memberEmails(): Promise<string[]> {
 async function teammate(role: 'ADMIN' | 'MEMBER', manageApi: boolean) {
   const email = newEmail(role.toLowerCase());
   const { link } = await invited(email, role, manageApi);
-  expect((await accept(link)).status).toBe(303);
-  const { b } = await signIn(app, email);
-  const token = (await b.json('GET', '/console/api/session')).body.csrf as string;
-  return { email, b, csrf: token };
+  return joinedTeammate(app, email, link);
 }
 
 beforeAll(async () => {
-  app = await startApp(RAISED_LIMITS);
-  owner = await signedInOwner(app);
-  csrf = (await owner.b.json('GET', '/console/api/session')).body.csrf;
+  ({ app, owner, csrf } = await consoleOwnerApp());
 });
 afterAll(async () => {
   await app.close();
@@ -238,7 +230,7 @@ describe('who may cancel and resend (issue #23)', () => {
     const email = newEmail('cross');
     const { id, link } = await invited(email);
     const other = await signedInOwner(app);
-    const otherCsrf = (await other.b.json('GET', '/console/api/session')).body.csrf;
+    const otherCsrf = await consoleCsrf(other.b);
     app.clock.advance(6 * 60_000);
     const del = await consoleCall(other.b, otherCsrf, 'DELETE', `/team/invitations/${id}`);
     expect(del.status).toBe(404);

@@ -1,13 +1,12 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
-import { Browser, CHALLENGE, PUBLIC, REDIRECT, VERIFIER, connect, hidden, oauthKit } from '../../helpers/mcp.ts';
+import { Browser, CHALLENGE, PUBLIC, REDIRECT, VERIFIER, connect, hidden, oauthKit, oauthApp } from '../../helpers/mcp.ts';
 
 let app: TestApp;
 let kit: ReturnType<typeof oauthKit>;
 beforeAll(async () => {
-  app = await startApp({ ...RAISED_LIMITS });
-  kit = oauthKit(app);
+  ({ app, kit } = await oauthApp());
 });
 afterAll(() => app?.close());
 

@@ -2,14 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { startApp, createAccount, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
-import { MCP_URL, PUBLIC, REDIRECT, VERIFIER, appFetch, connect, oauthKit } from '../../helpers/mcp.ts';
+import { createAccount, type TestApp } from '../../helpers/app.ts';
+import { MCP_URL, PUBLIC, REDIRECT, VERIFIER, appFetch, connect, oauthKit, oauthApp } from '../../helpers/mcp.ts';
 
 let app: TestApp;
 let kit: ReturnType<typeof oauthKit>;
 beforeAll(async () => {
-  app = await startApp({ ...RAISED_LIMITS });
-  kit = oauthKit(app);
+  ({ app, kit } = await oauthApp());
 });
 afterAll(() => app?.close());
 

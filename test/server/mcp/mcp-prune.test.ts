@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
-import { VERIFIER, REDIRECT, oauthKit } from '../../helpers/mcp.ts';
+import type { TestApp } from '../../helpers/app.ts';
+import { VERIFIER, REDIRECT, oauthKit, oauthApp } from '../../helpers/mcp.ts';
 
 // Issue #8: the hourly maintenance removes MCP OAuth codes and tokens a day after they expired, and
 // connections revoked 30 days ago, while everything still usable stays.
@@ -9,8 +9,7 @@ const HOUR = 3_600_000;
 let app: TestApp;
 let kit: ReturnType<typeof oauthKit>;
 beforeAll(async () => {
-  app = await startApp({ ...RAISED_LIMITS });
-  kit = oauthKit(app);
+  ({ app, kit } = await oauthApp());
 });
 afterAll(() => app?.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
 import { mobile, mobileProgram, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
+import { liveWithHostedPages } from '../../helpers/programs.ts';
 
 // Issue #27: the window payload (MW1) and the hosted landing page carry the design's unedited
 // default texts in the reader's language (a signed-in participant's own, else the browser's best
@@ -101,13 +102,7 @@ describe('the hosted landing page’s design texts in the reader’s language (i
   it('/p/{id} in German shows the German headline and button; its window payload the German sign-up labels', async () => {
     const p = await program({ baseLanguage: 'en', additionalLanguages: ['de'] });
     await app.deps.teams.approveVerification(p.teamId);
-    for (const [path, body] of [
-      [`/v2/campaign/${p.pid}/design`, { landingPages: { isEnabled: true } }],
-      [`/v2/campaign/${p.pid}`, { status: 'IN_PROGRESS' }],
-    ] as const) {
-      const res = await app.request('PATCH', path, { key: p.key, body });
-      expect(res.status, res.text).toBe(200);
-    }
+    await liveWithHostedPages(app, p.key, p.pid);
     const de = await fetch(`${app.url}/p/${p.pid}`, { headers: { 'Accept-Language': 'de-DE,de;q=0.9' } });
     expect(de.status).toBe(200);
     const html = await de.text();

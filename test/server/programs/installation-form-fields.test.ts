@@ -2,7 +2,8 @@
 // sign-up form with, validated on PATCH, and handed to the widget in the window payload's
 // `formCapture` only while signupEvent is FORM_DETECTION.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RAISED_LIMITS, startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, startApp, type TestApp } from '../../helpers/app.ts';
+import { installationProgram, patchInstallation, windowPayload } from './installation-helpers.ts';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -12,22 +13,8 @@ afterAll(async () => {
   await app.close();
 });
 
-async function program() {
-  const acct = await verifiedAccount(app);
-  const res = await app.request('POST', '/v2/campaigns', { key: acct.key, body: { type: 'REFERRAL' } });
-  expect(res.status, res.text).toBe(200);
-  return { key: acct.key, id: res.body.id as string };
-}
-const patch = (p: { key: string; id: string }, body: unknown) => app.request('PATCH', `/v2/campaign/${p.id}/installation`, { key: p.key, body });
-
-/** The window payload a page on any site gets (no allowed-domain list: any origin). */
-async function windowPayload(programId: string) {
-  const s = await app.request('POST', '/mobile/v2/sessions', { headers: { 'x-program-id': programId, origin: 'https://shop.example' }, body: { instanceId: crypto.randomUUID() } });
-  expect(s.status, s.text).toBe(200);
-  const w = await app.request('GET', '/mobile/v2/window', { headers: { 'x-session-token': s.body.sessionToken, origin: 'https://shop.example' } });
-  expect(w.status, w.text).toBe(200);
-  return w.body;
-}
+const program = () => installationProgram(app, 'REFERRAL');
+const patch = (p: { key: string; id: string }, body: unknown) => patchInstallation(app, p, body);
 
 describe('installation.signup.formFields', () => {
   it('defaults to detection (all null) and keeps what a PATCH sets, merged field by field', async () => {
@@ -59,10 +46,10 @@ describe('installation.signup.formFields', () => {
   it('reaches the widget as the window payload’s formCapture only under FORM_DETECTION', async () => {
     const p = await program();
     await patch(p, { signup: { formFields: { email: '#mail' } } });
-    expect((await windowPayload(p.id)).formCapture).toBeNull();
+    expect((await windowPayload(app, p.id)).formCapture).toBeNull();
     expect((await patch(p, { signupEvent: 'FORM_DETECTION' })).status).toBe(200);
-    expect((await windowPayload(p.id)).formCapture).toEqual({ form: null, email: '#mail', firstName: null, lastName: null });
+    expect((await windowPayload(app, p.id)).formCapture).toEqual({ form: null, email: '#mail', firstName: null, lastName: null });
     expect((await patch(p, { signupEvent: 'PROGRAMMATIC' })).status).toBe(200);
-    expect((await windowPayload(p.id)).formCapture).toBeNull();
+    expect((await windowPayload(app, p.id)).formCapture).toBeNull();
   });
 });

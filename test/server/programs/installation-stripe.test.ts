@@ -3,7 +3,8 @@
 // and handed to the widget as the window payload's `stripeClientReferenceId`: AUTO only while the
 // program has an active Stripe connection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RAISED_LIMITS, startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
+import { RAISED_LIMITS, startApp, type TestApp } from '../../helpers/app.ts';
+import { installationProgram, patchInstallation, windowPayload } from './installation-helpers.ts';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -13,22 +14,13 @@ afterAll(async () => {
   await app.close();
 });
 
-async function program() {
-  const acct = await verifiedAccount(app);
-  const res = await app.request('POST', '/v2/campaigns', { key: acct.key, body: { type: 'AFFILIATE' } });
-  expect(res.status, res.text).toBe(200);
-  return { key: acct.key, id: res.body.id as string };
-}
-const patch = (p: { key: string; id: string }, body: unknown) => app.request('PATCH', `/v2/campaign/${p.id}/installation`, { key: p.key, body });
+const program = () => installationProgram(app, 'AFFILIATE');
+const patch = (p: { key: string; id: string }, body: unknown) => patchInstallation(app, p, body);
 const stripe = (p: { key: string; id: string }, method: 'POST' | 'DELETE', body?: unknown) => app.request(method, `/v2/campaign/${p.id}/integrations/stripe`, { key: p.key, body });
 
 /** The window payload's flag as a page on any site gets it. */
 async function flag(programId: string) {
-  const s = await app.request('POST', '/mobile/v2/sessions', { headers: { 'x-program-id': programId, origin: 'https://shop.example' }, body: { instanceId: crypto.randomUUID() } });
-  expect(s.status, s.text).toBe(200);
-  const w = await app.request('GET', '/mobile/v2/window', { headers: { 'x-session-token': s.body.sessionToken, origin: 'https://shop.example' } });
-  expect(w.status, w.text).toBe(200);
-  return w.body.stripeClientReferenceId;
+  return (await windowPayload(app, programId)).stripeClientReferenceId;
 }
 
 describe('installation.stripe.clientReferenceId', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
 import { mobile, mobileProgram, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
+import { liveWithHostedPages } from '../../helpers/programs.ts';
 import { enDesign } from '../../../server/domain/programs/design-copy/en.ts';
 import { DESIGN_COPIES } from '../../../server/domain/programs/design-copy/index.ts';
 import type { Scope } from '../../../shared/scopes.ts';
@@ -155,13 +156,7 @@ describe('where a reader of the language sees the owner’s texts', () => {
   it('the hosted landing page shows the override to a browser in that language', async () => {
     const p = await program(['de']);
     await app.deps.teams.approveVerification(p.teamId);
-    for (const [path, body] of [
-      [`/v2/campaign/${p.pid}/design`, { landingPages: { isEnabled: true } }],
-      [`/v2/campaign/${p.pid}`, { status: 'IN_PROGRESS' }],
-    ] as const) {
-      const res = await app.request('PATCH', path, { key: p.key, body });
-      expect(res.status, res.text).toBe(200);
-    }
+    await liveWithHostedPages(app, p.key, p.pid);
     expect((await fetch(`${app.url}/p/${p.pid}`, { headers: { 'Accept-Language': 'de' } })).status).toBe(200);
     expect((await patch(p, 'de', { design: { landingPages: { content: { headline: 'Empfiehl uns & spare' } } } })).status).toBe(200);
     const de = await (await fetch(`${app.url}/p/${p.pid}`, { headers: { 'Accept-Language': 'de-DE,de;q=0.9' } })).text();

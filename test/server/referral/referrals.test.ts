@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, verifiedAccount, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { startApp, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { addParticipant, newProgram } from '../../helpers/programs.ts';
 
 // Budgets raised: these tests make many calls per team; the limits have their own tests.
 const LIMITS = {
@@ -17,20 +18,9 @@ afterAll(async () => {
   await app.close();
 });
 
-async function setup(opts: { verified?: boolean; type?: 'REFERRAL' | 'AFFILIATE'; a?: TestApp } = {}) {
-  const a = opts.a ?? app;
-  const acct = await verifiedAccount(a);
-  if (opts.verified !== false) await a.deps.teams.approveVerification(acct.teamId);
-  const res = await a.request('POST', '/v2/campaigns', { key: acct.key, body: { type: opts.type ?? 'REFERRAL' } });
-  expect(res.status, res.text).toBe(200);
-  return { key: acct.key, teamId: acct.teamId, pid: res.body.id as string };
-}
+const setup = (opts: { verified?: boolean; type?: 'REFERRAL' | 'AFFILIATE'; a?: TestApp } = {}) => newProgram(opts.a ?? app, { type: opts.type, approved: opts.verified !== false });
 
-async function add(key: string, pid: string, body: Record<string, unknown>, a: TestApp = app) {
-  const res = await a.request('POST', `/v2/campaign/${pid}/participant`, { key, body });
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-}
+const add = (key: string, pid: string, body: Record<string, unknown>, a: TestApp = app) => addParticipant(a, key, pid, body);
 
 const invite = (key: string, pid: string, who: string, body: unknown, a: TestApp = app) =>
   a.request('POST', `/v2/campaign/${pid}/participant/${encodeURIComponent(who)}/invites`, { key, body });
