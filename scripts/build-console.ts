@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Rolldown } from 'vite';
-import { buildApp, intoDist, lock, newestMtime, runBuildCommand, sizes } from './build-widget.ts';
+import { buildApp, initialFiles, intoDist, lock, newestMtime, runBuildCommand, sizes } from './build-widget.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the built console lives (served at /console/assets/… by server/http/console/assets.ts). */
@@ -51,14 +51,7 @@ function bundle(outDir: string): Promise<Rolldown.OutputChunk[]> {
 
 function measure(dir: string, chunks: Rolldown.OutputChunk[]): ConsoleReport {
   const read = (f: string) => fs.readFileSync(path.join(dir, f));
-  const byName = new Map(chunks.map((c) => [c.fileName, c]));
-  const initial = new Set<string>();
-  const walk = (name: string) => {
-    if (initial.has(name)) return;
-    initial.add(name);
-    for (const i of byName.get(name)?.imports ?? []) walk(i);
-  };
-  walk('console.js');
+  const initial = initialFiles(chunks, 'console.js');
   const files: ConsoleFile[] = [sizes('console.css', 'css', read('console.css'))];
   for (const c of chunks) files.push(sizes(c.fileName, c.fileName === 'console.js' ? 'entry' : initial.has(c.fileName) ? 'static' : 'page', read(c.fileName)));
   const firstLoad = files.filter((f) => f.kind !== 'page').reduce((n, f) => n + f.gzip, 0);

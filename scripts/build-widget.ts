@@ -260,7 +260,7 @@ function buildPortal(outDir: string): Promise<Rolldown.OutputChunk[]> {
 }
 
 /** The files `entry` loads before it runs (itself and its static imports, transitively). */
-function initialFiles(chunks: Rolldown.OutputChunk[], entry: string): Set<string> {
+export function initialFiles(chunks: Rolldown.OutputChunk[], entry: string): Set<string> {
   const byName = new Map(chunks.map((c) => [c.fileName, c]));
   const initial = new Set<string>();
   const walk = (name: string) => {
