@@ -22,7 +22,7 @@ import { ownerPages } from './http/pages/owner.ts';
 import { unsubscribePage } from './http/pages/unsubscribe.ts';
 import { widgetAssets } from './http/pages/widget-assets.ts';
 import { previewPages } from './http/pages/preview.ts';
-import { mcpEndpoints } from './mcp/endpoint.ts';
+import { lazyMcpEndpoints } from './mcp/lazy-endpoints.ts';
 import { oauthConsentPage } from './http/pages/oauth-consent.ts';
 import { affiliateInvitePage } from './http/pages/affiliate-invite.ts';
 import { payoutConfirmPage } from './http/pages/payout-confirm.ts';
@@ -104,7 +104,7 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
   // The participant API first among the prefixed routes: visits are the hottest path, and every
   // middleware in front of it is another async hop per request.
   app.use(mobileApi(deps, mobileOperations));
-  app.use(mcpEndpoints(deps));
+  app.use(lazyMcpEndpoints(deps));
   app.use(widgetAssets());
   app.use(previewPages(deps));
   // The MCP servers send C6 to `/api/v2/mcp/campaign/{id}/referral-flow-screenshots` on the API

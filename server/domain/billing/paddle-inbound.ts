@@ -1,4 +1,4 @@
-import { ApiError, Environment, Paddle } from '@paddle/paddle-node-sdk';
+import type { Environment, Paddle } from '@paddle/paddle-node-sdk';
 import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
 import { toProgram, type Program } from '../programs/programs.ts';
@@ -13,6 +13,7 @@ import type { BillingConnections, EventResult } from './billing-connections.ts';
 import { applyClaimed, applyDeferredRefunds, recordSale, recordSubscriptionEnd, type SaleCustomer } from './inbound-common.ts';
 import { participantCreate } from '../../../shared/schemas/participant.ts';
 import { codeOwner } from './codes.ts';
+import { paddleSdk } from './sdks.ts';
 import { paddleFactsOf, type PaddleRefundFacts, type PaddleSaleFacts, type PaddleSubscriptionEndFacts } from './paddle-facts.ts';
 
 /** The official SDK's tolerance: a Paddle-Signature whose `ts` is more than 5 seconds old is refused (replays). */
@@ -21,8 +22,11 @@ export const PADDLE_TOLERANCE_SECONDS = 5;
 /** How a chargeback's adjustment id is recorded among the sale's refunds (AF9's refundId), so its reversal finds it. */
 const CHARGEBACK_PREFIX = 'chargeback:';
 
-/** The SDK's verifier (it needs no API key; the runtime's crypto is set up by the Paddle constructor). */
-const verifier = new Paddle('signature-verification-only').webhooks;
+let verifier: Promise<Paddle['webhooks']> | undefined;
+/** The SDK's verifier, made on first use (it needs no API key; the runtime's crypto is set up by the Paddle constructor). */
+function paddleVerifier(): Promise<Paddle['webhooks']> {
+  return (verifier ??= paddleSdk().then((sdk) => new sdk.Paddle('signature-verification-only').webhooks));
+}
 
 /** A customer's email and name, as Paddle's API answers them. */
 interface PaddleCustomer {
@@ -67,7 +71,7 @@ export class PaddleInbound {
     const text = raw.toString('utf8');
     let valid = false;
     try {
-      valid = signature ? await verifier.isSignatureValid(text, conn.secret, signature) : false;
+      valid = signature ? await (await paddleVerifier()).isSignatureValid(text, conn.secret, signature) : false;
     } catch {
       valid = false; // a header without ts and h1
     }
@@ -130,13 +134,14 @@ export class PaddleInbound {
   /** The customer's email and name from Paddle's API, when the connection has an API key. */
   private async lookUp(apiKey: string | null, customerRef: string | null): Promise<PaddleCustomer | null> {
     if (!apiKey || !customerRef) return null;
-    const environment = this.apiUrl ?? (apiKey.startsWith('pdl_sdbx_') ? Environment.sandbox : Environment.production);
+    const sdk = await paddleSdk();
+    const environment = this.apiUrl ?? (apiKey.startsWith('pdl_sdbx_') ? sdk.Environment.sandbox : sdk.Environment.production);
     try {
-      const c = await new Paddle(apiKey, { environment: environment as Environment }).customers.get(customerRef);
+      const c = await new sdk.Paddle(apiKey, { environment: environment as Environment }).customers.get(customerRef);
       return { email: c.email ? c.email.slice(0, 254) : null, name: c.name ? c.name.slice(0, 200) : null };
     } catch (err) {
       // Paddle answered (an unknown customer, a key without the permission): no email. A network failure is retried.
-      if (err instanceof ApiError) return null;
+      if (err instanceof sdk.ApiError) return null;
       throw err;
     }
   }

@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../log.ts';
@@ -15,6 +15,7 @@ import { codeOwner, stripeDiscountRefs, type CodeRefs } from './codes.ts';
 import { applyClaimed, recordSale, recordSubscriptionEnd, type SaleCustomer } from './inbound-common.ts';
 import { factsOf, type SaleFacts, type SubscriptionEndFacts } from './stripe-facts.ts';
 import { StripeRefunds, type Conn } from './stripe-refunds.ts';
+import { stripeSdk } from './sdks.ts';
 
 /** Stripe's own default: a signature more than five minutes old is refused (replays). */
 export const STRIPE_TOLERANCE_SECONDS = 300;
@@ -53,9 +54,10 @@ export class StripeInbound {
   async receive(connectionId: string, raw: Buffer, signature: string | undefined): Promise<{ received: true; outcome: string }> {
     const conn = await this.connections.forInbound(connectionId);
     if (!conn) throw new NotFoundError('No connected Stripe integration at this address.');
+    const sdk = await stripeSdk();
     let event: Stripe.Event;
     try {
-      event = Stripe.webhooks.constructEvent(raw, signature ?? '', conn.secret, STRIPE_TOLERANCE_SECONDS, undefined, this.clock.now());
+      event = sdk.webhooks.constructEvent(raw, signature ?? '', conn.secret, STRIPE_TOLERANCE_SECONDS, undefined, this.clock.now());
     } catch (err) {
       // The error carries the payload: only its kind is kept.
       const expired = err instanceof Error && /tolerance/i.test(err.message);

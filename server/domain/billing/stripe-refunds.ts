@@ -1,4 +1,5 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
+import { stripeSdk } from './sdks.ts';
 import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
 import type { Program } from '../programs/programs.ts';
@@ -74,10 +75,10 @@ export class StripeRefunds {
   }
 
   /** A Stripe client for look-ups with the connection's restricted key (STRIPE_API_URL points it elsewhere, e.g. a proxy). */
-  private client(apiKey: string): Stripe {
+  private client(Sdk: typeof Stripe, apiKey: string): Stripe {
     const url = this.apiUrl ? new URL(this.apiUrl) : null;
     const protocol = url?.protocol === 'http:' ? 'http' : 'https';
-    return new Stripe(apiKey, {
+    return new Sdk(apiKey, {
       ...(url ? { host: url.hostname, port: url.port || (protocol === 'http' ? 80 : 443), protocol } : {}),
       maxNetworkRetries: 1,
       timeout: 10_000,
@@ -90,30 +91,32 @@ export class StripeRefunds {
    * delivery fails and Stripe's retry looks again.
    */
   private async lookUpInvoicePayment(apiKey: string, paymentIntentId: string): Promise<InvoicePaymentFacts | null> {
+    const Sdk = await stripeSdk();
     try {
-      const list = await this.client(apiKey).invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntentId }, limit: 10 });
+      const list = await this.client(Sdk, apiKey).invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntentId }, limit: 10 });
       const paid = list.data.find((p) => p.status === 'paid') ?? list.data[0];
       const invoiceId = paid ? (typeof paid.invoice === 'string' ? paid.invoice : paid.invoice?.id) : null;
       if (!paid || !invoiceId) return null;
       const charge = paid.payment?.charge;
       return { kind: 'invoice-payment', invoicePaymentRef: paid.id, invoiceId, paymentIntentId, chargeId: (typeof charge === 'string' ? charge : charge?.id) ?? null };
     } catch (err) {
-      if (err instanceof Stripe.errors.StripeError && !(err instanceof Stripe.errors.StripeConnectionError)) return null;
+      if (err instanceof Sdk.errors.StripeError && !(err instanceof Sdk.errors.StripeConnectionError)) return null;
       throw err;
     }
   }
 
   /** GET /v1/refunds?charge=…: the charge's refunds, oldest first, counted ones and `also` (a failed one that was counted); null when Stripe refuses or has more than one page. */
   private async lookUpRefunds(apiKey: string, chargeId: string, also: string): Promise<OneRefund[] | null> {
+    const Sdk = await stripeSdk();
     try {
-      const list = await this.client(apiKey).refunds.list({ charge: chargeId, limit: 100 });
+      const list = await this.client(Sdk, apiKey).refunds.list({ charge: chargeId, limit: 100 });
       if (list.has_more) return null;
       return list.data
         .filter((r) => r.id === also || r.status === 'succeeded' || r.status === 'pending' || r.status === 'requires_action')
         .sort((a, b) => a.created - b.created)
         .map((r) => ({ refundId: r.id, amount: r.amount }));
     } catch (err) {
-      if (err instanceof Stripe.errors.StripeError && !(err instanceof Stripe.errors.StripeConnectionError)) return null;
+      if (err instanceof Sdk.errors.StripeError && !(err instanceof Sdk.errors.StripeConnectionError)) return null;
       throw err;
     }
   }
