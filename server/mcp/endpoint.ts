@@ -12,7 +12,7 @@ import { AccountDisabledError, AppError, UnavailableError } from '../errors.ts';
 import { consume } from '../http/limits.ts';
 import { MCP_SCOPES } from './scopes.ts';
 import { McpOAuthProvider } from './oauth-provider.ts';
-import { mcpUrls, OAUTH_PATHS, type McpUrls } from './urls.ts';
+import { mcpUrls, OAUTH_PATHS, protectedResourceMetadataPaths, type McpUrls } from './urls.ts';
 import { answerInvalidParams, buildServer } from './server.ts';
 import { allTools, createAccountTool } from './tools.ts';
 import type { McpCredential } from './tool-kit.ts';
@@ -108,7 +108,7 @@ export function mcpEndpoints(deps: Deps): Koa.Middleware {
   const docsUrl = `${deps.config.publicUrl}/docs`;
   const prm = JSON.stringify(protectedResourceMetadata(urls, docsUrl));
   const asm = JSON.stringify(authorizationServerMetadata(urls, docsUrl));
-  const prmPaths = new Set(['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${deps.config.mcp.path}`]);
+  const prmPaths = new Set(protectedResourceMetadataPaths(deps.config));
   const provider = new McpOAuthProvider(deps);
   const oauth = express();
   oauth.disable('x-powered-by');

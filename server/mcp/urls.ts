@@ -18,6 +18,16 @@ export interface McpUrls {
 /** Paths of the OAuth endpoints, served on whichever host name reaches the process. */
 export const OAUTH_PATHS = { authorize: '/oauth/authorize', token: '/oauth/token', register: '/oauth/register', revoke: '/oauth/revoke' } as const;
 
+/** Paths of the protected-resource metadata document: at the root and under the MCP endpoint's path. */
+export function protectedResourceMetadataPaths(config: Config): string[] {
+  return ['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${config.mcp.path}`];
+}
+
+/** Every path the MCP surface (endpoint.ts) answers: metadata documents, OAuth, onboarding, MCP. */
+export function mcpSurfacePaths(config: Config): Set<string> {
+  return new Set([...protectedResourceMetadataPaths(config), '/.well-known/oauth-authorization-server', ...Object.values(OAUTH_PATHS), config.mcp.onboardPath, config.mcp.path]);
+}
+
 /** Builds the addresses from MCP_PUBLIC_URL (or PUBLIC_URL), MCP_PATH and MCP_ONBOARD_PATH. */
 export function mcpUrls(config: Config): McpUrls {
   const o = config.mcp.publicUrl;
