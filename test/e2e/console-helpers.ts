@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, freePort, launch, seriousA11yViolations } from './helpers.ts';
 import { RAISED_LIMITS, startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
@@ -76,8 +76,30 @@ export function consoleSuite(ready: (app: TestApp, browser: Browser) => void, en
     browser = await launch();
     ready(app, browser);
   }, 180_000);
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail' && browser) await reportPages(browser, ctx.task.name);
+  });
   afterAll(async () => {
     await browser?.close();
     await app?.close();
   });
+}
+
+/**
+ * After a failed test: what each open page showed (its address, its main text and each frame's
+ * text) on stderr, which CI's log keeps, and a screenshot per page as test-artifacts/failed-*.png.
+ */
+async function reportPages(browser: Browser, test: string): Promise<void> {
+  const slug = test.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60);
+  const pages = browser.contexts().flatMap((c) => c.pages());
+  for (const [i, page] of pages.entries()) {
+    const lines = [`--- page ${i + 1} of ${pages.length} after "${test}" failed: ${page.url()}`];
+    for (const frame of page.frames()) {
+      const text = await frame.evaluate(() => document.body?.innerText ?? '').catch((e: Error) => `(unreadable: ${e.message})`);
+      lines.push(`[frame ${frame === page.mainFrame() ? 'main' : frame.url()}]`, text.replace(/\n{2,}/g, '\n').slice(0, 3000));
+    }
+    console.error(lines.join('\n'));
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, `failed-${slug}-${i + 1}.png`), fullPage: true }).catch(() => {});
+  }
 }

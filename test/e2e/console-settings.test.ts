@@ -149,6 +149,31 @@ describe.skipIf(SKIP_BROWSER)('console program settings in Chromium (issue #23)'
     await context.close();
   });
 
+  it('keeps the keys an owner types in the form while the preview’s widget opens its window', async () => {
+    const { page, context, pid } = await ownerWithProgram();
+    // The preview's widget is held back until the owner is typing (as on a slow machine, where CI
+    // once lost a typed status name to the window opening in the frame).
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/widget/attribution.js', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${app.url}/console/programs/${pid}/settings/design`);
+    await expect.poll(() => heading(page)).toBe('Design');
+    const field = page.getByLabel('Heading for participants');
+    await field.fill('');
+    await page.keyboard.type('Give $5');
+    release();
+    const frame = page.frameLocator('iframe.widget-frame');
+    await expect.poll(() => frame.locator('[role="dialog"]').count(), { timeout: 20_000 }).toBe(1);
+    await page.keyboard.type(', get $5');
+    expect(await field.inputValue()).toBe('Give $5, get $5');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe(await field.getAttribute('id'));
+    await expect.poll(() => frame.locator('[role="dialog"]').first().textContent()).toContain('Give $5, get $5');
+    await context.close();
+  });
+
   it('edits the rest of the design document: sign-up fields (seen in the preview), sign-in, traffic report, resources, payout confirmation and country names (issue #23)', async () => {
     const { page, context, key, pid } = await ownerWithProgram();
     await page.goto(`${app.url}/console/programs/${pid}/settings/design`);

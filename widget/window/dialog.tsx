@@ -4,7 +4,7 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n/index.ts';
 import { PANELS } from './panels/registry.tsx';
-import { ctx, programType, refresh, safely, state, subscribe } from './state.ts';
+import { ctx, mayTakeFocus, programType, refresh, safely, state, subscribe } from './state.ts';
 import { effect } from '@preact/signals';
 import { hooks, init, shutdown } from './actions.ts';
 import { Ready, Root, copy, dtext, mount, themeOverride, uid, type Theme } from './ui.tsx';
@@ -91,7 +91,7 @@ function Window() {
   const s = state.value;
   const tabs = s.status !== 'ready' || s.win.design?.window?.navigationMode !== 'LIST';
   useEffect(() => {
-    dlg.current?.querySelector<HTMLElement>(FOCUSABLE)?.focus();
+    if (mayTakeFocus()) dlg.current?.querySelector<HTMLElement>(FOCUSABLE)?.focus();
   }, []);
   // LIST mode replaces the button that had focus: move it to the panel's Back button, or back to the list.
   useEffect(() => {

@@ -10,7 +10,7 @@ import '../i18n/panels.ts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { render } from 'preact';
 import { t } from '../i18n/index.ts';
-import { ctx, me, referrer, state } from './state.ts';
+import { ctx, mayTakeFocus, me, referrer, state } from './state.ts';
 import { Root, copy, design, dtext, mount, uid } from './ui.tsx';
 
 /** The store key that remembers a dismissed or completed welcome (widget/attribution/launcher.ts reads it too, as LAUNCHER_KEYS.welcomed). */
@@ -158,7 +158,7 @@ function Offer({ close }: { close: () => void }) {
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState('');
   useEffect(() => {
-    box.current?.querySelector<HTMLElement>('input,button:not(.x)')?.focus();
+    if (mayTakeFocus()) box.current?.querySelector<HTMLElement>('input,button:not(.x)')?.focus();
   }, [done]);
   const reward = friendReward();
   const name = dtext('{{referrerName}}');

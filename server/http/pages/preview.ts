@@ -63,9 +63,11 @@ ${body}
     document.dispatchEvent(new Event('grsfpreviewchange'));
   });
   if (parent !== window) parent.postMessage({ type: 'refloop.preview.ready' }, location.origin);
-  document.addEventListener('grsfReady', function () {
-    if (view === 'referrer' && window.growsurf && window.growsurf.open) window.growsurf.open();
-  });
+  // The async script may already have run (a cached copy runs before the parser reaches this script)
+  // and fired grsfReady: then window.growsurf is there and the window is opened at once.
+  var open = function () { if (view === 'referrer' && window.growsurf && window.growsurf.open) window.growsurf.open(); };
+  if (window.growsurf) open();
+  else document.addEventListener('grsfReady', open, { once: true });
   poll();
 })();
 </script>
