@@ -138,9 +138,21 @@ async function main(): Promise<void> {
       const appBefore = process.cpuUsage();
       recording = true;
       const t0 = performance.now();
+      // The run in sixths: app and database CPU per operation in each, to show whether the cost drifts
+      // as the run goes on (goal 1's "flat across a 60 s run": size BENCH_SIGNUPS so the loop lasts ≥ 60 s).
+      const parts: Array<{ wall: number; app: number; db: number; n: number }> = [];
+      const ends = [1, 2, 3, 4, 5, 6].map((k) => Math.round((k * SIGNUPS) / 6));
+      let mark = { wall: t0, app: process.cpuUsage(), db: dbBefore, i: WARMUP };
       for (let i = WARMUP; i < WARMUP + SIGNUPS; i++) {
         if (i === WARMUP + SIGNUPS - 1) trace = sequence = [];
         await op.run(i);
+        const done = i + 1 - WARMUP;
+        if (done === ends[parts.length]) {
+          const now = { wall: performance.now(), app: process.cpuUsage(), db: cpu(), i: i + 1 };
+          const app = (now.app.user + now.app.system - mark.app.user - mark.app.system) / 1000;
+          parts.push({ wall: now.wall - mark.wall, app, db: ((now.db - mark.db) / CLK_TCK) * 1000, n: now.i - mark.i });
+          mark = now;
+        }
       }
       const wall = performance.now() - t0;
       recording = false;
@@ -154,6 +166,14 @@ async function main(): Promise<void> {
       console.log(
         `\nper ${op.label}: ${per(wall)} ms wall, app CPU ${per((app.user + app.system) / 1000)} ms (this process: service + pg client), ` +
           `database CPU ${per((dbTicks / CLK_TCK) * 1000)} ms (${pids.length} backends), ${per(calls)} statements, ${per(totalMs)} ms in statements (send to answer)`,
+      );
+      const perOp = (x: number, n: number) => (x / n).toFixed(2);
+      const apps = parts.map((p) => p.app / p.n);
+      const dbs = parts.map((p) => p.db / p.n);
+      const spread = (xs: number[]) => `${((100 * (Math.max(...xs) - Math.min(...xs))) / (xs.reduce((a, b) => a + b, 0) / xs.length)).toFixed(0)} %`;
+      if (parts.length === 6) console.log(
+        `  over the run (${(wall / 1000).toFixed(1)} s) in sixths, ms per ${op.label}: app ${parts.map((p) => perOp(p.app, p.n)).join(' / ')} (spread ${spread(apps)}); ` +
+          `database ${parts.map((p) => perOp(p.db, p.n)).join(' / ')} (spread ${spread(dbs)}; /proc ticks are ${(1000 / CLK_TCK).toFixed(0)} ms)`,
       );
       console.log(`\n| # | calls/${op.label} | mean ms | share | statement |`);
       console.log('|---:|---:|---:|---:|---|');

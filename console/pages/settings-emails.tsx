@@ -195,10 +195,10 @@ function TranslatedTemplateEditor({ programId, doc, template, language, saved, o
   const me = (session.value as SessionInfo).email;
   const path = (k: string) => `${template}.${k}`;
   const footer = o.value(EMAIL_SETTINGS_TEXTS[0]);
-  // What a reader of this language gets: the text for it, else the base template's (the server puts a default in their language).
+  // What a reader of this language gets: the text for it, else the base template's (`doc` has the unedited defaults in their language).
   const unsaved: Unsaved = {
     copy: { subject: o.value(path('subject')) || base.subject, preheader: o.value(path('preheader')) || base.preheader, body: o.value(path('body')) || base.body },
-    // The footer a reader of this language gets: its own, else the base footer (the server puts a default in their language).
+    // The footer a reader of this language gets: its own, else the base footer (a default in their language).
     settings: { design: { footerText: footer || doc.settings.design.footerText } },
     dirty: o.dirty,
   };
@@ -319,7 +319,16 @@ export default function EmailsPage({ params }: { params: Record<string, string> 
     <>
       <PageTitle>{t('settings.emailsTitle')}</PageTitle>
       <SettingsNav programId={id} />
-      <Async depKey={id} load={() => Promise.all([api<CampaignEmails>('GET', `/campaign/${encodeURIComponent(id)}/emails`), loadTranslations(id)])}>
+      {/* In an additional language, the document as its readers get it without the owner's texts for it (CF3 `?language=`): its unedited defaults are the fields' placeholders. */}
+      <Async
+        depKey={`${id}|${queryParams().get('language') ?? ''}`}
+        load={async () => {
+          const tr = await loadTranslations(id);
+          const language = chosenLanguage(tr);
+          const doc = await api<CampaignEmails>('GET', `/campaign/${encodeURIComponent(id)}/emails${language ? `?language=${encodeURIComponent(language)}` : ''}`);
+          return [doc, tr] as const;
+        }}
+      >
         {([doc, tr], reload) => {
           const keys = Object.keys(doc).filter((k) => k !== 'settings');
           const template = chosen && keys.includes(chosen) ? chosen : keys[0]!;

@@ -6,7 +6,7 @@
 import type { enLauncher } from './en-launcher.ts';
 
 /** The launcher's words: what a blank design text falls back to (visitor, participant, button) and the hide button's name. */
-export type LauncherWords = { readonly [K in keyof typeof enLauncher]: string };
+export type LauncherWords = { readonly [K in keyof typeof enLauncher]: string } & { readonly lang?: string };
 
 /** Every program language's launcher words except English's. */
 export const LAUNCHER_WORDS: Readonly<Record<string, LauncherWords>> = {

@@ -48,11 +48,11 @@ export const mobileWindow = z
       .record(z.string(), z.unknown())
       .meta({ description: 'The program’s design document with defaults filled (rest-v2 §2.18, as GET /v2/campaign/{id}/design): what the window draws and how.' }),
     launcherTexts: z
-      .object({ visitor: z.string(), participant: z.string(), button: z.string(), hide: z.string() })
+      .object({ visitor: z.string(), participant: z.string(), button: z.string(), hide: z.string(), lang: z.string().meta({ description: 'The program language these words (and `design`’s texts) are in, for the launcher’s `lang` attribute.' }) })
       .optional()
       .meta({
         description:
-          'refloop (issue #27): the corner launcher’s own words in the reader’s language (the language of `design`’s texts), for a reader of a language other than English; absent for English readers (the launcher carries English). visitor, participant, button: what a blank design.widget newVisitorText, participantText and buttonText fall back to; hide: the name of the button that hides the launcher.',
+          'refloop (issue #27): the corner launcher’s own words in the reader’s language (the language of `design`’s texts), for a reader of a language other than English and for every reader of an affiliate program (its words are the affiliate ones); absent for English readers of a referral program (the launcher carries those). visitor, participant, button: what a blank design.widget newVisitorText, participantText and buttonText fall back to; hide: the name of the button that hides the launcher.',
       }),
     share: z
       .object({

@@ -25,6 +25,17 @@ export const designPreviewLinks = z
       'refloop extension. Same-origin pages may post `{type: "refloop.preview.design", design}` (a complete CampaignDesign) to a framed preview page to show an unsaved design; the page posts `{type: "refloop.preview.ready"}` to its parent when it can receive one.',
   });
 
+/** CF3 query (refloop extension, issue #27). */
+export const emailsQuery = z.object({
+  language: z
+    .enum(PROGRAM_LANGUAGES)
+    .optional()
+    .meta({
+      description:
+        'refloop extension (issue #27): the document as a reader of this program language gets it without the owner’s own texts for that language (one of the program’s languages; 400 otherwise): unedited default texts in that language, the owner’s base texts as written. What the owner’s texts for it (`GET /campaign/{id}/translations`) are laid over. Default: the base language.',
+    }),
+});
+
 /** DP1 query. */
 export const designPreviewQuery = z.object({
   language: z

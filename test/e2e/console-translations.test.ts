@@ -4,6 +4,7 @@ import { SKIP_BROWSER } from './helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { consoleSuite, expectAccessible, shot, shownKey, signedInConsole, heading, status } from './console-helpers.ts';
 import { esDesign } from '../../server/domain/programs/design-copy/es.ts';
+import { defaultTemplate } from '../../server/domain/programs/email-copy/index.ts';
 
 // Issue #27: an owner's own texts per program language, in Chromium as an owner uses them. A program
 // in English with Spanish and German: on the Design page the owner chooses Spanish, types the
@@ -147,7 +148,11 @@ describe.skipIf(SKIP_BROWSER)('console texts per program language in Chromium (i
     await page.getByLabel('Texts in', { exact: true }).selectOption({ label: 'German' });
     await expect.poll(() => page.url()).toContain('language=de');
     const subject = page.getByLabel('Subject', { exact: true });
-    await expect.poll(() => subject.getAttribute('placeholder')).not.toBe('');
+    // The placeholder is what a German reader gets without a German subject: the German default (the base subject is unedited).
+    const german = defaultTemplate('REFERRAL', 'referredSignup', 'de')!;
+    expect(german.subject).not.toBe(defaultTemplate('REFERRAL', 'referredSignup', 'en')!.subject);
+    await expect.poll(() => subject.getAttribute('placeholder')).toBe(german.subject);
+    expect(await page.getByLabel('Body (HTML)').getAttribute('placeholder')).toBe(german.body);
     expect(await subject.inputValue()).toBe('');
     // Only texts in German: no "send automatically" switch, no sender or postal address.
     expect(await page.getByLabel('Send this email automatically').count()).toBe(0);

@@ -230,6 +230,8 @@ describe.skipIf(SKIP_BROWSER)('corner launcher and referred-friend welcome in Ch
     await jaLauncher.getByRole('button', { name: 'お友達を紹介', exact: true }).waitFor();
     await jaLauncher.getByRole('button', { name: '非表示: お友達を紹介', exact: true }).waitFor();
     await expect.poll(() => jaLauncher.textContent()).not.toMatch(/Refer|Hide/);
+    // Its words are Japanese on an English page: the launcher says so for screen readers.
+    expect(await jaLauncher.getByRole('button', { name: 'お友達を紹介', exact: true }).evaluate((el) => el.closest('[lang]')?.getAttribute('lang'))).toBe('ja');
     await ja.page.screenshot({ path: path.join(ARTIFACTS, 'issue-27-launcher-ja.png') });
     expect(await seriousA11yViolations(ja.page)).toEqual([]);
     await ja.context.close();
@@ -243,6 +245,8 @@ describe.skipIf(SKIP_BROWSER)('corner launcher and referred-friend welcome in Ch
     await dialog.getByRole('button', { name: 'Get my referral link' }).click();
     await dialog.getByRole('textbox', { name: 'Your referral link', exact: true }).waitFor();
     await dialog.getByRole('heading', { name: 'Share your link' }).waitFor();
+    const windowLang = () => dialog.evaluate((el) => el.closest('[lang]')?.getAttribute('lang'));
+    expect(await windowLang()).toBe('en');
     // No reload in between: a mark on the page survives the switch.
     await page.evaluate(() => ((window as any).__sameDocument = true));
     await dialog.getByRole('combobox', { name: 'Language' }).selectOption('es');
@@ -251,6 +255,7 @@ describe.skipIf(SKIP_BROWSER)('corner launcher and referred-friend welcome in Ch
     await expect.poll(() => dialog.getByRole('heading', { name: 'Share your link' }).count()).toBe(0);
     await expect.poll(() => dialog.getByRole('combobox', { name: 'Idioma' }).inputValue()).toBe('es');
     expect(await page.evaluate(() => (window as any).__sameDocument)).toBe(true);
+    await expect.poll(windowLang).toBe('es');
     await page.screenshot({ path: path.join(ARTIFACTS, 'issue-27-window-switched-es.png') });
     expect(await seriousA11yViolations(page)).toEqual([]);
 
@@ -259,6 +264,7 @@ describe.skipIf(SKIP_BROWSER)('corner launcher and referred-friend welcome in Ch
     const launcher = page.locator('[data-grsf-launcher]');
     await launcher.getByRole('button', { name: 'Ocultar: Tu enlace de referido', exact: true }).waitFor();
     await launcher.getByRole('button', { name: 'Recomienda y gana', exact: true }).waitFor();
+    expect(await launcher.getByRole('button', { name: 'Recomienda y gana', exact: true }).evaluate((el) => el.closest('[lang]')?.getAttribute('lang'))).toBe('es');
     await context.close();
   }, 120_000);
 });

@@ -71,6 +71,8 @@ export function draw(rt: WidgetRuntime, c: LauncherConfig, signedIn: boolean): v
   else box.style.setProperty(p[1] === 'LEFT' ? 'left' : 'right', off(w!.offsetSide));
   if (p[1] === 'LEFT') box.style.alignItems = 'flex-start';
   const words = c.l ?? enLauncher;
+  // The launcher's words and the design's texts are in the reader's language, which need not be the page's.
+  box.lang = c.l?.lang || 'en';
   const txt = (v: string | undefined, k: keyof typeof enLauncher) => v?.trim() || words[k];
   const label = signedIn ? txt(w!.participantText, 'participant') : txt(w!.newVisitorText, 'visitor');
   const open = el('button', 'o');

@@ -1,6 +1,7 @@
 // The participant API client (docs/participant-api.md). Types come from shared/schemas/mobile*.ts
 // as TYPE imports only: zod never reaches the widget bundle.
 import ky from 'ky';
+import { preview } from './state.ts';
 import type { z } from 'zod';
 import type * as M from '../../shared/schemas/mobile.ts';
 import type * as MP from '../../shared/schemas/mobile-participants.ts';
@@ -146,7 +147,6 @@ export class Api {
   async call<T>(method: 'get' | 'post' | 'patch', path: string, json?: Body, searchParams?: Record<string, string | number>, retried = false): Promise<T> {
     // A preview page of the server (referral-flow screenshots) answers from the data it embeds and
     // sends nothing: no session, no visit, no write.
-    const preview = (window as { grsfPreview?: { responses: Record<string, unknown> } }).grsfPreview;
     if (preview) {
       if (method === 'get' && path in preview.responses) return preview.responses[path] as T;
       throw new ApiError('preview', 404);

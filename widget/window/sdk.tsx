@@ -8,7 +8,7 @@ import type { Fields } from './actions.ts';
 import { Api } from './api.ts';
 import { closeWindow, openWindow, type OpenOptions } from './dialog.tsx';
 import { PANELS, preloadFirstPanel, type Identity } from './panels/registry.tsx';
-import { ctx, markRewardsRead, me, refresh, resetListeners, sendInvites, state, subscribe, unread } from './state.ts';
+import { ctx, markRewardsRead, me, preview, refresh, resetListeners, sendInvites, state, subscribe, unread } from './state.ts';
 import { Ready, Root, mount } from './ui.tsx';
 
 const BADGE_CLASS = '.growsurf-unread-notifications-badge';
@@ -171,7 +171,7 @@ export async function start(rt: WidgetRuntime): Promise<void> {
   if (!clicks) {
     clicks = true;
     // A server preview page swaps in an unsaved design (the owner console's live preview) and says so.
-    if ((g as { grsfPreview?: unknown }).grsfPreview) document.addEventListener('grsfpreviewchange', () => void refresh());
+    if (preview) document.addEventListener('grsfpreviewchange', () => void refresh());
     document.addEventListener('click', (e) => {
       const el = (e.target as Element | null)?.closest?.('.growsurf-open-window');
       if (el) {

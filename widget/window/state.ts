@@ -7,6 +7,12 @@ import type { ComponentType } from 'preact';
 import type { WidgetRuntime } from '../runtime.ts';
 import type { Api, Campaign, InvitesInput, WindowPayload } from './api.ts';
 
+/**
+ * A server preview page's data (`window.grsfPreview`, set before the widget loads): the referral-flow
+ * screenshots' and the owner console's live preview pages, where the window answers from it.
+ */
+export const preview = (window as { grsfPreview?: { view: string; responses: Record<string, unknown> } }).grsfPreview;
+
 /** The pending referral's referrer as the design names them (`{{referrerName}}`, `{{referrerFirstName}}`), set by the welcome chunk; empty: the design's fallback. */
 export const referrer = signal<{ name?: string | null; first?: string | null }>({});
 
@@ -37,7 +43,7 @@ let latest = 0;
  * owner console while the owner works in the console (the frame's document is not focused), where it
  * would take the keys the owner is typing into the design form.
  */
-export const mayTakeFocus = (): boolean => !(window as { grsfPreview?: unknown }).grsfPreview || document.hasFocus();
+export const mayTakeFocus = (): boolean => !preview || document.hasFocus();
 
 export async function refresh(): Promise<void> {
   const mine = ++latest;
@@ -49,7 +55,6 @@ export async function refresh(): Promise<void> {
     const [pending, receipts] = await Promise.all([ctx.rt.pendingAttribution(), ctx.rt.receipts()]);
     // Only a program offering more than English loads the language chooser and a language (issue #27).
     if (win.languages?.join() != 'en') await import('../i18n/load.tsx').then((m) => m.use(win), () => null);
-    const preview = (window as { grsfPreview?: { view: string } }).grsfPreview;
     if (mine != latest) return;
     state.value = { status: 'ready', win, campaign, referred: !win.participant && !!(pending?.referralCode || receipts.firstVisit || receipts.lastVisit || preview?.view === 'referredFriend') };
     loads.value++;

@@ -3,7 +3,7 @@
 import { render, type ComponentChildren, type VNode } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { signal } from '@preact/signals';
-import { t, type MessageKey } from '../i18n/index.ts';
+import { locale, t, type MessageKey } from '../i18n/index.ts';
 import { ApiError } from './api.ts';
 import type { CampaignDesign } from '../../shared/schemas/program-config-design.ts';
 import type { DeepPartial } from '../../shared/schemas/program-config.ts';
@@ -30,8 +30,8 @@ const VARS: Array<[keyof Theme, string]> = [
 // The tab strip wraps instead of scrolling, and a long tab title wraps inside its tab: every tab
 // stays on screen at any width, with no scroll position to discover (issue #19).
 const CSS = `:host{all:initial;display:block}
-.r{--p:#4f46e5;--t:#111827;--m:#6b7280;--b:#fff;--bt:#fff;--r:8px;color:var(--t);background:var(--b);font:14px/1.5 var(--f,system-ui,sans-serif);box-sizing:border-box}
-.r *{box-sizing:border-box}
+.r{--p:#4f46e5;--t:#111827;--m:#6b7280;--b:#fff;--bt:#fff;--r:8px;color:var(--t);background:var(--b);font:14px/1.5 var(--f,system-ui,sans-serif)}
+.r,.r *{box-sizing:border-box}
 h2{font-size:16px;margin:0 0 8px}h3{font-size:14px;margin:8px 0 4px}
 p{margin:4px 0}.m{color:var(--m)}
 button,.btn{font:inherit;cursor:pointer;border:1px solid var(--p);background:var(--p);color:var(--bt);border-radius:var(--r);padding:8px 12px;min-height:36px;text-decoration:none;display:inline-block}
@@ -85,6 +85,8 @@ export function Root({ children }: { children: ComponentChildren }) {
   return (
     <div
       class="r"
+      // The reader's language, not always the page's (the window, which renders it, re-renders on a language change).
+      lang={locale()}
       ref={(el) => {
         if (el) applyTheme(el);
       }}

@@ -40,7 +40,9 @@ import type { mobileWindow, mobileTrafficReport } from '../../../shared/schemas/
 import { upfrontDiscountOf } from './upfront-discount.ts';
 import { designIn } from '../programs/program-translations.ts';
 import { chooseLanguage } from '../../../shared/program-language.ts';
-import { launcherWords } from '../../../shared/i18n/launcher.ts';
+import { launcherWords, type LauncherWords } from '../../../shared/i18n/launcher.ts';
+import { enLauncher } from '../../../shared/i18n/en-launcher.ts';
+import { defaultDesignText } from '../programs/design-copy/index.ts';
 
 type Create = z.output<typeof mobileParticipantCreate>;
 type ReferredCreate = z.output<typeof mobileReferredParticipantCreate>;
@@ -277,8 +279,8 @@ export class MobileParticipants {
    * best match of `acceptLanguage` among the program's languages, else its base language; each text
    * is the owner's own text for that language, else the default in it where the base text is the
    * unedited default, else the base text as written (`designIn`). A reader of a language other
-   * than English also gets the corner launcher's own words in it (`launcherTexts`): the launcher is
-   * drawn before the window and its language chunks load.
+   * than English, and every reader of an affiliate program, also gets the corner launcher's own
+   * words (`launcherTexts`): the launcher is drawn before the window and its language chunks load.
    */
   async window(view: MobileProgram, participantId: string | null, acceptLanguage?: string | null): Promise<z.infer<typeof mobileWindow>> {
     const program = view.program;
@@ -318,7 +320,7 @@ export class MobileParticipants {
       type: program.type,
       languages: languages.all,
       design: designIn(program, design, language, view.translations.get(language)) as unknown as Record<string, unknown>,
-      ...(launcherWords(language) && { launcherTexts: launcherWords(language) }),
+      ...launcherTexts(program.type, language),
       share: {
         preferredUrl: installation.shareUrl || null,
         fallbackUrl: `${this.deps.config.publicUrl.replace(/\/+$/, '')}/r/${program.id}`,
@@ -372,4 +374,25 @@ export class MobileParticipants {
 function recaptchaSiteKey(program: MobileProgram['program']): string | null {
   const r = (completedDocument('options', program, program.documents.options) as { fraud: { recaptcha: { isEnabled: boolean; siteKey: string | null } } }).fraud.recaptcha;
   return r.isEnabled ? r.siteKey : null;
+}
+
+/**
+ * MW1's `launcherTexts` (issue #27): the corner launcher's fallback words for a blank design text in
+ * the reader's language, with that language's code (`lang`, for the launcher's `lang` attribute). A
+ * referral program's English words are the ones the launcher carries; an
+ * affiliate program's are the affiliate defaults of the design (design.widget's newVisitorText,
+ * participantText and buttonText) in that language, English included.
+ */
+function launcherTexts(type: 'REFERRAL' | 'AFFILIATE', language: string): { launcherTexts?: LauncherWords & { lang: string } } {
+  const words = launcherWords(language);
+  if (type === 'REFERRAL') return words ? { launcherTexts: { ...words, lang: language } } : {};
+  return {
+    launcherTexts: {
+      visitor: defaultDesignText(language, 'becomeAffiliate'),
+      participant: defaultDesignText(language, 'affiliateLink'),
+      button: defaultDesignText(language, 'earnWithUs'),
+      hide: (words ?? enLauncher).hide,
+      lang: language,
+    },
+  };
 }

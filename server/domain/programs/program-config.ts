@@ -196,10 +196,11 @@ export class ProgramConfig {
 
   /**
    * GET: the complete document as the wire shows it (defaults filled, write-only values removed);
-   * the design's and the emails' unedited default texts in the program's base language (`#inBase`).
+   * the design's and the emails' unedited default texts in the program's base language (`#inBase`),
+   * or in `language` (one of the program's languages, checked by the caller).
    */
-  read<K extends DocumentKind>(program: Program, kind: K): ProgramDocuments[K] {
-    if (kind === 'design' || kind === 'emails') return this.#inBase(program, kind, completedDocument(kind, program, program.documents[kind])) as ProgramDocuments[K];
+  read<K extends DocumentKind>(program: Program, kind: K, language?: string): ProgramDocuments[K] {
+    if (kind === 'design' || kind === 'emails') return this.#inBase(program, kind, completedDocument(kind, program, program.documents[kind]), language) as ProgramDocuments[K];
     return this.#view(kind, completeDocument(kind, program, program.documents[kind]));
   }
 
@@ -309,8 +310,8 @@ export class ProgramConfig {
    * changed; a frozen (shared) one is localized once per base language (`localizedDesign`,
    * `localizedEmails`).
    */
-  #inBase(program: Program, kind: 'design' | 'emails', doc: unknown): unknown {
-    const base = (program.documents.options as { languages?: { baseLanguage?: string } } | null)?.languages?.baseLanguage ?? 'en';
+  #inBase(program: Program, kind: 'design' | 'emails', doc: unknown, language?: string): unknown {
+    const base = language ?? (program.documents.options as { languages?: { baseLanguage?: string } } | null)?.languages?.baseLanguage ?? 'en';
     if (kind === 'design') return localizedDesign(program.type, program.goal, doc, base);
     const emails = localizedEmails(program.type, doc as ProgramDocuments['emails'], base);
     // #view's sender address, on a copy of the spine (the localized document may be shared).

@@ -7,6 +7,8 @@ import { campaignInstallationResponse } from '../../../shared/schemas/program-co
 import { campaignOptions } from '../../../shared/schemas/program-config-options.ts';
 import { integrationList } from '../../../shared/schemas/program-config-integrations.ts';
 import type { DocumentKind } from '../../../shared/schemas/program-config-fields.ts';
+import { emailsQuery } from '../../../shared/schemas/program-previews.ts';
+import { assertProgramLanguage } from '../../domain/participants/model.ts';
 
 const TITLES: Record<DocumentKind, string> = { design: 'design', emails: 'emails', options: 'options', installation: 'installation' };
 
@@ -14,7 +16,7 @@ const TITLES: Record<DocumentKind, string> = { design: 'design', emails: 'emails
  * A GET and a PATCH for one Program Editor document; both load the program by `:id` with its grant
  * check. `note` ends both summaries.
  */
-function documentOperations<K extends DocumentKind>(kind: K, ids: [string, string], response: z.ZodType, body: z.ZodType, patchRule: string, note = '') {
+function documentOperations<K extends DocumentKind>(kind: K, ids: [string, string], response: z.ZodType, body: z.ZodType, patchRule: string, note = '', query?: z.ZodType<{ language?: string }>) {
   const get = operation({
     id: ids[0],
     name: `campaigns.${kind}.get`,
@@ -24,7 +26,12 @@ function documentOperations<K extends DocumentKind>(kind: K, ids: [string, strin
     programParam: 'id',
     summary: `Retrieve the program's ${TITLES[kind]}: the complete document, every field with its current value.${note}`,
     response,
-    handler: async ({ program, deps }) => deps.programConfig.read(program!, kind),
+    ...(query ? { query } : {}),
+    handler: async ({ program, query: q, deps }) => {
+      const language = (q as { language?: string } | undefined)?.language;
+      if (language) assertProgramLanguage(program!, language);
+      return deps.programConfig.read(program!, kind, language);
+    },
   });
   const patch = operation({
     id: ids[1],
@@ -62,7 +69,8 @@ export const [getEmails, updateEmails] = documentOperations(
   campaignEmails,
   campaignEmailsUpdate,
   'Templates of the other program type answer 400; settings.sender.fromEmail and transactional isEnabled are read-only.',
-  BASE_LANGUAGE_NOTE,
+  `${BASE_LANGUAGE_NOTE} With \`?language=\`, the unedited defaults in that program language instead (refloop extension).`,
+  emailsQuery,
 );
 
 /** CF5 `GET /campaign/{id}/options` and CF6 `PATCH /campaign/{id}/options`. */

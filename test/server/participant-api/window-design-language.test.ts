@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
 import { mobile, mobileProgram, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
 import { liveWithHostedPages } from '../../helpers/programs.ts';
+import { defaultDesignText } from '../../../server/domain/programs/design-copy/index.ts';
 
 // Issue #27: the window payload (MW1) and the hosted landing page carry the design's unedited
 // default texts in the reader's language (a signed-in participant's own, else the browser's best
@@ -80,7 +81,7 @@ describe('MW1 design texts in the reader’s language (issue #27)', () => {
 describe('MW1 launcherTexts: the corner launcher’s own words in the reader’s language (issue #27)', () => {
   it('a Japanese browser and a signed-in Japanese participant get the Japanese words; an English reader none', async () => {
     const p = await program({ baseLanguage: 'en', additionalLanguages: ['ja'] });
-    const ja = { visitor: 'お友達を紹介', participant: 'あなたの紹介リンク', button: '紹介して特典ゲット', hide: '非表示' };
+    const ja = { visitor: 'お友達を紹介', participant: 'あなたの紹介リンク', button: '紹介して特典ゲット', hide: '非表示', lang: 'ja' };
     expect((await windowOf(p, { 'Accept-Language': 'ja-JP,ja;q=0.9' })).launcherTexts).toEqual(ja);
     const en = await windowOf(p, { 'Accept-Language': 'en-US' });
     expect(en).not.toHaveProperty('launcherTexts');
@@ -95,6 +96,15 @@ describe('MW1 launcherTexts: the corner launcher’s own words in the reader’s
     expect((await windowOf(es, { 'Accept-Language': 'fr-FR' })).launcherTexts).toMatchObject({ visitor: 'Recomienda a un amigo', hide: 'Ocultar' });
     const both = await program({ baseLanguage: 'es', additionalLanguages: ['en'] });
     expect(await windowOf(both, { 'Accept-Language': 'en-GB' })).not.toHaveProperty('launcherTexts');
+  });
+
+  it('an affiliate program’s readers get the affiliate words, in English too', async () => {
+    const p = await program({ baseLanguage: 'en', additionalLanguages: ['de'] }, 'AFFILIATE');
+    expect((await windowOf(p, { 'Accept-Language': 'en-US' })).launcherTexts).toEqual({ visitor: 'Become an affiliate', participant: 'Your affiliate link', button: 'Earn with us', hide: 'Hide', lang: 'en' });
+    const de = (await windowOf(p, { 'Accept-Language': 'de-DE' })).launcherTexts!;
+    expect(de).toEqual({ visitor: defaultDesignText('de', 'becomeAffiliate'), participant: defaultDesignText('de', 'affiliateLink'), button: defaultDesignText('de', 'earnWithUs'), hide: 'Ausblenden', lang: 'de' });
+    expect(de.visitor).not.toBe('Become an affiliate');
+    expect(Object.values(de).join(' ')).not.toMatch(/Freunde werben|Empfehl/);
   });
 });
 

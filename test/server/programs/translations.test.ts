@@ -5,6 +5,7 @@ import { liveWithHostedPages } from '../../helpers/programs.ts';
 import { enDesign } from '../../../server/domain/programs/design-copy/en.ts';
 import { DESIGN_COPIES } from '../../../server/domain/programs/design-copy/index.ts';
 import type { Scope } from '../../../shared/scopes.ts';
+import { defaultTemplate } from '../../../server/domain/programs/email-copy/index.ts';
 
 // Issue #27: the owner's own texts per program language (refloop extensions TR1 `GET
 // /campaign/{id}/translations` and TR2 `PATCH /campaign/{id}/translations/{language}`), and every
@@ -50,6 +51,31 @@ describe('GET /campaign/:id/translations', () => {
     const res = await get(p, await keyWith(p, ['participant:read']));
     expect(res.status).toBe(403);
     expect(res.body.message).toMatch(/program:read/);
+  });
+});
+
+describe('GET /campaign/:id/emails?language= (CF3, refloop extension)', () => {
+  it('answers the emails as a reader of that language gets them without the owner’s texts for it; 400 for a language the program does not have', async () => {
+    const p = await program(['de']);
+    const url = `/v2/campaign/${p.pid}/emails`;
+    expect((await app.request('PATCH', url, { key: p.key, body: { welcomeNonReferred: { subject: 'Your link at {{companyName}}' } } })).status).toBe(200);
+    expect((await patch(p, 'de', { emails: { referredSignup: { subject: 'Dein Freund ist dabei' } } })).status).toBe(200);
+    const base = await app.request('GET', url, { key: p.key });
+    const de = await app.request('GET', `${url}?language=de`, { key: p.key });
+    expect(de.status, de.text).toBe(200);
+    const german = defaultTemplate('REFERRAL', 'referredSignup', 'de')!;
+    // An unedited template: the German default, not the German override and not the English text.
+    expect(de.body.referredSignup.subject).toBe(german.subject);
+    expect(de.body.referredSignup.body).toBe(german.body);
+    expect(base.body.referredSignup.subject).toBe(defaultTemplate('REFERRAL', 'referredSignup', 'en')!.subject);
+    // The owner's base text stays as written; the rest of the document is the same.
+    expect(de.body.welcomeNonReferred.subject).toBe('Your link at {{companyName}}');
+    expect(de.body.settings.sender).toEqual(base.body.settings.sender);
+    expect((await app.request('GET', `${url}?language=en`, { key: p.key })).body).toEqual(base.body);
+    const other = await app.request('GET', `${url}?language=fr`, { key: p.key });
+    expect(other.status).toBe(400);
+    expect(other.body.message).toBe('language must be one of this program’s languages: en, de.');
+    expect((await app.request('GET', `${url}?language=xx`, { key: p.key })).status).toBe(400);
   });
 });
 
