@@ -117,18 +117,21 @@ export function Badge({ k }: { k: MessageKey }) {
 /**
  * One request at a time with a busy flag and the refusal kept for display: `run(fn)` clears the
  * last error, runs `fn` and keeps what it throws; with `ask`, only after the owner confirms it.
+ * It resolves true when `fn` ran and succeeded (a form's save), else false.
  */
 export function useAction() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const run = async (fn: () => Promise<void>, ask?: string) => {
-    if (ask !== undefined && !confirm(ask)) return;
+  const run = async (fn: () => Promise<void>, ask?: string): Promise<boolean> => {
+    if (ask !== undefined && !confirm(ask)) return false;
     setError(null);
     setBusy(true);
     try {
       await fn();
+      return true;
     } catch (e) {
       setError(e);
+      return false;
     } finally {
       setBusy(false);
     }

@@ -1,7 +1,6 @@
 // What every program settings page shares: the settings navigation, labelled controls that show
 // the API's error for their own field next to them, and the save button with its outcome.
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
 import { ApiError, type FieldError } from '../api.ts';
 import { Link, here } from '../router.tsx';
 import { Field, problem } from '../ui.tsx';
@@ -182,24 +181,4 @@ export function setIn<T>(obj: T, path: string, value: unknown): T {
 /** The value at a dotted `path` of `obj`. */
 export function getIn(obj: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
-}
-
-/** A form's save in progress and its last refusal: `run(work)` resolves true when `work` succeeded, else keeps the error. */
-export function useSaving() {
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const run = async (work: () => Promise<void>): Promise<boolean> => {
-    setBusy(true);
-    setError(null);
-    try {
-      await work();
-      return true;
-    } catch (err) {
-      setError(err);
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { error, setError, busy, run };
 }

@@ -5,7 +5,8 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../i18n/index.ts';
-import { CheckField, ColorField, Group, SelectField, TextField, fieldErrors, getIn, setIn, useSaving } from './settings-kit.tsx';
+import { CheckField, ColorField, Group, SelectField, TextField, fieldErrors, getIn, setIn } from './settings-kit.tsx';
+import { useAction } from '../ui.tsx';
 import { mapText, parseMap, type Spec, type Section } from './settings-spec-types.ts';
 
 export type { Spec, Section } from './settings-spec-types.ts';
@@ -28,7 +29,7 @@ export function useDraft<T>(saved: T) {
   const [base, setBase] = useState(saved);
   const [changes, setChanges] = useState<Record<string, unknown>>({});
   const [texts, setTexts] = useState<Record<string, string>>({});
-  const { error, setError, busy, run } = useSaving();
+  const { error, setError, busy, run } = useAction();
   const draft: Draft<T> = {
     doc,
     saved: base,

@@ -7,7 +7,8 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { here, navigate, params as queryParams } from '../router.tsx';
 import { languageName, t } from '../i18n/index.ts';
-import { SelectField, TextField, useSaving } from './settings-kit.tsx';
+import { SelectField, TextField } from './settings-kit.tsx';
+import { useAction } from '../ui.tsx';
 import { mapText } from './settings-spec-types.ts';
 import { getAt, overrideChanges, putAt } from './settings-translations-spec.ts';
 
@@ -75,7 +76,7 @@ export function LanguageChoice({ tr, chosen }: { tr: Translations; chosen: strin
 export function useOverrides(initial: Record<string, unknown>, maps: ReadonlyArray<{ p: string; up?: boolean }> = []) {
   const [saved, setSaved] = useState(initial);
   const [typed, setTyped] = useState<Record<string, string>>({});
-  const { error, setError, busy, run } = useSaving();
+  const { error, setError, busy, run } = useAction();
   const value = (p: string) => typed[p] ?? (maps.some((m) => m.p === p) ? mapText(getAt(saved, p.split('.'))) : String(getAt(saved, p.split('.')) ?? ''));
   const changes = overrideChanges(saved, typed, maps);
   const body = changes.reduce<Record<string, unknown>>((o, [keys, v]) => putAt(o, keys, v), {});
