@@ -37,7 +37,6 @@ export const ctx = {} as { rt: WidgetRuntime; api: Api; L?: ComponentType };
 
 let latest = 0;
 
-/** Reloads the window payload and campaign; panels re-render from the new state. Of overlapping reloads the one started last decides. */
 /**
  * Whether a window or popup opening now may move focus into itself: not in a preview framed by the
  * owner console while the owner works in the console (the frame's document is not focused), where it
@@ -45,6 +44,7 @@ let latest = 0;
  */
 export const mayTakeFocus = (): boolean => !preview || document.hasFocus();
 
+/** Reloads the window payload and campaign; panels re-render from the new state. Of overlapping reloads the one started last decides. */
 export async function refresh(): Promise<void> {
   const mine = ++latest;
   if (state.value.status !== 'ready') state.value = { status: 'loading' };
