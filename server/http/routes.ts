@@ -141,6 +141,7 @@ export const operations: Operation[] = [
   rewards.fulfillParticipantReward,
   rewards.deleteParticipantReward,
   rewards.listProgramRewards, // PR5, refloop extension: the owner's rewards queue
+  rewards.countProgramRewards, // PR6, refloop extension: its count per state
 
   // Anti-fraud review (refloop extension; the verdict is P5 fraudRiskLevel)
   fraudReviews.listFraudReviews,

@@ -67,6 +67,19 @@ export const programRewardList = z
   .object({ rewards: z.array(programReward), limit: z.number().int(), nextId: z.string().nullable() })
   .meta({ id: 'ProgramRewardList' });
 
+/** PR6 query (refloop extension): no parameters; an unknown one is refused so a typo is not silently ignored. */
+export const programRewardCountsQuery = z.strictObject({});
+
+/** `ProgramRewardCounts` (PR6, refloop extension): how many of the program's rewards are in each PR5 state. */
+export const programRewardCounts = z
+  .object({
+    AWAITING_APPROVAL: z.number().int(),
+    APPROVED: z.number().int(),
+    FULFILLED: z.number().int(),
+    ALL: z.number().int(),
+  })
+  .meta({ id: 'ProgramRewardCounts' });
+
 /** PR2 body: `fulfill: true` also marks the reward fulfilled (needs `reward:fulfill`). */
 export const approveRewardBody = z.strictObject({ fulfill: z.boolean().optional() }).meta({ id: 'ApproveParticipantReward' });
 
@@ -86,5 +99,7 @@ export type ParticipantRewardList = z.infer<typeof participantRewardList>;
 export type ParticipantRewardListQuery = z.infer<typeof participantRewardListQuery>;
 export type ProgramReward = z.infer<typeof programReward>;
 export type ProgramRewardList = z.infer<typeof programRewardList>;
+/** PR6 response. */
+export type ProgramRewardCounts = z.infer<typeof programRewardCounts>;
 export type ProgramRewardListQuery = z.output<typeof programRewardListQuery>;
 export type TriggerReferralResponse = z.infer<typeof triggerReferralResponse>;

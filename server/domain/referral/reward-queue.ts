@@ -2,7 +2,7 @@ import type { Db } from '../../db/connect.ts';
 import type { Program } from '../programs/programs.ts';
 import { ValidationError } from '../../errors.ts';
 import { toParticipantReward, type RewardRow } from './reward-issuing.ts';
-import type { ProgramRewardList, ProgramRewardListQuery } from '../../../shared/schemas/reward.ts';
+import type { ProgramRewardCounts, ProgramRewardList, ProgramRewardListQuery } from '../../../shared/schemas/reward.ts';
 
 // The owner's rewards queue (PR5, a refloop extension): a program's issued rewards by state, newest
 // first. Each state is one range of a partial index (migration 025): AWAITING_APPROVAL, APPROVED
@@ -22,6 +22,30 @@ const plausibleId = (id: string) => /^[A-Za-z0-9_-]{1,64}$/.test(id);
 /** PR5: the program-wide list of issued rewards the rewards queue pages through. */
 export class RewardQueue {
   constructor(private readonly db: Db) {}
+
+  /**
+   * PR6: how many rewards are in each PR5 state. One grouped read over the queue index's leading
+   * columns (program, approved, status), so it costs the program's rewards, never the table.
+   */
+  async counts(program: Program): Promise<ProgramRewardCounts> {
+    const rows: Array<{ approved: unknown; status: string; n: number | string }> = await this.db
+      .knex('participant_rewards')
+      .where('program_id', program.id)
+      .whereNull('deleted_at')
+      .groupBy('approved', 'status')
+      .select('approved', 'status')
+      .count({ n: '*' });
+    const out: ProgramRewardCounts = { AWAITING_APPROVAL: 0, APPROVED: 0, FULFILLED: 0, ALL: 0 };
+    for (const r of rows) {
+      const n = Number(r.n);
+      const approved = r.approved === true || r.approved === 1 || r.approved === '1';
+      for (const [state, s] of Object.entries(STATES) as Array<[keyof typeof STATES, (typeof STATES)[keyof typeof STATES]]>) {
+        if (s.approved === approved && s.status === r.status) out[state] += n;
+      }
+      out.ALL += n;
+    }
+    return out;
+  }
 
   /** A page of the program's rewards in `query.state`, newest first; `nextId` is the last reward id of the page. */
   async list(program: Program, query: ProgramRewardListQuery): Promise<ProgramRewardList> {

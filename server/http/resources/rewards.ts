@@ -1,6 +1,6 @@
 import { operation } from '../operation.ts';
 import { emptyBody, successResponse } from '../../../shared/schemas/common.ts';
-import { approveRewardBody, participantRewardList, participantRewardListQuery, programRewardList, programRewardListQuery } from '../../../shared/schemas/reward.ts';
+import { approveRewardBody, participantRewardList, programRewardCounts, programRewardCountsQuery, participantRewardListQuery, programRewardList, programRewardListQuery } from '../../../shared/schemas/reward.ts';
 
 // Issued rewards (rest-v2 §3.9 PR1–PR4). Referral programs issue rewards; affiliate programs earn
 // commissions through their own endpoints, so these answer 422 there (§6.2 #15).
@@ -80,4 +80,20 @@ export const listProgramRewards = operation({
   query: programRewardListQuery,
   response: programRewardList,
   handler: ({ query, program, deps }) => deps.rewards.queue.list(program!, query),
+});
+
+/** PR6 `GET /campaign/{id}/rewards/counts` (refloop extension): the rewards queue's count per state. */
+export const countProgramRewards = operation({
+  id: 'PR6',
+  name: 'rewards.countProgram',
+  method: 'GET',
+  path: '/campaign/:id/rewards/counts',
+  access: { scopes: ['reward:read'] },
+  programParam: 'id',
+  programType: 'REFERRAL',
+  summary:
+    'refloop extension. How many of the program’s issued rewards are in each PR5 state (AWAITING_APPROVAL, APPROVED, FULFILLED) and in ALL; deleted rewards are left out. The same rows PR5 lists, counted; the console’s program home and the rewards filter read it.',
+  query: programRewardCountsQuery,
+  response: programRewardCounts,
+  handler: ({ program, deps }) => deps.rewards.queue.counts(program!),
 });

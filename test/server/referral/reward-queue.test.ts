@@ -158,3 +158,40 @@ describe('GET /campaign/:id/rewards (PR5)', () => {
     for (const p of plans) expect(p).not.toContain('TEMP B-TREE');
   });
 });
+
+// Issue #32 (counts per state): PR6 counts the very rows PR5 lists.
+describe('GET /campaign/:id/rewards/counts (PR6)', () => {
+  const counts = (key: string, pid: string, query = '') => app.request('GET', `/v2/campaign/${pid}/rewards/counts${query}`, { key });
+  const listed = async (key: string, pid: string, state: string) => (await queue(key, pid, `?state=${state}&limit=100`)).body.rewards.length as number;
+
+  it('counts the rewards in each state, and each count agrees with the rows PR5 lists', async () => {
+    const { key, pid } = await program();
+    await earn(key, pid, 4, 'c');
+    const awaiting = (await queue(key, pid)).body.rewards as Array<{ id: string }>;
+    expect((await app.request('POST', `/v2/campaign/${pid}/reward/${awaiting[0]!.id}/approve`, { key, body: {} })).status).toBe(200);
+    expect((await app.request('POST', `/v2/campaign/${pid}/reward/${awaiting[1]!.id}/approve`, { key, body: { fulfill: true } })).status).toBe(200);
+    expect((await app.request('DELETE', `/v2/campaign/${pid}/reward/${awaiting[2]!.id}`, { key, body: {} })).status).toBe(200);
+    const res = await counts(key, pid);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ AWAITING_APPROVAL: 1, APPROVED: 1, FULFILLED: 1, ALL: 3 });
+    for (const state of ['AWAITING_APPROVAL', 'APPROVED', 'FULFILLED', 'ALL']) expect(res.body[state]).toBe(await listed(key, pid, state));
+  });
+
+  it('answers zeros for a program with no rewards', async () => {
+    const { key, pid } = await program();
+    expect((await counts(key, pid)).body).toEqual({ AWAITING_APPROVAL: 0, APPROVED: 0, FULFILLED: 0, ALL: 0 });
+  });
+
+  it('refuses an unknown query parameter with a validation error', async () => {
+    const { key, pid } = await program();
+    const res = await counts(key, pid, '?state=APPROVED');
+    expect(res.status, res.text).toBe(400);
+    expect(res.text).toMatch(/state/);
+  });
+
+  it('refuses a key without reward:read', async () => {
+    const { teamId, pid } = await program();
+    const res = await counts(await limitedKey(teamId, ['participant:read']), pid);
+    expect(res.status, res.text).toBe(403);
+  });
+});
