@@ -28,7 +28,7 @@ export class RewardQueue {
    * columns (program, approved, status), so it costs the program's rewards, never the table.
    */
   async counts(program: Program): Promise<ProgramRewardCounts> {
-    const rows: Array<{ approved: unknown; status: string; n: number | string }> = await this.db
+    const rows: Array<Pick<RewardRow, 'approved'> & { status: string; n: number | string }> = await this.db
       .knex('participant_rewards')
       .where('program_id', program.id)
       .whereNull('deleted_at')
@@ -38,7 +38,7 @@ export class RewardQueue {
     const out: ProgramRewardCounts = { AWAITING_APPROVAL: 0, APPROVED: 0, FULFILLED: 0, ALL: 0 };
     for (const r of rows) {
       const n = Number(r.n);
-      const approved = r.approved === true || r.approved === 1 || r.approved === '1';
+      const approved = !!r.approved;
       for (const [state, s] of Object.entries(STATES) as Array<[keyof typeof STATES, (typeof STATES)[keyof typeof STATES]]>) {
         if (s.approved === approved && s.status === r.status) out[state] += n;
       }
