@@ -20,6 +20,12 @@ export interface FieldError {
   field: string;
   code: string;
   message: string;
+  /** On `TOO_LONG`: the most allowed (docs/errors.md, a refloop extension). */
+  maximum?: number;
+  /** On `TOO_SHORT`: the least allowed. */
+  minimum?: number;
+  /** What the bound measures: `string` (characters), `number` (the value), `array` (entries). */
+  origin?: string;
 }
 
 /** A failed request: the error object's status, code, message and per-field errors. */

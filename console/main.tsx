@@ -8,11 +8,18 @@ import { loadSession, session } from './api.ts';
 import { here, match, type Page } from './router.tsx';
 import { Shell } from './shell.tsx';
 import { PageTitle, problem } from './ui.tsx';
+import { ButtonLink, Card, EmptyState } from './components.tsx';
 import { t } from './i18n/index.ts';
 
 function Centered({ title, body, href, action }: { title: string; body: string; href: string; action: string }) {
   return (
     <main id="main" class="centered">
+      <p class="brand">
+        <span class="brand-mark" aria-hidden="true">
+          r
+        </span>
+        {t('frame.brand')}
+      </p>
       <PageTitle>{title}</PageTitle>
       <p>{body}</p>
       <p>
@@ -41,12 +48,9 @@ function RoutePage() {
   }, [path]);
   if (!route)
     return (
-      <>
-        <PageTitle>{t('app.notFound')}</PageTitle>
-        <p>
-          <a href="/console">{t('app.back')}</a>
-        </p>
-      </>
+      <Card id="not-found">
+        <EmptyState level={1} title={t('app.notFound')} text={t('notFound.text')} action={<ButtonLink href="/console">{t('app.back')}</ButtonLink>} />
+      </Card>
     );
   if (!loaded || loaded.path !== path) return <p aria-live="polite">{t('state.loading')}</p>;
   if ('error' in loaded) return <p role="alert">{t('state.error', { message: problem(loaded.error) })}</p>;
@@ -61,7 +65,7 @@ function App() {
   if (!s.team) return <Centered title={t('noTeam.title')} body={t('noTeam.body')} href="/signin/team" action={t('noTeam.action')} />;
   return (
     <Shell>
-      {!s.team.emailVerified && <p class="warning">{t('unverified.body', { email: s.email })}</p>}
+      {!s.team.emailVerified && <p class="warning app-banner">{t('unverified.body', { email: s.email })}</p>}
       <RoutePage />
     </Shell>
   );

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { api } from './api.ts';
 import { t } from './i18n/index.ts';
 import { useAction } from './ui.tsx';
+import { MoneyInput, currencyDigits, fromMinor } from './money-input.tsx';
 import { CheckField, SaveError, SelectField, TextField, getIn, setIn } from './pages/settings-kit.tsx';
 import type { CampaignReward, RewardType } from '../shared/schemas/reward-config.ts';
 
@@ -13,7 +14,7 @@ const whole = (v: string): number | string | null => (v.trim() === '' ? null : /
 /** The form's state: the reward's fields as they will be sent. */
 type Draft = Record<string, unknown>;
 
-function initial(programType: 'REFERRAL' | 'AFFILIATE', reward?: Partial<CampaignReward>): Draft {
+function initial(programType: 'REFERRAL' | 'AFFILIATE', currency: string, reward?: Partial<CampaignReward>): Draft {
   const type = reward?.type ?? (programType === 'AFFILIATE' ? 'AFFILIATE' : 'DOUBLE_SIDED');
   const d: Draft = {
     type,
@@ -23,7 +24,7 @@ function initial(programType: 'REFERRAL' | 'AFFILIATE', reward?: Partial<Campaig
   };
   if (type === 'AFFILIATE') {
     const c = reward?.commissionStructure;
-    d.commissionStructure = { type: c?.type ?? 'PERCENT', percent: c?.percent ?? 20, amount: c?.amount ?? null, amountISO: c?.amountISO ?? null, duration: c?.duration ?? 'FOREVER', durationInMonths: c?.durationInMonths ?? null, holdDuration: c?.holdDuration ?? 30, approvalRequired: c?.approvalRequired ?? true };
+    d.commissionStructure = { type: c?.type ?? 'PERCENT', percent: c?.percent ?? 20, amount: c?.amount ?? null, amountISO: c?.amountISO ?? currency, duration: c?.duration ?? 'FOREVER', durationInMonths: c?.durationInMonths ?? null, holdDuration: c?.holdDuration ?? 30, approvalRequired: c?.approvalRequired ?? true };
     return d;
   }
   d.event = reward?.event ?? 'CONVERSION';
@@ -55,10 +56,10 @@ function body(d: Draft, creating: boolean): Draft {
 }
 
 /** The reward form; `onSaved` gets the saved reward. */
-export function RewardForm(props: { programId: string; programType: 'REFERRAL' | 'AFFILIATE'; reward?: Partial<CampaignReward> & { id?: string }; submitLabel: string; cancelLabel?: string; idPrefix: string; onSaved: (r: CampaignReward) => void; onCancel?: () => void }) {
+export function RewardForm(props: { programId: string; programType: 'REFERRAL' | 'AFFILIATE'; /** The program's currency: a fixed commission's prefilled currency. */ currency: string; reward?: Partial<CampaignReward> & { id?: string }; submitLabel: string; cancelLabel?: string; idPrefix: string; onSaved: (r: CampaignReward) => void; onCancel?: () => void }) {
   const { programId, programType, reward, idPrefix: p } = props;
   const creating = !reward?.id;
-  const [d, setD] = useState<Draft>(() => initial(programType, reward));
+  const [d, setD] = useState<Draft>(() => initial(programType, props.currency, reward));
   const [texts, setTexts] = useState<Record<string, string>>({});
   const { busy, error, run } = useAction();
   const set = (path: string, v: unknown) => setD((x) => setIn(x, path, v));
@@ -91,6 +92,8 @@ export function RewardForm(props: { programId: string; programType: 'REFERRAL' |
     });
   };
   const cs = 'commissionStructure';
+  const typedISO = String(getIn(d, `${cs}.amountISO`) ?? '').trim().toUpperCase();
+  const fixedCurrency = /^[A-Z]{3}$/.test(typedISO) ? typedISO : props.currency;
   return (
     <form onSubmit={submit} class="reward-form" noValidate>
       {creating && programType === 'REFERRAL' && (
@@ -101,12 +104,12 @@ export function RewardForm(props: { programId: string; programType: 'REFERRAL' |
           label={t('reward.type')}
           value={type}
           options={REFERRAL_TYPES.map((rt) => [rt, t(`reward.type.${rt}`)] as const)}
-          onChange={(v) => setD({ ...initial(programType, { type: v as RewardType }), title: d.title, description: d.description })}
+          onChange={(v) => setD({ ...initial(programType, props.currency, { type: v as RewardType }), title: d.title, description: d.description })}
         />
       )}
       <p class="hint">{t(`reward.typeHint.${type}`)}</p>
       {text('title', 'reward.title')}
-      {text('description', type === 'DOUBLE_SIDED' ? 'reward.referrerGets' : 'reward.description', { multiline: false })}
+      {text('description', type === 'DOUBLE_SIDED' ? 'reward.referrerGets' : type === 'AFFILIATE' ? 'reward.affiliateGets' : 'reward.description', { multiline: false })}
       {type === 'DOUBLE_SIDED' && text('referralDescription', 'reward.friendGets')}
       {type !== 'AFFILIATE' && type !== 'LEADERBOARD' && (
         <SelectField id={`${p}-event`} field="event" error={error} label={t('reward.event')} hint={t('reward.eventHint')} value={String(d.event)} options={[['CONVERSION', t('reward.conversion')] as const, ['LEAD', t('reward.lead')] as const]} onChange={(v) => set('event', v)} />
@@ -128,15 +131,28 @@ export function RewardForm(props: { programId: string; programType: 'REFERRAL' |
         <fieldset class="bare">
           <legend class="sub">{t('reward.commission')}</legend>
           <SelectField id={`${p}-cs-type`} field={`${cs}.type`} error={error} label={t('reward.commissionType')} value={String(getIn(d, `${cs}.type`))} options={[['PERCENT', t('reward.percent')] as const, ['FIXED', t('reward.fixed')] as const]} onChange={(v) => set(`${cs}.type`, v)} />
-          {getIn(d, `${cs}.type`) === 'PERCENT' ? number(`${cs}.percent`, 'reward.percentValue', 'reward.percentHint') : number(`${cs}.amount`, 'reward.amount', 'reward.amountHint')}
           {getIn(d, `${cs}.type`) === 'FIXED' && text(`${cs}.amountISO`, 'reward.amountISO')}
+          {getIn(d, `${cs}.type`) === 'PERCENT' ? (
+            number(`${cs}.percent`, 'reward.percentValue', 'reward.percentHint')
+          ) : (
+            <MoneyInput
+              id={`${p}-${cs}.amount`}
+              field={`${cs}.amount`}
+              error={error}
+              label={t('reward.amount')}
+              hint={t('reward.amountHint', { example: fromMinor(10 * 10 ** currencyDigits(fixedCurrency), currencyDigits(fixedCurrency)) })}
+              currency={fixedCurrency}
+              minor={getIn(d, `${cs}.amount`) as number | null}
+              onChange={(v) => set(`${cs}.amount`, v)}
+            />
+          )}
           <SelectField id={`${p}-cs-duration`} field={`${cs}.duration`} error={error} label={t('reward.duration')} value={String(getIn(d, `${cs}.duration`))} options={(['FOREVER', 'REPEATING', 'ONCE'] as const).map((x) => [x, t(`reward.duration.${x}`)] as const)} onChange={(v) => set(`${cs}.duration`, v)} />
           {getIn(d, `${cs}.duration`) === 'REPEATING' && number(`${cs}.durationInMonths`, 'reward.months')}
           {number(`${cs}.holdDuration`, 'reward.hold', 'reward.holdHint')}
           <CheckField id={`${p}-cs-approval`} field={`${cs}.approvalRequired`} error={error} label={t('reward.approval')} checked={!!getIn(d, `${cs}.approvalRequired`)} onChange={(v) => set(`${cs}.approvalRequired`, v)} />
         </fieldset>
       )}
-      <CheckField id={`${p}-isVisible`} field="isVisible" error={error} label={t('reward.visible')} hint={t('reward.visibleHint')} checked={!!d.isVisible} onChange={(v) => set('isVisible', v)} />
+      <CheckField id={`${p}-isVisible`} field="isVisible" error={error} label={t(type === 'AFFILIATE' ? 'reward.visibleAffiliate' : 'reward.visible')} hint={t(type === 'AFFILIATE' ? 'reward.visibleHintAffiliate' : 'reward.visibleHint')} checked={!!d.isVisible} onChange={(v) => set('isVisible', v)} />
       <SaveError error={error} />
       <div class="buttons">
         <button type="submit" disabled={busy}>

@@ -2,10 +2,11 @@
 // request, the polite notice line, form fields and the error summary of a refused request, one
 // request run with its busy flag and refusal, lists read page by page, and a secret shown once.
 import { signal } from '@preact/signals';
-import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ComponentChildren } from 'preact';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { cloneElement, isValidElement, toChildArray, type ComponentChildren } from 'preact';
 import { api, ApiError } from './api.ts';
 import { t, type MessageKey } from './i18n/index.ts';
+import { fieldMessages, refusedFieldCount } from './field-messages.ts';
 
 /** The one polite status line (what an action did), read by screen readers. */
 export const notice = signal('');
@@ -74,19 +75,38 @@ export function Async<T>({ load, depKey, children }: { load: () => Promise<T>; d
   return <>{children(state.data, reload)}</>;
 }
 
-/** The summary of a refused request: its message and each field's problem. */
+/** The summary of a refused request: its message and each field's problem (the same as RefusalSummary). */
 export function ErrorSummary({ error }: { error: unknown }) {
+  return <RefusalSummary error={error} />;
+}
+
+/**
+ * The summary above a refused form: a refusal with field problems says how many fields need
+ * attention (each control shows its own plain message, see field-messages.ts) and moves focus to
+ * the first refused control; problems no control on the form shows are listed here, in plain words.
+ * Any other refusal shows its message (our domain's own sentences).
+ */
+export function RefusalSummary({ error }: { error: unknown }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [unshown, setUnshown] = useState<string[]>([]);
+  const all = fieldMessages(error);
+  useLayoutEffect(() => {
+    const scope = ref.current?.closest('form') ?? ref.current?.parentElement;
+    if (!scope || !all.length) return setUnshown([]);
+    const shown = [...scope.querySelectorAll<HTMLElement>('[data-field]')].map((el) => el.dataset.field!);
+    const covered = (f: string) => shown.some((s) => f === s || f.startsWith(`${s}.`) || f.startsWith(`${s}[`));
+    setUnshown([...new Set(all.filter((m) => !covered(m.field)).map((m) => m.message))]);
+    scope.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [error]);
   if (!error) return null;
-  const fields = error instanceof ApiError ? error.errors : [];
+  const count = refusedFieldCount(error);
   return (
-    <div role="alert" class="error">
-      <p>{problem(error)}</p>
-      {fields.length > 0 && (
+    <div role="alert" class="error" ref={ref}>
+      <p>{count > 0 ? t('err.summary', { count }) : problem(error)}</p>
+      {unshown.length > 0 && (
         <ul>
-          {fields.map((f) => (
-            <li key={f.field}>
-              <strong>{f.field}</strong>: {f.message}
-            </li>
+          {unshown.map((m) => (
+            <li key={m}>{m}</li>
           ))}
         </ul>
       )}
@@ -94,8 +114,17 @@ export function ErrorSummary({ error }: { error: unknown }) {
   );
 }
 
-/** A labelled form control with an optional hint (and, after the control, whatever else `children` holds). */
-export function Field({ id, label, hint, children }: { id: string; label: string; hint?: string; children: ComponentChildren }) {
+/**
+ * A labelled form control with an optional hint and its own error message below it (a plain
+ * sentence): the control (`children`' first element) is described by both and marked invalid while
+ * there is an error. Whatever else `children` holds follows the control.
+ */
+export function Field({ id, label, hint, error, children }: { id: string; label: string; hint?: string; error?: string | null; children: ComponentChildren }) {
+  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ');
+  const wire = (c: ComponentChildren, i: number): ComponentChildren =>
+    i === 0 && isValidElement(c) && typeof c.type === 'string' && described
+      ? cloneElement(c, { 'aria-describedby': (c.props as { 'aria-describedby'?: string })['aria-describedby'] ?? described, ...(error ? { 'aria-invalid': 'true' } : {}) })
+      : c;
   return (
     <div class="field">
       <label for={id}>{label}</label>
@@ -104,7 +133,12 @@ export function Field({ id, label, hint, children }: { id: string; label: string
           {hint}
         </p>
       )}
-      {children}
+      {toChildArray(children).map(wire)}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
     </div>
   );
 }

@@ -35,6 +35,12 @@ export interface FieldError {
   field: string;
   code: string;
   message: string;
+  /** refloop extension (issue #32): the largest value, length or count allowed, on `TOO_LONG`. */
+  maximum?: number;
+  /** refloop extension (issue #32): the smallest value, length or count allowed, on `TOO_SHORT`. */
+  minimum?: number;
+  /** refloop extension (issue #32): what the bound measures: `string` (characters), `number` (the value), `array` (entries). */
+  origin?: string;
 }
 
 /** The error object every non-200 REST response carries. */

@@ -29,6 +29,17 @@ export function fieldErrors(error: z.ZodError, root?: string, input?: unknown): 
     else if (i.code === 'invalid_format') code = `INVALID_${String((i as { format?: string }).format ?? 'FORMAT').toUpperCase()}`;
     // A map key the schema refuses (design countryLabels): the key's own rule says why, not "Invalid key in record".
     const message = i.code === 'invalid_key' ? ((i as { issues?: Array<{ message: string }> }).issues?.[0]?.message ?? i.message) : i.message;
-    return { field: prefix || 'body', code, message: code === 'REQUIRED' ? 'Required.' : message };
+    return { field: prefix || 'body', code, message: code === 'REQUIRED' ? 'Required.' : message, ...boundsOf(i) };
   });
+}
+
+/**
+ * A size issue's bound and what it measures, added to its per-field entry (a compatible refloop
+ * extension) so a client can say "at most 500 characters" without parsing the message.
+ */
+export function boundsOf(i: z.core.$ZodIssue): { maximum?: number; minimum?: number; origin?: string } {
+  if (i.code !== 'too_big' && i.code !== 'too_small') return {};
+  const bound = Number(i.code === 'too_big' ? i.maximum : i.minimum);
+  if (!Number.isFinite(bound)) return { origin: i.origin };
+  return i.code === 'too_big' ? { maximum: bound, origin: i.origin } : { minimum: bound, origin: i.origin };
 }

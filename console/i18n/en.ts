@@ -25,7 +25,6 @@ export const en = {
   'type.REFERRAL': 'Referral',
   'type.AFFILIATE': 'Affiliate',
   'home.title': 'Programs',
-  'home.none': 'You have no programs yet. Create your first one below.',
   'home.count': { one: '{count} program', other: '{count} programs' },
   'home.table': 'Your team’s programs',
   'col.name': 'Name',

@@ -18,9 +18,11 @@ import { enTeam } from './en-team.ts';
 import { enData } from './en-data.ts';
 import { enIntegrations } from './en-integrations.ts';
 import { enCodes } from './en-codes.ts';
+import { enErrors } from './en-errors.ts';
+import { enFrame } from './en-frame.ts';
 
 /** The whole catalogue: what the owner pages say too, the frame's and home's messages, then one file per area (`en-<area>.ts`), merged here. */
-export const en = { ...enOwner, ...frame, ...enAffiliates, ...enRewards, ...enFraud, ...enParticipants, ...enAnalytics, ...enWebhooks, ...enIntegrations, ...enCodes, ...enTeam, ...enData, ...enSettings, ...enDesign, ...enOptions };
+export const en = { ...enOwner, ...frame, ...enAffiliates, ...enRewards, ...enFraud, ...enParticipants, ...enAnalytics, ...enWebhooks, ...enIntegrations, ...enCodes, ...enTeam, ...enData, ...enSettings, ...enDesign, ...enOptions, ...enErrors, ...enFrame };
 
 /** A message key. */
 export type MessageKey = keyof typeof en;

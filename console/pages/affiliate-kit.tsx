@@ -1,10 +1,10 @@
-// What the affiliate pages share: the program gate (affiliate programs only), their tab navigation,
+// What the affiliate pages share: the program gate (affiliate programs only),
 // the status filter kept in the address bar, the paged list's table, names for participant ids, and
 // one action runner that takes several items in turn and shows each item's result.
 import { useEffect, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { api } from '../api.ts';
-import { Link, navigate, params } from '../router.tsx';
+import { navigate, params } from '../router.tsx';
 import { rememberProgramType } from '../program-type.ts';
 import { Async, Field, MoreButton, PageTitle, problem } from '../ui.tsx';
 import { t, type MessageKey } from '../i18n/index.ts';
@@ -20,32 +20,11 @@ export function campaignPath(programId: string): string {
   return `/campaign/${encodeURIComponent(programId)}`;
 }
 
-function Tabs({ programId }: { programId: string }) {
-  const tabs: Array<[string, MessageKey]> = [
-    ['', 'aff.applications'],
-    ['invites', 'aff.invites'],
-    ['commissions', 'aff.commissions'],
-    ['payouts', 'aff.payouts'],
-  ];
-  return (
-    <nav aria-label={t('aff.nav')} class="tabs">
-      <ul>
-        {tabs.map(([sub, label]) => (
-          <li key={sub}>
-            <Link href={affiliatePath(programId, sub)}>{t(label)}</Link>
-          </li>
-        ))}
-      </ul>
-    </nav>
-  );
-}
-
-/** An affiliate page: its heading and tabs, then `children` with the program (a referral program gets an explanation instead). */
+/** An affiliate page: its heading (its pages are items of the frame's Affiliates group), then `children` with the program (a referral program gets an explanation instead). */
 export function AffiliatePage({ programId, title, children }: { programId: string; title: string; children: (c: Campaign) => ComponentChildren }) {
   return (
     <>
       <PageTitle>{title}</PageTitle>
-      <Tabs programId={programId} />
       <Async depKey={programId} load={() => api<Campaign>('GET', campaignPath(programId))}>
         {(c) => {
           rememberProgramType(c.id, c.type);

@@ -1,6 +1,7 @@
 // The design setting that is more than a plain field: the sign-up form's list of fields (which
 // fields, their labels, kinds, placeholders, whether required, and their order), sent whole because
 // the API replaces arrays wholesale.
+import { plainFieldMessage } from '../field-messages.ts';
 import { t, type MessageKey } from '../i18n/index.ts';
 import { CheckField, SelectField, TextField, fieldErrors } from './settings-kit.tsx';
 import type { Draft } from './settings-spec.tsx';
@@ -38,8 +39,8 @@ export function SignupFields({ d }: { d: Draft }) {
         {t('ds.sf.hint')}
       </p>
       {listErrors.length > 0 && (
-        <p class="field-error" id="ds-signup-fields-error">
-          {listErrors.map((e) => e.message).join(' ')}
+        <p class="field-error" id="ds-signup-fields-error" data-field="signup.fields">
+          {listErrors.map(plainFieldMessage).join(' ')}
         </p>
       )}
       <ol>

@@ -5,8 +5,9 @@
 import { api, can } from '../api.ts';
 import { announce, Async, PageTitle } from '../ui.tsx';
 import { t } from '../i18n/index.ts';
-import { ColorField, Group, SaveError, SelectField, SettingsNav, TextField, getIn } from './settings-kit.tsx';
+import { ColorField, Group, SaveError, SelectField, TextField, getIn } from './settings-kit.tsx';
 import { SpecSection, useDraft } from './settings-spec.tsx';
+import { SPEC_MAX_LENGTH } from './settings-limits.ts';
 import { DESIGN_SECTIONS, THEME_COLOURS, WINDOW_TEXTS } from './settings-design-spec.ts';
 import { SignupFields } from './settings-design-extra.tsx';
 import { WidgetPreview } from '../widget-preview.tsx';
@@ -36,13 +37,13 @@ export function DesignFields({ draft, set, error, compact }: { draft: CampaignDe
               options={(['INHERIT', 'SYSTEM', 'SERIF', 'MONOSPACE'] as const).map((f) => [f, t(`design.font.${f}`)] as const)}
               onChange={(v) => set('theme.fontFamily', v)}
             />
-            <TextField id="d-theme.borderRadius" field="theme.borderRadius" error={error} label={t('design.radius')} hint={t('design.radiusHint')} size={8} value={draft.theme.borderRadius} onInput={(v) => set('theme.borderRadius', v)} />
+            <TextField id="d-theme.borderRadius" field="theme.borderRadius" error={error} label={t('design.radius')} hint={t('design.radiusHint')} size={8} maxLength={SPEC_MAX_LENGTH['ds:theme.borderRadius']} value={draft.theme.borderRadius} onInput={(v) => set('theme.borderRadius', v)} />
           </>
         )}
       </Group>
       <Group id="g-texts" title={t('design.texts')}>
         {WINDOW_TEXTS.map(([path, key, long]) => (
-          <TextField key={path} id={`d-${path}`} field={path} error={error} label={t(key)} multiline={long} value={String(getIn(draft, path) ?? '')} onInput={(v) => set(path, v)} />
+          <TextField key={path} id={`d-${path}`} field={path} error={error} label={t(key)} multiline={long} maxLength={SPEC_MAX_LENGTH[`ds:${path}`]} value={String(getIn(draft, path) ?? '')} onInput={(v) => set(path, v)} />
         ))}
       </Group>
     </>
@@ -60,6 +61,7 @@ function DesignForm({ programId, saved, onSaved }: { programId: string; saved: C
   return (
     <div class="split">
       <form onSubmit={submit} class="settings-form" noValidate>
+        <SaveError error={draft.error} />
         <fieldset disabled={!can('program:write')} class="bare">
           <DesignFields draft={draft.doc} set={draft.set} error={draft.error} />
           {DESIGN_SECTIONS.map((section) => (
@@ -68,7 +70,6 @@ function DesignForm({ programId, saved, onSaved }: { programId: string; saved: C
             </SpecSection>
           ))}
         </fieldset>
-        <SaveError error={draft.error} />
         {dirty && <p class="hint">{t('design.unsaved')}</p>}
         {can('program:write') && (
           <div class="buttons sticky-actions">
@@ -99,7 +100,6 @@ export default function DesignPage({ params }: { params: Record<string, string> 
   return (
     <>
       <PageTitle>{t('settings.designTitle')}</PageTitle>
-      <SettingsNav programId={id} />
       {/* The texts per language come with it: a save reloads both (kept on screen meanwhile), so switching language shows what was saved. */}
       <Async depKey={id} load={() => Promise.all([api<CampaignDesign>('GET', `/campaign/${encodeURIComponent(id)}/design`), loadTranslations(id)])}>
         {([d, tr], reload) => {

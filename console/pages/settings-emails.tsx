@@ -11,7 +11,7 @@ import { navigate, params as queryParams } from '../router.tsx';
 import { announce, Async, PageTitle, problem } from '../ui.tsx';
 import { usePreviewFrame } from '../preview-frame.ts';
 import { en, languageName, t, type MessageKey } from '../i18n/index.ts';
-import { CheckField, Group, SaveError, SelectField, SettingsNav, TextField, errorWithin } from './settings-kit.tsx';
+import { CheckField, Group, SaveError, SelectField, TextField, errorWithin } from './settings-kit.tsx';
 import { SpecSection, useDraft } from './settings-spec.tsx';
 import { EMAIL_SETTINGS_SECTIONS, TRANSACTIONAL_TEMPLATES } from './settings-emails-spec.ts';
 import { EMAIL_SETTINGS_TEXTS } from './settings-translations-spec.ts';
@@ -318,7 +318,6 @@ export default function EmailsPage({ params }: { params: Record<string, string> 
   return (
     <>
       <PageTitle>{t('settings.emailsTitle')}</PageTitle>
-      <SettingsNav programId={id} />
       {/* In an additional language, the document as its readers get it without the owner's texts for it (CF3 `?language=`): its unedited defaults are the fields' placeholders. */}
       <Async
         depKey={`${id}|${queryParams().get('language') ?? ''}`}

@@ -6,7 +6,7 @@ import { announce, Async, PageTitle } from '../ui.tsx';
 import { t } from '../i18n/index.ts';
 import { CopyBlock, universalCode } from '../copy.tsx';
 import { Link } from '../router.tsx';
-import { Group, SaveError, SelectField, SettingsNav, TextField } from './settings-kit.tsx';
+import { Group, SaveError, SelectField, TextField } from './settings-kit.tsx';
 import type { CampaignInstallation } from '../../shared/schemas/program-config-installation.ts';
 
 type Type = 'REFERRAL' | 'AFFILIATE';
@@ -100,7 +100,6 @@ export default function InstallationPage({ params }: { params: Record<string, st
   return (
     <>
       <PageTitle>{t('settings.installationTitle')}</PageTitle>
-      <SettingsNav programId={id} />
       <section class="card" aria-labelledby="snippet-title">
         <h2 id="snippet-title">{t('install.snippetTitle')}</h2>
         <Snippet programId={id} />

@@ -1,36 +1,10 @@
-// What every program settings page shares: the settings navigation, labelled controls that show
+// What every program settings page shares (their navigation is the frame's Settings group): labelled controls that show
 // the API's error for their own field next to them, and the save button with its outcome.
 import type { ComponentChildren } from 'preact';
 import { ApiError, type FieldError } from '../api.ts';
-import { Link, here } from '../router.tsx';
-import { Field, problem } from '../ui.tsx';
+import { Field, RefusalSummary, problem } from '../ui.tsx';
+import { messageFor } from '../field-messages.ts';
 import { t } from '../i18n/index.ts';
-
-/** The settings pages of a program, as a second-level navigation. */
-export function SettingsNav({ programId }: { programId: string }) {
-  const base = `/console/programs/${encodeURIComponent(programId)}/settings`;
-  const path = here.value.split('?')[0];
-  const pages = [
-    ['options', t('settings.options')],
-    ['design', t('settings.design')],
-    ['emails', t('settings.emails')],
-    ['installation', t('settings.installation')],
-    ['rewards', t('settings.rewards')],
-  ] as const;
-  return (
-    <nav aria-label={t('settings.nav')} class="subnav settings-nav">
-      <ul>
-        {pages.map(([slug, label]) => (
-          <li key={slug}>
-            <Link href={`${base}/${slug}`} aria-current={path === `${base}/${slug}` || (slug === 'options' && path === base) ? 'page' : undefined}>
-              {label}
-            </Link>
-          </li>
-        ))}
-      </ul>
-    </nav>
-  );
-}
 
 /**
  * The same refusal with its field paths taken relative to `prefix` (`design.header.preText` →
@@ -48,17 +22,19 @@ export function fieldErrors(error: unknown, field: string): FieldError[] {
   return error.errors.filter((e) => e.field.split(', ').some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`)));
 }
 
-/** Attributes that tie a control to its hint, an `also` description (an id) and its error. */
-function described(id: string, hint: boolean, errs: FieldError[], also?: string) {
-  const ids = [hint && `${id}-hint`, also, errs.length > 0 && `${id}-error`].filter(Boolean).join(' ');
-  return { 'aria-describedby': ids || undefined, 'aria-invalid': errs.length > 0 ? true : undefined };
+/** Attributes that tie a control to its hint, an `also` description (an id) and its error; `data-field` lets the summary tell shown problems from others. */
+export function described(id: string, hint: boolean, message: string | undefined, also?: string, field?: string) {
+  const bad = !!message;
+  const ids = [hint && `${id}-hint`, also, bad && `${id}-error`].filter(Boolean).join(' ');
+  return { 'aria-describedby': ids || undefined, 'aria-invalid': bad ? true : undefined, 'data-field': field };
 }
 
-function FieldMessage({ id, errs }: { id: string; errs: FieldError[] }) {
-  if (!errs.length) return null;
+/** The plain message of a refused field, below its control. */
+export function FieldMessage({ id, message }: { id: string; message: string | undefined }) {
+  if (!message) return null;
   return (
     <p class="field-error" id={`${id}-error`}>
-      {errs.map((e) => e.message).join(' ')}
+      {message}
     </p>
   );
 }
@@ -80,42 +56,42 @@ export function TextField(
   p: Common & { value: string; onInput: (v: string) => void; type?: 'text' | 'url' | 'email'; multiline?: boolean; rows?: number; inputMode?: 'numeric' | 'decimal'; size?: number; maxLength?: number; placeholder?: string; describedBy?: string },
 ) {
   const { id, label, hint, field, error, value, onInput, type, multiline, rows, placeholder, describedBy, ...rest } = p;
-  const errs = fieldErrors(error, field);
-  const attrs = { id, value, placeholder: placeholder || undefined, ...described(id, !!hint, errs, describedBy) };
+  const errs = messageFor(error, field);
+  const attrs = { id, value, placeholder: placeholder || undefined, ...described(id, !!hint, errs, describedBy, field) };
   return (
     <Field id={id} label={label} hint={hint}>
       {multiline ? (
-        <textarea {...attrs} rows={rows ?? 3} onInput={(e) => onInput(e.currentTarget.value)} />
+        <textarea {...attrs} rows={rows ?? 3} maxLength={rest.maxLength} onInput={(e) => onInput(e.currentTarget.value)} />
       ) : (
         <input {...rest} {...attrs} type={(type ?? 'text') as 'text'} onInput={(e) => onInput(e.currentTarget.value)} />
       )}
-      <FieldMessage id={id} errs={errs} />
+      <FieldMessage id={id} message={errs} />
     </Field>
   );
 }
 
 /** A colour: the picker and the same value as text (for rgb() or pasting a hex code). */
 export function ColorField(p: Common & { value: string; onInput: (v: string) => void }) {
-  const errs = fieldErrors(p.error, p.field);
+  const errs = messageFor(p.error, p.field);
   const hex = /^#[0-9a-fA-F]{6}$/.test(p.value) ? p.value : '#000000';
   return (
     <div class="field color-field">
       <label for={p.id}>{p.label}</label>
       <div class="color-pair">
-        <input type="color" id={p.id} value={hex} {...described(p.id, false, errs)} onInput={(e) => p.onInput(e.currentTarget.value)} />
+        <input type="color" id={p.id} value={hex} {...described(p.id, false, errs, undefined, p.field)} onInput={(e) => p.onInput(e.currentTarget.value)} />
         <input type="text" aria-label={t('settings.colorCode', { label: p.label })} value={p.value} maxLength={40} size={10} onInput={(e) => p.onInput(e.currentTarget.value)} />
       </div>
-      <FieldMessage id={p.id} errs={errs} />
+      <FieldMessage id={p.id} message={errs} />
     </div>
   );
 }
 
 /** A checkbox with its label and hint. */
 export function CheckField(p: Common & { checked: boolean; onChange: (v: boolean) => void }) {
-  const errs = fieldErrors(p.error, p.field);
+  const errs = messageFor(p.error, p.field);
   return (
     <div class="choice">
-      <input type="checkbox" id={p.id} checked={p.checked} {...described(p.id, !!p.hint, errs)} onChange={(e) => p.onChange(e.currentTarget.checked)} />
+      <input type="checkbox" id={p.id} checked={p.checked} {...described(p.id, !!p.hint, errs, undefined, p.field)} onChange={(e) => p.onChange(e.currentTarget.checked)} />
       <span>
         <label for={p.id}>{p.label}</label>
         {p.hint && (
@@ -123,7 +99,7 @@ export function CheckField(p: Common & { checked: boolean; onChange: (v: boolean
             {p.hint}
           </span>
         )}
-        <FieldMessage id={p.id} errs={errs} />
+        <FieldMessage id={p.id} message={errs} />
       </span>
     </div>
   );
@@ -131,17 +107,17 @@ export function CheckField(p: Common & { checked: boolean; onChange: (v: boolean
 
 /** A select of `options` ([value, label] pairs). */
 export function SelectField(p: Common & { value: string; options: ReadonlyArray<readonly [string, string]>; onChange: (v: string) => void }) {
-  const errs = fieldErrors(p.error, p.field);
+  const errs = messageFor(p.error, p.field);
   return (
     <Field id={p.id} label={p.label} hint={p.hint}>
-      <select id={p.id} value={p.value} {...described(p.id, !!p.hint, errs)} onChange={(e) => p.onChange(e.currentTarget.value)}>
+      <select id={p.id} value={p.value} {...described(p.id, !!p.hint, errs, undefined, p.field)} onChange={(e) => p.onChange(e.currentTarget.value)}>
         {p.options.map(([v, l]) => (
           <option key={v} value={v}>
             {l}
           </option>
         ))}
       </select>
-      <FieldMessage id={p.id} errs={errs} />
+      <FieldMessage id={p.id} message={errs} />
     </Field>
   );
 }
@@ -156,16 +132,9 @@ export function Group({ id, title, children }: { id: string; title: string; chil
   );
 }
 
-/** The refused request's message (field problems are shown by their fields). */
+/** The refused request's summary (field problems are shown by their fields). */
 export function SaveError({ error }: { error: unknown }) {
-  if (!error) return null;
-  const n = error instanceof ApiError ? error.errors.length : 0;
-  return (
-    <div role="alert" class="error">
-      <p>{problem(error)}</p>
-      {n > 0 && <p>{t('settings.fieldProblems', { count: n })}</p>}
-    </div>
-  );
+  return <RefusalSummary error={error} />;
 }
 
 /** Sets `value` at a dotted `path` of a copy of `obj`. */

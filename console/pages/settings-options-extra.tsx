@@ -1,6 +1,8 @@
 // The options that are more than a plain field: the minimum payout typed in currency units, the
 // program's languages, the payout providers, the application form's questions and the write-only
 // reCAPTCHA secret.
+import { plainFieldMessage } from '../field-messages.ts';
+import { MoneyInput, currencyDigits, fromMinor } from '../money-input.tsx';
 import { t, type MessageKey } from '../i18n/index.ts';
 import { CheckField, SelectField, TextField, fieldErrors } from './settings-kit.tsx';
 import { lines, type Draft } from './settings-spec.tsx';
@@ -10,38 +12,20 @@ import type { ApplicationQuestion } from '../../shared/schemas/affiliate.ts';
 
 type D = Draft<CampaignOptions>;
 
-/** The currency's minor-unit digits (2 for USD, 0 for JPY, 3 for KWD), as Intl and the server count them. */
-export const currencyDigits = (iso: string) => new Intl.NumberFormat('en', { style: 'currency', currency: iso }).resolvedOptions().maximumFractionDigits ?? 2;
-
-/** "25.50" in a currency with 2 digits → 2550; null when the text is not such an amount. */
-export function toMinor(typed: string, digits: number): number | null {
-  const m = /^(\d{1,12})(?:[.,](\d*))?$/.exec(typed.trim());
-  if (!m || (m[2] ?? '').length > digits) return null;
-  return Number(m[1]) * 10 ** digits + Number((m[2] ?? '').padEnd(digits, '0') || 0);
-}
-
-/** Minor units shown as an amount to edit: 2550 → "25.50". */
-export const fromMinor = (minor: number, digits: number) => (minor / 10 ** digits).toFixed(digits);
-
 /** The minimum payout in the program currency's units, saved as integer minor units. */
 export function PayoutThreshold({ d, currency }: { d: D; currency: string }) {
   const digits = currencyDigits(currency);
   const saved = d.doc.payoutThreshold;
   return (
-    <TextField
+    <MoneyInput
       id="o-payoutThreshold"
       field="payoutThreshold"
       error={d.error}
       label={t('op.payoutThreshold', { currency })}
       hint={t('op.payoutThreshold.hint', { example: fromMinor(25 * 10 ** digits + (digits ? 5 * 10 ** (digits - 1) : 0), digits) })}
-      inputMode="decimal"
-      size={12}
-      value={d.text('payoutThreshold', typeof saved === 'number' && saved > 0 ? fromMinor(saved, digits) : '')}
-      onInput={(v) => {
-        d.setText('payoutThreshold', v);
-        // Text that is no amount goes as typed, so the API's own message says what is wrong.
-        d.set('payoutThreshold', v.trim() === '' ? null : (toMinor(v, digits) ?? v));
-      }}
+      currency={currency}
+      minor={typeof saved === 'number' && saved > 0 ? saved : null}
+      onChange={(v) => d.set('payoutThreshold', v)}
     />
   );
 }
@@ -85,8 +69,8 @@ export function Languages({ d }: { d: D }) {
           ))}
         </div>
         {fieldErrors(d.error, 'languages.additionalLanguages').map((e) => (
-          <p class="field-error" key={e.message}>
-            {e.message}
+          <p class="field-error" key={e.message} data-field="languages.additionalLanguages">
+            {plainFieldMessage(e)}
           </p>
         ))}
       </fieldset>
@@ -113,8 +97,8 @@ export function PayoutSettings({ d, affiliate }: { d: D; affiliate: boolean }) {
           />
         ))}
         {fieldErrors(d.error, 'payoutSettings.enabledProviders').map((e) => (
-          <p class="field-error" key={e.message}>
-            {e.message}
+          <p class="field-error" key={e.message} data-field="payoutSettings.enabledProviders">
+            {plainFieldMessage(e)}
           </p>
         ))}
       </fieldset>

@@ -4,7 +4,7 @@
 import { api, can } from '../api.ts';
 import { announce, Async, PageTitle } from '../ui.tsx';
 import { t, type MessageKey } from '../i18n/index.ts';
-import { CheckField, Group, SaveError, SelectField, SettingsNav } from './settings-kit.tsx';
+import { CheckField, Group, SaveError, SelectField } from './settings-kit.tsx';
 import { SpecField, SpecSection, useDraft } from './settings-spec.tsx';
 import { APPLICATION_SECTION, COOKIE_WINDOW_DAYS, CREDIT_WINDOW_DAYS, FRAUD_SECTION, RECAPTCHA_SECTION, TAX_SECTION } from './settings-options-spec.ts';
 import { Languages, PayoutSettings, PayoutThreshold, Questions, RecaptchaSecret } from './settings-options-extra.tsx';
@@ -125,7 +125,6 @@ export default function OptionsPage({ params }: { params: Record<string, string>
   return (
     <>
       <PageTitle>{t('settings.optionsTitle')}</PageTitle>
-      <SettingsNav programId={id} />
       <Async depKey={id} load={() => Promise.all([api<{ type: Type; currencyISO: string | null }>('GET', path), api<CampaignOptions>('GET', `${path}/options`)])}>
         {([c, o]) => <OptionsForm programId={id} type={c.type} currency={c.currencyISO ?? 'USD'} saved={o} />}
       </Async>

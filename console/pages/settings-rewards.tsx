@@ -4,7 +4,6 @@ import { useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
 import { announce, Async, ErrorSummary, PageTitle } from '../ui.tsx';
 import { money, t } from '../i18n/index.ts';
-import { SettingsNav } from './settings-kit.tsx';
 import { RewardForm } from '../reward-form.tsx';
 import type { CampaignReward } from '../../shared/schemas/reward-config.ts';
 
@@ -20,7 +19,7 @@ function summary(r: CampaignReward): string {
   return parts.filter(Boolean).join(' · ');
 }
 
-function Rewards({ programId, type, rewards, reload }: { programId: string; type: Type; rewards: CampaignReward[]; reload: () => void }) {
+function Rewards({ programId, type, currency, rewards, reload }: { programId: string; type: Type; currency: string; rewards: CampaignReward[]; reload: () => void }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [adding, setAdding] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -51,6 +50,7 @@ function Rewards({ programId, type, rewards, reload }: { programId: string; type
                   <RewardForm
                     programId={programId}
                     programType={type}
+                    currency={currency}
                     reward={r}
                     idPrefix={`edit-${r.id}`}
                     submitLabel={t('reward.saveChanges')}
@@ -92,6 +92,7 @@ function Rewards({ programId, type, rewards, reload }: { programId: string; type
             <RewardForm
               programId={programId}
               programType={type}
+              currency={currency}
               idPrefix="new"
               submitLabel={t('reward.create')}
               onCancel={() => setAdding(false)}
@@ -117,9 +118,8 @@ export default function RewardsSettingsPage({ params }: { params: Record<string,
   return (
     <>
       <PageTitle>{t('settings.rewardsTitle')}</PageTitle>
-      <SettingsNav programId={id} />
-      <Async depKey={id} load={() => Promise.all([api<{ type: Type }>('GET', path), api<{ rewards: CampaignReward[] }>('GET', `${path}/reward-configs`)])}>
-        {([c, list], reload) => <Rewards programId={id} type={c.type} rewards={list.rewards} reload={reload} />}
+      <Async depKey={id} load={() => Promise.all([api<{ type: Type; currencyISO: string | null }>('GET', path), api<{ rewards: CampaignReward[] }>('GET', `${path}/reward-configs`)])}>
+        {([c, list], reload) => <Rewards programId={id} type={c.type} currency={c.currencyISO ?? 'USD'} rewards={list.rewards} reload={reload} />}
       </Async>
     </>
   );

@@ -8,6 +8,7 @@ import { t, type MessageKey } from '../i18n/index.ts';
 import { CheckField, ColorField, Group, SelectField, TextField, fieldErrors, getIn, setIn } from './settings-kit.tsx';
 import { useAction } from '../ui.tsx';
 import { mapText, parseMap, type Spec, type Section } from './settings-spec-types.ts';
+import { SPEC_MAX_LENGTH } from './settings-limits.ts';
 
 export type { Spec, Section } from './settings-spec-types.ts';
 export { mapText, parseMap } from './settings-spec-types.ts';
@@ -150,6 +151,7 @@ export function SpecField({ s, d, prefix }: { s: Spec; d: Draft; prefix: string 
           {...common}
           type={s.k === 'url' ? 'url' : s.k === 'email' ? 'email' : 'text'}
           multiline={s.k === 'long'}
+          maxLength={SPEC_MAX_LENGTH[`${prefix}:${s.p}`]}
           value={String(v ?? '')}
           onInput={(x) => d.set(s.p, x === '' && s.n ? null : x)}
         />

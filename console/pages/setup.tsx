@@ -108,6 +108,7 @@ function RewardStep({ campaign }: { campaign: Campaign }) {
           <RewardForm
             programId={campaign.id}
             programType={campaign.type}
+            currency={campaign.currencyISO ?? 'USD'}
             // The starter is a switched-off placeholder (rest-v2 §3.2: nothing is awarded until enabled); configuring it here switches it on.
             reward={rewards[0] && { ...rewards[0], isVisible: true }}
             idPrefix="setup-reward"
@@ -143,8 +144,8 @@ function DesignStep({ campaign, saved }: { campaign: Campaign; saved: CampaignDe
   return (
     <div class="split">
       <form onSubmit={submit} class="card settings-form" noValidate>
-        <DesignFields draft={draft} set={set} error={error} compact />
         <SaveError error={error} />
+        <DesignFields draft={draft} set={set} error={error} compact />
         <Nav back={stepUrl(campaign.id, 'reward')} next={t('setup.saveNext')} busy={busy} />
       </form>
       <WidgetPreview programId={campaign.id} design={draft} />

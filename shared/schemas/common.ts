@@ -9,7 +9,18 @@ export const errorBody = z
     name: z.string(),
     code: z.string(),
     message: z.string(),
-    errors: z.array(z.object({ field: z.string(), code: z.string(), message: z.string() })).optional(),
+    errors: z
+      .array(
+        z.object({
+          field: z.string(),
+          code: z.string(),
+          message: z.string(),
+          maximum: z.number().optional().meta({ description: 'refloop extension: the largest length, value or count allowed (on TOO_LONG).' }),
+          minimum: z.number().optional().meta({ description: 'refloop extension: the smallest length, value or count allowed (on TOO_SHORT).' }),
+          origin: z.string().optional().meta({ description: 'refloop extension: what the bound measures: string (characters), number (the value) or array (entries).' }),
+        }),
+      )
+      .optional(),
     status: z.number().int(),
     supportUrl: z.string().optional(),
     policyName: z.string().optional(),

@@ -46,8 +46,8 @@ describe.skipIf(SKIP_BROWSER)('owner console: affiliates in Chromium (issue #23)
     await page.getByRole('button', { name: 'Create program' }).click();
     await expect.poll(() => h1(page)).toBe('Partners');
     const pid = page.url().split('/').pop()!;
-    const programNav = page.getByRole('navigation', { name: 'Program' });
-    await programNav.getByRole('link', { name: 'Affiliates' }).waitFor();
+    const programNav = page.getByRole('navigation', { name: 'Console' });
+    await programNav.getByRole('link', { name: 'Applications' }).waitFor();
 
     // The program's set-up over REST with the key the keys page shows: a 10 % commission that waits
     // for the owner's approval, applications under manual review, the participant API on.
@@ -72,7 +72,7 @@ describe.skipIf(SKIP_BROWSER)('owner console: affiliates in Chromium (issue #23)
     expect(applied.body.status).toBe('PENDING');
 
     // Applications: the pending queue, then the application with its answers, approved.
-    await programNav.getByRole('link', { name: 'Affiliates' }).click();
+    await programNav.getByRole('link', { name: 'Applications' }).click();
     await expect.poll(() => h1(page)).toBe('Affiliate applications');
     const table = page.getByRole('table');
     await expect.poll(() => table.getByRole('rowheader').allTextContents()).toEqual(['ana@partner.exampleAna Ng']);
@@ -104,7 +104,7 @@ describe.skipIf(SKIP_BROWSER)('owner console: affiliates in Chromium (issue #23)
 
     // Invites: refused while the team is unverified (the API's message), sent once it is, resent
     // (too soon, then after five minutes) and revoked.
-    const tabs = page.getByRole('navigation', { name: 'Affiliate pages' });
+    const tabs = page.getByRole('navigation', { name: 'Console' });
     await tabs.getByRole('link', { name: 'Invites' }).click();
     await expect.poll(() => h1(page)).toBe('Affiliate invites');
     await page.getByLabel('Email address').fill('bo@partner.example');
@@ -229,10 +229,10 @@ describe.skipIf(SKIP_BROWSER)('owner console: affiliates in Chromium (issue #23)
     await page.getByLabel('Program name').fill('Friends');
     await page.getByRole('button', { name: 'Create program' }).click();
     await expect.poll(() => h1(page)).toBe('Friends');
-    const programNav = page.getByRole('navigation', { name: 'Program' });
+    const programNav = page.getByRole('navigation', { name: 'Console' });
     await programNav.getByRole('link', { name: 'Participants' }).click();
     await expect.poll(() => h1(page)).toBe('Participants');
-    await expect.poll(() => programNav.getByRole('link', { name: 'Affiliates' }).count()).toBe(0);
+    await expect.poll(() => programNav.getByRole('link', { name: 'Applications' }).count()).toBe(0);
     await page.goto(`${page.url().replace(/\/participants$/, '')}/affiliates/payouts`);
     await expect.poll(() => page.getByText('This program is a referral program.').count()).toBe(1);
     await context.close();

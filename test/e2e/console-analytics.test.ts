@@ -91,7 +91,7 @@ describe.skipIf(SKIP_BROWSER)('console analytics page in Chromium (issue #23)', 
     // From the programs list (loaded again: the program was made over REST) to its analytics.
     await page.reload();
     await page.getByRole('link', { name: 'Spring referrals' }).click();
-    await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: 'Analytics' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Analytics' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Analytics');
     expect(page.url()).toMatch(/\/analytics$/);
 

@@ -46,7 +46,7 @@ describe.skipIf(SKIP_BROWSER)('console data page in Chromium (issue #23)', () =>
     const { page, context } = await signedInConsole(app, browser, 1440);
     const { pid } = await program(page);
     await page.goto(`${app.url}/console/programs/${pid}`);
-    await page.getByRole('navigation', { name: /program/i }).getByRole('link', { name: 'Data' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Data' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Data');
     await expect.poll(() => page.getByRole('link', { name: 'Commissions (CSV)' }).count()).toBe(0);
     await expectAccessible(page);

@@ -51,7 +51,7 @@ describe.skipIf(SKIP_BROWSER)('console fraud review in Chromium (issue #23)', ()
 
     await page.goto(`${app.url}/console/programs/${pid}`);
     await expect.poll(() => heading(page)).toBe('Watchful referrals');
-    await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: 'Fraud review' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Fraud review' }).click();
     await expect.poll(() => heading(page)).toBe('Fraud review');
     await expect.poll(() => cards(page)).toEqual(['cy@example.net', 'ann+deals@example.com']);
     await expect.poll(() => page.getByText('mallory@example.com').count()).toBe(0);

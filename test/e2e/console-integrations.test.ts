@@ -29,7 +29,7 @@ describe.skipIf(SKIP_BROWSER)('console Stripe integration page in Chromium (issu
     const affiliate = (await app.request('POST', `/v2/campaign/${program.id}/participant`, { key, body: { email: 'ada@example.com' } })).body;
 
     await page.goto(`${app.url}/console/programs/${program.id}`);
-    await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: 'Stripe' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Stripe' }).click();
     await expect.poll(() => heading(page)).toBe('Stripe');
     await expect.poll(() => page.getByText('Not connected', { exact: true }).count()).toBe(1);
     await expectAccessible(page);
@@ -125,7 +125,7 @@ describe.skipIf(SKIP_BROWSER)('console Stripe integration page in Chromium (issu
     const program = (await app.request('POST', '/v2/campaigns', { key, body: { type: 'AFFILIATE', name: 'Paddle partners' } })).body;
 
     await page.goto(`${app.url}/console/programs/${program.id}`);
-    await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: 'Paddle' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Paddle' }).click();
     await expect.poll(() => heading(page)).toBe('Paddle Billing');
     await expect.poll(() => page.getByText('Not connected', { exact: true }).count()).toBe(1);
 

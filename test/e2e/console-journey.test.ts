@@ -91,7 +91,7 @@ describe.skipIf(SKIP_BROWSER)('the referral journey in the console, by clicking 
     await app?.close();
   });
 
-  const programNav = (page: Page) => page.getByRole('navigation', { name: 'Program' });
+  const programNav = (page: Page) => page.getByRole('navigation', { name: 'Console' });
   /** Clicks Save changes and waits for the PATCH of the settings document (the announcement of an earlier save may still be shown). */
   const saveChanges = async (page: Page, doc: string) => {
     const [res] = await Promise.all([
@@ -181,12 +181,12 @@ describe.skipIf(SKIP_BROWSER)('the referral journey in the console, by clicking 
     await check(page, 'program');
 
     // 4. Settings: rewards wait for approval; referral links open the store; a referral counts when the store says so.
-    await programNav(page).getByRole('link', { name: 'Settings' }).click();
+    await programNav(page).getByRole('link', { name: 'Options' }).click();
     await expect.poll(() => heading(page)).toBe('Program options');
     await page.getByLabel('Approve each reward before it is given').check();
     await saveChanges(page, '/options');
     await check(page, 'options');
-    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Installation' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Installation' }).click();
     await expect.poll(() => heading(page)).toBe('Installation');
     await page.getByLabel('Page referral links open').fill(`${app.url}/shop`);
     await page.getByLabel('When a referral counts').selectOption({ label: 'When your server says so' });
@@ -239,7 +239,7 @@ describe.skipIf(SKIP_BROWSER)('the referral journey in the console, by clicking 
     await expect.poll(() => heading(page)).toBe('Programs');
     await page.getByRole('link', { name: 'Corner Bakery friends' }).click();
     await expect.poll(() => heading(page)).toBe('Corner Bakery friends');
-    await programNav(page).getByRole('link', { name: 'Rewards' }).click();
+    await programNav(page).getByRole('link', { name: 'Rewards queue' }).click();
     await expect.poll(() => heading(page)).toBe('Rewards queue');
     const rowHeaders = async () => (await page.getByRole('table').getByRole('rowheader').allTextContents()).sort();
     await expect.poll(rowHeaders).toEqual(['finn@example.com', 'rosa@example.com']);

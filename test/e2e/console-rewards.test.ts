@@ -52,9 +52,9 @@ describe.skipIf(SKIP_BROWSER)('console rewards queue in Chromium (issue #23)', (
     // From the program page to the queue through the program's navigation.
     await page.goto(`${app.url}/console/programs/${pid}`);
     await expect.poll(() => heading(page)).toBe('Friends get $10');
-    const nav = page.getByRole('navigation', { name: 'Program' });
-    await expect.poll(() => nav.getByRole('link', { name: 'Rewards' }).count()).toBe(1);
-    await nav.getByRole('link', { name: 'Rewards' }).click();
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    await expect.poll(() => nav.getByRole('link', { name: 'Rewards queue' }).count()).toBe(1);
+    await nav.getByRole('link', { name: 'Rewards queue' }).click();
     await expect.poll(() => heading(page)).toBe('Rewards queue');
     expect(await page.getByRole('navigation', { name: 'Reward state' }).getByRole('link', { name: 'Awaiting approval' }).getAttribute('aria-current')).toBe('page');
     // Two referrals of a double-sided reward: four rewards, newest first (cy's pair, then bo's).

@@ -36,10 +36,10 @@ describe.skipIf(SKIP_BROWSER)('console program settings in Chromium (issue #23)'
     const { page, context, key, pid } = await ownerWithProgram();
     await page.goto(`${app.url}/console/programs/${pid}`);
     await expect.poll(() => heading(page)).toBe('Corner bakery');
-    await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Options' }).click();
     await expect.poll(() => heading(page)).toBe('Program options');
     expect(page.url()).toBe(`${app.url}/console/programs/${pid}/settings/options`);
-    expect(await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Options' }).getAttribute('aria-current')).toBe('page');
+    expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Options' }).getAttribute('aria-current')).toBe('page');
 
     await page.getByLabel('Approve each reward before it is given').check();
     await page.getByLabel('How long a referral link is remembered').selectOption({ label: '90 days' });
@@ -433,6 +433,28 @@ describe.skipIf(SKIP_BROWSER)('console program settings in Chromium (issue #23)'
       await expectAccessible(page);
       await shot(page, `settings-${slug}-390`);
     }
+    await context.close();
+  });
+
+  it('issue #32: a too-long design text is refused with a plain message beside its field, and its box carries the schema maximum', async () => {
+    const { page, context, pid } = await ownerWithProgram(1366);
+    await page.goto(`${app.url}/console/programs/${pid}/settings/design`);
+    await expect.poll(() => heading(page)).toBe('Design');
+    const pre = page.getByLabel('Heading for visitors');
+    expect(await pre.getAttribute('maxlength')).toBe('500');
+    // An old browser or a paste script can still send more: the refusal must read plainly.
+    await pre.evaluate((el) => el.removeAttribute('maxlength'));
+    await pre.fill('x'.repeat(501));
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => pre.getAttribute('aria-invalid')).toBe('true');
+    const errorId = (await pre.getAttribute('aria-describedby'))!.split(' ').find((id) => id.endsWith('-error'))!;
+    expect(await page.locator(`[id="${errorId}"]`).textContent()).toBe('Too long: use at most 500 characters.');
+    const alert = (await page.getByRole('alert').textContent())!;
+    expect(alert).toContain('One field needs attention');
+    expect(alert).not.toContain('Too big');
+    expect(alert).not.toContain('header.preText');
+    expect(await pre.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectAccessible(page);
     await context.close();
   });
 });

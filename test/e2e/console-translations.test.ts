@@ -175,7 +175,7 @@ describe.skipIf(SKIP_BROWSER)('console texts per program language in Chromium (i
     await expect.poll(() => page.getByLabel('Texts in', { exact: true }).inputValue()).toBe('de');
 
     // The Design page at 390 px in Spanish holds its layout.
-    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Design' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Design' }).click();
     await expect.poll(() => heading(page)).toBe('Design');
     await page.getByLabel('Texts in', { exact: true }).selectOption({ label: 'Spanish' });
     await expect.poll(() => page.getByLabel('Heading for participants').count()).toBe(1);

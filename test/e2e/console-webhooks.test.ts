@@ -50,7 +50,7 @@ describe.skipIf(SKIP_BROWSER)('console webhooks page in Chromium (issue #23)', (
     expect((await app.request('PATCH', `/v2/campaign/${program.id}`, { key, body: { status: 'IN_PROGRESS' } })).status).toBe(200);
 
     await page.goto(`${app.url}/console/programs/${program.id}`);
-    await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Webhooks');
     await expect.poll(() => page.getByText('This program has no webhooks yet.').count()).toBe(1);
 

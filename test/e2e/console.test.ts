@@ -55,7 +55,7 @@ describe.skipIf(SKIP_BROWSER)('owner console in Chromium (issue #23)', () => {
       expect(res.status).toBe(200);
     }
     // To the participants page by keyboard: focus the link and press Enter.
-    await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: 'Participants' }).focus();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Participants' }).focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Participants');
     await expect.poll(() => page.getByRole('table').getByRole('rowheader').allTextContents()).toEqual(expect.arrayContaining(['ana@example.com', 'bo@example.com', 'cy@example.com']));

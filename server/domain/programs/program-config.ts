@@ -6,6 +6,7 @@ import type { Config } from '../../config.ts';
 import { newId, type Sealer } from '../../crypto.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldError } from '../../../shared/errors.ts';
+import { boundsOf } from '../../../shared/field-errors.ts';
 import { READ_ONLY_FIELDS, TYPE_ONLY_FIELDS, documentSchema } from '../../../shared/schemas/program-config.ts';
 import type { CampaignInstallation } from '../../../shared/schemas/program-config-installation.ts';
 import type { DocumentKind } from '../../../shared/schemas/program-config-fields.ts';
@@ -86,7 +87,7 @@ function issuesToErrors(error: z.ZodError): FieldError[] {
       return { field: keys.map((k) => (at ? `${at}.${k}` : k)).join(', '), code: 'UNKNOWN_FIELD', message: `Unknown field${keys.length > 1 ? 's' : ''}: ${keys.join(', ')}` };
     }
     const code = i.code === 'invalid_type' ? 'INVALID_TYPE' : i.code === 'invalid_value' ? 'INVALID_VALUE' : i.code === 'too_big' ? 'TOO_LONG' : i.code === 'too_small' ? 'TOO_SHORT' : 'INVALID';
-    return { field: at || 'body', code, message: i.message };
+    return { field: at || 'body', code, message: i.message, ...boundsOf(i) };
   });
 }
 

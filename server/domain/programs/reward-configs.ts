@@ -64,7 +64,7 @@ export const MAX_REWARD_CONFIGS_PER_PROGRAM = 100;
 /** Ids we issue are `crew_` + [a-z0-9]; anything else (NUL bytes break PostgreSQL text) cannot exist. */
 const plausibleId = (id: string) => /^[A-Za-z0-9_-]{1,64}$/.test(id);
 
-/** Starter rewards for a new program created without `rewards` (rest-v2 §3.2): hidden placeholders to configure. */
+/** Starter rewards for a new program created without `rewards` (rest-v2 §3.2): hidden, to configure; titled by what they give (issue #32), since participants read the title once it is switched on. */
 export function starterRewards(program: Pick<Program, 'type' | 'goal'>): RewardConfigCreate[] {
   const hidden = { isVisible: false, metadata: {} };
   if (program.type === 'AFFILIATE') {
@@ -72,7 +72,7 @@ export function starterRewards(program: Pick<Program, 'type' | 'goal'>): RewardC
       {
         ...hidden,
         type: 'AFFILIATE',
-        title: 'Affiliate commission (placeholder)',
+        title: '20% commission on every sale',
         description: 'Earn 20% of every sale you refer.',
         commissionStructure: { type: 'PERCENT', percent: 20, event: 'SALE', duration: 'FOREVER', holdDuration: 30, minPaidReferrals: 1 },
       },
@@ -80,12 +80,12 @@ export function starterRewards(program: Pick<Program, 'type' | 'goal'>): RewardC
   }
   switch (program.goal) {
     case 'HEALTHCARE_PROVIDERS':
-      return [{ ...hidden, type: 'SINGLE_SIDED', title: 'Referral reward (placeholder)', description: 'Get a reward for every person you refer.' }];
+      return [{ ...hidden, type: 'SINGLE_SIDED', title: 'Reward for every referral', description: 'Get a reward for every person you refer.' }];
     case 'SUBSCRIBERS':
       return [1, 3, 5, 10].map((n, i) => ({
         ...hidden,
         type: 'MILESTONE' as const,
-        title: `Milestone ${i + 1} reward (placeholder)`,
+        title: `Reward for ${n} ${n === 1 ? 'referral' : 'referrals'}`,
         description: `Refer ${n} ${n === 1 ? 'friend' : 'friends'} to unlock this reward.`,
         conversionsRequired: n,
         order: i,
@@ -93,13 +93,13 @@ export function starterRewards(program: Pick<Program, 'type' | 'goal'>): RewardC
         nextMilestoneSuffix: 'more friends to unlock your next reward',
       }));
     case 'WAITLIST':
-      return [{ ...hidden, type: 'LEADERBOARD', title: 'Leaderboard prize (placeholder)', description: 'The top referrers win a prize.', numberOfWinners: 3 }];
+      return [{ ...hidden, type: 'LEADERBOARD', title: 'Top referrer prize', description: 'The top referrers win a prize.', numberOfWinners: 3 }];
     default:
       return [
         {
           ...hidden,
           type: 'DOUBLE_SIDED',
-          title: 'Double-sided reward (placeholder)',
+          title: 'Give a reward, get a reward',
           description: 'Refer a friend and you both get a reward.',
           referralDescription: 'Get a reward when you sign up through a friend.',
         },

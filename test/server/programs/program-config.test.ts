@@ -151,7 +151,8 @@ describe('PATCH /campaign/{id}/design', () => {
     const colour = await patch(acct.key, id, 'design', { theme: { primaryColor: 'red;}body{display:none' } });
     expect(colour.status).toBe(400);
     const tooLong = await patch(acct.key, id, 'design', { header: { postText: 'x'.repeat(501) } });
-    expect(tooLong.body.errors[0]).toMatchObject({ field: 'header.postText', code: 'TOO_LONG' });
+    // Issue #32: the bound and what it measures travel with the entry, so the console words it plainly.
+    expect(tooLong.body.errors[0]).toMatchObject({ field: 'header.postText', code: 'TOO_LONG', maximum: 500, origin: 'string' });
   });
 
   it('rejects sections of the other program type with 400', async () => {
@@ -474,7 +475,7 @@ describe('PATCH /campaign/{id}/options', () => {
     expect(badIp.body.errors[0].field).toBe('fraud.blockedIps.0');
     const tooMany = await patch(acct.key, id, 'options', { fraud: { blockedEmails: Array.from({ length: 501 }, (_, i) => `u${i}@example.com`) } });
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body.errors[0]).toMatchObject({ field: 'fraud.blockedEmails', code: 'TOO_LONG' });
+    expect(tooMany.body.errors[0]).toMatchObject({ field: 'fraud.blockedEmails', code: 'TOO_LONG', maximum: 500, origin: 'array' });
     expect((await patch(acct.key, id, 'options', { fraud: { strictness: 'PARANOID' } })).status).toBe(400);
     expect((await patch(acct.key, id, 'options', { fraud: { recaptcha: { token: 'x' } } })).body.errors[0]).toMatchObject({ field: 'fraud.recaptcha.token', code: 'UNKNOWN_FIELD' });
   });

@@ -373,7 +373,7 @@ describe('POST /campaign/{id}/resources', () => {
     expect(http.body.errors[0]).toMatchObject({ field: 'url' });
     const long = await post({ type: 'TEXT', title: 'x', text: 'a'.repeat(5001) });
     expect(long.status).toBe(400);
-    expect(long.body.errors[0]).toMatchObject({ field: 'text', code: 'TOO_LONG' });
+    expect(long.body.errors[0]).toMatchObject({ field: 'text', code: 'TOO_LONG', maximum: 5000, origin: 'string' });
     expect((await post({ type: 'TEXT', title: 'x', text: 'a'.repeat(5000) })).status).toBe(200);
     const missing = await post({ type: 'LINK', title: 'x' });
     expect(missing.body.errors).toEqual([expect.objectContaining({ field: 'url', code: 'REQUIRED' })]);

@@ -614,7 +614,8 @@ describe('POST /campaigns (rewards and starter rewards)', () => {
       expect(p.rewards).toEqual(rewards);
       for (const r of rewards) {
         expect(r.isVisible).toBe(false);
-        expect(r.title).toMatch(/placeholder/);
+        expect(r.isStarter).toBe(true);
+        expect(r.title).not.toMatch(/placeholder/);
       }
     });
   }

@@ -1,0 +1,33 @@
+// A refused request's field problems in plain words (console/field-messages.ts picks one by the
+// entry's field path, then its kind and bound), and the summary above a refused form.
+
+export const enErrors = {
+  'err.summary': { one: 'One field needs attention: its problem is shown next to it.', other: '{count} fields need attention: each problem is shown next to its field.' },
+  'err.REQUIRED': 'This is required.',
+  'err.TOO_LONG.string': { one: 'Too long: use at most {count} character.', other: 'Too long: use at most {count} characters.' },
+  'err.TOO_LONG.number': 'Too large: the most is {max}.',
+  'err.TOO_LONG.array': { one: 'Too many: at most {count} entry.', other: 'Too many: at most {count} entries.' },
+  'err.TOO_LONG': 'Too long or too large.',
+  'err.TOO_SHORT.string': { one: 'This cannot be empty.', other: 'Too short: use at least {count} characters.' },
+  'err.TOO_SHORT.number': 'Too small: the least is {min}.',
+  'err.TOO_SHORT.array': { one: 'Add at least one entry.', other: 'Add at least {count} entries.' },
+  'err.TOO_SHORT': 'Too short or too small.',
+  'err.money.TOO_SHORT': 'Enter an amount above zero.',
+  'err.money.TOO_LONG': 'That amount is too large.',
+  'err.money.INVALID_TYPE': 'Enter an amount in numbers, such as 10.00.',
+  'err.INVALID_TYPE': 'This is not a value this field takes (a number where digits are expected, for example).',
+  'err.INVALID_VALUE': 'Choose one of the offered values.',
+  'err.INVALID_EMAIL': 'Enter an email address such as name@example.com.',
+  'err.INVALID_URL': 'Enter a web address starting with https:// or http://.',
+  'err.INVALID_REGEX': 'This is not in the form this field takes.',
+  'err.INVALID_FORMAT': 'This is not in the form this field takes.',
+  'err.UNKNOWN_FIELD': 'This setting is not one this program takes.',
+  'err.INVALID': 'This value is not accepted.',
+  'err.REFERRER_NOT_FOUND': 'No participant of this program has that email or id.',
+  'err.PARTICIPANT_NOT_FOUND': 'No participant of this program has that email or id.',
+  'err.NOT_AVAILABLE_FOR_PROGRAM_TYPE': 'This setting belongs to the other kind of program.',
+  'err.READ_ONLY': 'This is set by refloop and cannot be changed here.',
+  'err.at.currencyISO': 'Enter a three-letter currency code such as USD or EUR.',
+  'err.at.amountISO': 'Enter a three-letter currency code such as USD or EUR.',
+  'err.at.currency': 'Enter a three-letter currency code such as USD or EUR.',
+} as const;
