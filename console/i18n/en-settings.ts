@@ -25,7 +25,6 @@ export const enSettings = {
   'options.requireManualRewardApprovalHint': 'Earned rewards wait in the rewards queue until you approve them.',
   'options.autoFulfillRewards': 'Mark rewards as fulfilled automatically',
   'options.autoFulfillRewardsHint': 'Use this when your store hands out rewards by itself, for example coupon codes.',
-  'options.affiliates': 'Affiliates',
   'options.applicationMode': 'Who can become an affiliate',
   'options.mode.OPEN_ENROLLMENT': 'Anyone, at once',
   'options.mode.MANUAL_REVIEW': 'People you approve',
@@ -288,8 +287,6 @@ export const enSettings = {
   'reward.deleted': 'Reward {title} deleted.',
   'reward.cancel': 'Cancel',
 
-  'home.setupTitle': 'Set up a program step by step',
-  'home.setupText': 'Choose the type, the reward and the look, get the code for your website, then launch.',
   'home.setupLink': 'Start the guided setup',
   'setup.title': 'New program, step {n} of {total}: {step}',
   'setup.progress': 'Setup progress',

@@ -1,6 +1,6 @@
 // The participant API client (docs/participant-api.md). Types come from shared/schemas/mobile*.ts
-// as TYPE imports only: zod never reaches the widget bundle. Plain fetch with the little of an HTTP
-// client it needs (a timeout, two retries of a GET): ky cost the first load 4.3 KB gzip (issue #32).
+// as TYPE imports only: zod never reaches the widget bundle.
+import ky from 'ky';
 import { preview } from './state.ts';
 import type { z } from 'zod';
 import type * as M from '../../shared/schemas/mobile.ts';
@@ -101,30 +101,10 @@ export class Api {
   private sessionPromise?: Promise<string>;
   /** The participant token, or undefined when nobody is signed in. */
   token?: string;
-  constructor(private rt: WidgetRuntime) {}
+  private http;
 
-  /**
-   * One request under `apiBase`: 15 s to answer, and a GET that fails on the network or answers 408
-   * or 5xx (500, 502, 503, 504) is sent again twice, after 0.3 and 0.6 s (ky's rules, which it replaced).
-   */
-  private async http(method: string, path: string, headers: Record<string, string>, json?: Body, query?: Record<string, string | number | undefined>): Promise<Response> {
-    const url = new URL(`${this.rt.apiBase}/${path}`);
-    for (const k in query) if (query[k] !== undefined) url.searchParams.set(k, String(query[k]));
-    if (json) headers['Content-Type'] = 'application/json';
-    for (let tries = 0; ; tries++) {
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), 15_000);
-      const last = method != 'get' || tries == 2;
-      try {
-        const res = await fetch(url, { method: method.toUpperCase(), headers, body: json && JSON.stringify(json), signal: abort.signal });
-        if (last || ![408, 500, 502, 503, 504].includes(res.status)) return res;
-      } catch (e) {
-        if (last) throw e;
-      } finally {
-        clearTimeout(timer);
-      }
-      await new Promise((r) => setTimeout(r, 300 << tries));
-    }
+  constructor(private rt: WidgetRuntime) {
+    this.http = ky.create({ prefixUrl: rt.apiBase, throwHttpErrors: false, retry: { limit: 2, methods: ['get'] }, timeout: 15_000 });
   }
 
   /** Loads the stored participant token (boot). */
@@ -152,7 +132,7 @@ export class Api {
       try {
         const headers: Record<string, string> = { 'X-Program-Id': this.rt.programId };
         if (this.rt.publicKey) headers['X-Public-Key'] = this.rt.publicKey;
-        const res = await this.http('post', 'sessions', headers, { instanceId: this.rt.instanceId });
+        const res = await this.http.post('sessions', { headers, json: { instanceId: this.rt.instanceId } });
         const s = await read<z.infer<typeof M.mobileSession>>(res);
         this.session = { token: s.sessionToken, expiresAt: s.expiresAt };
         await this.rt.store.set(STORE_KEYS.sessionToken, this.session);
@@ -173,7 +153,7 @@ export class Api {
     }
     const headers: Record<string, string> = { 'X-Session-Token': await this.sessionToken() };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
-    const res = await this.http(method, path, headers, json, searchParams);
+    const res = await this.http(path, { method, headers, json, searchParams });
     try {
       return await read<T>(res);
     } catch (e) {
