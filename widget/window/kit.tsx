@@ -5,10 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { locale, t } from '../i18n/index.ts';
 import { ApiError } from './api.ts';
 import { loads } from './state.ts';
-import { Note, errorText, money } from './ui.tsx';
-
-/** Minor units as a localized amount (the home shows money too, so it lives with the first load). */
-export { money };
+import { Note, errorText } from './ui.tsx';
 
 type Load<T> = { s: 'loading' } | { s: 'ready'; d: T } | { s: 'error'; e: unknown };
 
@@ -53,6 +50,17 @@ export function Tiles({ items }: { items: Array<[string, string | number]> }) {
       ))}
     </div>
   );
+}
+
+/** Minor units as a localized amount. */
+export function money(minor: number | null | undefined, currency = 'USD'): string {
+  if (minor == null) return '—';
+  try {
+    const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    return new Intl.NumberFormat(locale(), { style: 'currency', currency }).format(minor / 10 ** digits);
+  } catch {
+    return `${minor} ${currency}`;
+  }
 }
 
 /** Epoch ms as a short date in the window's language. */

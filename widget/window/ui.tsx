@@ -27,9 +27,8 @@ const VARS: Array<[keyof Theme, string]> = [
   ['borderRadius', '--r'],
 ];
 
-// The tab strip is one row at any width (issue #32, which undid #19's wrapping: five tabs on two
-// rows read as clutter): where it does not fit it scrolls sideways, a thin scrollbar showing there
-// is more. The dialog is as tall as its content.
+// The tab strip wraps instead of scrolling, and a long tab title wraps inside its tab: every tab
+// stays on screen at any width, with no scroll position to discover (issue #19).
 const CSS = `:host{all:initial;display:block}
 .r{--p:#4f46e5;--t:#111827;--m:#6b7280;--b:#fff;--bt:#fff;--r:8px;color:var(--t);background:var(--b);font:14px/1.5 var(--f,system-ui,sans-serif)}
 .r,.r *{box-sizing:border-box}
@@ -49,14 +48,14 @@ table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:4px;bord
 .new{background:var(--p);color:var(--bt);border-radius:9px;padding:0 6px;font-size:12px}p.new{width:fit-content}
 .ban{background:var(--p);color:var(--bt);padding:8px;border-radius:var(--r);margin-bottom:8px}
 .ov{position:fixed;inset:0;background:rgba(0,0,0,.45);display:flex;align-items:center;justify-content:center;z-index:2147483647;animation:fi .15s}
-.dlg{background:var(--b);width:min(100vw,540px);max-height:100vh;overflow:auto;padding:16px 20px;border-radius:var(--r);position:relative}
+.dlg{background:var(--b);width:min(100vw,520px);max-height:100vh;overflow:auto;padding:16px;border-radius:var(--r);position:relative}
 .sh .dlg{box-shadow:0 10px 40px rgba(0,0,0,.3)}
 .hd{display:flex;justify-content:space-between;align-items:center;gap:8px}
-[role=tablist]{display:flex;gap:2px;margin:8px 0 12px;border-bottom:1px solid #e5e7eb;overflow-x:auto;scrollbar-width:thin}
-[role=tab]{flex:none;white-space:nowrap;background:transparent;color:var(--t);border:0;border-bottom:2px solid transparent;border-radius:0;padding:8px 10px}
-[role=tab][aria-selected=true]{border-color:var(--p);color:var(--p);font-weight:600}
-.nav{margin-top:12px;border-top:1px solid #e5e7eb}.nav li{padding:0}
-.nav button{display:flex;justify-content:space-between;width:100%;text-align:left;border:0;border-radius:0;padding:10px 4px}.nav button:after{content:'›'/''}
+[role=tablist]{display:flex;flex-wrap:wrap;gap:4px;margin:8px 0;border-bottom:1px solid #e5e7eb}
+[role=tab]{background:transparent;color:var(--t);border:0;border-bottom:2px solid transparent;border-radius:0}
+[role=tab][aria-selected=true]{border-color:var(--p);color:var(--p)}
+[role=tabpanel]{min-height:240px}
+.nav button{display:block;width:100%;text-align:left;margin:4px 0}
 @keyframes fi{from{opacity:0}}
 @media (prefers-reduced-motion:reduce){*{animation:none!important;transition:none!important}}`;
 
@@ -190,17 +189,6 @@ export function dtext(value: unknown, vars?: Record<string, string | number>): s
 /** A design text when the program set a non-empty one, else the catalogue's message. */
 export function copy(value: unknown, key: MessageKey, vars?: Record<string, string | number>): string {
   return dtext(value, vars) || t(key, vars);
-}
-
-/** Minor units as a localized amount. */
-export function money(minor: number | null | undefined, currency = 'USD'): string {
-  if (minor == null) return '—';
-  try {
-    const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    return new Intl.NumberFormat(locale(), { style: 'currency', currency }).format(minor / 10 ** digits);
-  } catch {
-    return `${minor} ${currency}`;
-  }
 }
 
 /** The referral link (mobile rule 12): participant.shareUrl, then share.preferredUrl, then share.fallbackUrl. */

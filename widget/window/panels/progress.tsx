@@ -6,9 +6,7 @@ import '../../i18n/panels.ts';
 import { t } from '../../i18n/index.ts';
 import { state } from '../state.ts';
 import { Section, copy, design } from '../ui.tsx';
-import { nextText, progress, rewardName } from './progress-math.ts';
-
-export { nextText, rewardName };
+import { progress, type RewardConfig } from './progress-math.ts';
 
 const CSS = `.pg{display:flex;gap:12px;align-items:baseline;flex-wrap:wrap}.pg b{font-size:28px;line-height:1}
 .pb{height:8px;border-radius:4px;background:#e5e7eb;overflow:hidden;margin:6px 0}
@@ -18,6 +16,15 @@ const CSS = `.pg{display:flex;gap:12px;align-items:baseline;flex-wrap:wrap}.pg b
 .st .done .k{background:var(--p);border-color:var(--p);color:var(--bt)}.st .next .k{border-color:var(--p);color:var(--p)}
 .st img,.ri{width:28px;height:28px;object-fit:cover;border-radius:50%;flex:none}
 .st span:last-child{margin-left:auto}`;
+
+/** The name a participant sees for a reward: its description, else its title. */
+export const rewardName = (r: RewardConfig) => r.description || r.title || t('rewards.reward');
+
+/** A MILESTONE reward's own progress copy (`nextMilestonePrefix` count `nextMilestoneSuffix`), else the catalogue's. */
+export function nextText(r: RewardConfig, remaining: number): string {
+  if (r.type === 'MILESTONE' && (r.nextMilestonePrefix?.trim() || r.nextMilestoneSuffix?.trim())) return [r.nextMilestonePrefix?.trim(), remaining, r.nextMilestoneSuffix?.trim()].filter(Boolean).join(' ');
+  return t('progress.next', { count: remaining, reward: rewardName(r) });
+}
 
 /** The progress panel (referral programs, signed-in participant). */
 export default function Progress() {

@@ -45,8 +45,6 @@ export function lazy(load: () => Promise<{ default: ComponentType<Props> }>): Co
 // chunks, so nobody downloads both before the window can draw (issue #24).
 const Signup = lazy(() => import('./signup.tsx').then((m) => ({ default: m.Signup })));
 const Share = lazy(() => import('./share.tsx').then((m) => ({ default: m.Share })));
-// The participant's home in the window (issue #32): the share panel's chunk, so one request paints it.
-const Home = lazy(() => import('./share.tsx').then((m) => ({ default: m.Home })));
 
 /**
  * Starts fetching the first panel's chunk (boot calls it before the window payload is asked for, so
@@ -109,12 +107,11 @@ const win = () => {
 const Application = lazy(() => import('./application.tsx'));
 
 /**
- * The embedded form (web-sdk.md §4): the share panel for participants (in the window and the
- * portal, their home around it); for visitors, the sign-up form, or on an affiliate program the
- * application form (which also covers open enrollment).
+ * The embedded form (web-sdk.md §4): the share panel for participants; for visitors, the sign-up
+ * form, or on an affiliate program the application form (which also covers open enrollment).
  */
 function Form(props: Props) {
-  return me() ? props.inWindow ? <Home /> : <Share /> : programType() === 'AFFILIATE' ? <Application {...props} /> : <Signup {...props} />;
+  return me() ? <Share /> : programType() === 'AFFILIATE' ? <Application {...props} /> : <Signup {...props} />;
 }
 
 const d = design;
@@ -123,8 +120,7 @@ const on = (section: { isEnabled?: boolean } | undefined) => section?.isEnabled 
 
 /** Every panel, in window order. */
 export const PANELS: Panel[] = ([
-  // The first is the home: the participant's (issue #32) or the visitor's sign-up.
-  { id: 'form', title: () => (me() ? t('window.home') : t(programType() === 'AFFILIATE' ? 'application.title' : 'signup.title')), shown: () => true, C: Form },
+  { id: 'form', title: () => (me() ? copy(d().share?.title, 'share.title') : t(programType() === 'AFFILIATE' ? 'application.title' : 'signup.title')), shown: () => true, C: Form },
   // The design's `stats` panel (refloop's element name: data-grsf-block-progress). Its default title is the
   // referral list's ("Your referrals"): two tabs of one name would be ambiguous, so the catalogue's then.
   { id: 'progress', title: () => (d().stats?.title === d().referralStatus?.title ? t('progress.title') : copy(d().stats?.title, 'progress.title')), shown: referral, C: lazy(() => import('./progress.tsx')), own: 1 },

@@ -1,23 +1,14 @@
-// The participant's home (issue #32) and the share panel it holds: the window's first view for a
-// signed-in participant. Its own chunk, requested at boot beside the window payload when a
-// participant token is stored (the sign-up form is the other one, signup.tsx): a visitor never
-// downloads both at first paint (issue #24). The home draws from the window payload alone (no call
-// of its own), so it paints with the link.
+// The share panel: the window's first panel for a signed-in participant. Its own chunk, requested at
+// boot beside the window payload when a participant token is stored (the sign-up form is the other
+// one, signup.tsx): a visitor never downloads both at first paint (issue #24).
 import '../../i18n/en-share.ts';
-import { useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { trackShare } from '../actions.ts';
 import type { ShareType } from '../api.ts';
-import { me, programType, state } from '../state.ts';
-import { Note, Section, copy, design, dtext, money, shareLink, uid } from '../ui.tsx';
+import { me, state } from '../state.ts';
+import { Note, Section, copy, dtext, shareLink } from '../ui.tsx';
 import { Sprite } from '../icons.tsx';
-import { nextText, progress } from './progress-math.ts';
-
-// The home's own rules: the offer set large, the link and Copy on one row, the figures as tiles.
-const CSS = `.of{font-size:1.15em;font-weight:600;margin:0 0 4px}
-.lk{display:flex;gap:8px;align-items:stretch;margin:2px 0 8px}.lk input{margin:0;min-width:0;flex:1}.lk button{flex:none;display:inline-flex;gap:6px;align-items:center}
-.hs{margin-top:12px}.hs .tile b{font-size:24px}
-.pb{height:8px;border-radius:4px;background:#e5e7eb;overflow:hidden;margin:6px 0 0}.pb i{display:block;height:100%;background:var(--p)}`;
 
 /** Channel → share URL (`{u}` the link, `{m}` the message); channels without a web share URL are not offered. */
 const SHARE_URLS: Record<string, string> = {
@@ -46,8 +37,6 @@ const I = ({ n }: { n: string }) => (
 /** Share panel: the link, copy, and the channels the window payload lists; every share is tracked. */
 export function Share() {
   const [msg, setMsg] = useState('');
-  const [id] = useState(() => uid('l'));
-  const input = useRef<HTMLInputElement>(null);
   const s = state.value;
   if (s.status !== 'ready') return null;
   const d = s.win.design?.share;
@@ -57,8 +46,6 @@ export function Share() {
   const subject = copy(d?.emailSubject, 'share.subject');
   const track = (type: ShareType) => (me() ? trackShare(type).catch(() => undefined) : undefined);
   const onCopy = async () => {
-    // Selected as well: where the page may not write the clipboard, the link is ready for Ctrl+C.
-    input.current?.select();
     try {
       await navigator.clipboard.writeText(url);
     } catch {
@@ -70,17 +57,16 @@ export function Share() {
   return (
     <Section title={copy(d?.title, 'share.title')}>
       {dtext(d?.description) && <p class="m">{dtext(d?.description)}</p>}
-      <style>{CSS}</style>
-      <label for={id}>{copy(d?.linkLabel, 'share.linkLabel')}</label>
-      <div class="lk">
-        <input id={id} ref={input} readOnly value={url} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
-        <button type="button" onClick={onCopy}>
-          <I n="copy" />
-          {copy(d?.copyButtonText, 'share.copy')}
-        </button>
-      </div>
+      <label>
+        {copy(d?.linkLabel, 'share.linkLabel')}
+        <input readOnly value={url} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
+      </label>
       <Sprite names={channels} />
       <div class="row sb">
+        <button type="button" class="btn" onClick={onCopy}>
+          <I n="copy" />
+          <span class="l">{copy(d?.copyButtonText, 'share.copy')}</span>
+        </button>
         {channels.map((c) => {
           const href = SHARE_URLS[c]!.replace('{u}', encodeURIComponent(url)).replace('{m}', encodeURIComponent(message)).replace('{s}', encodeURIComponent(subject));
           const name = t(`channel.${c}` as MessageKey);
@@ -94,66 +80,5 @@ export function Share() {
       </div>
       {msg && <Note text={msg} />}
     </Section>
-  );
-}
-
-/** A figure and what it counts. */
-const Tile = ({ v, label }: { v: string | number; label: string }) => (
-  <div class="tile">
-    <b>{v}</b>
-    <span class="m">{label}</span>
-  </div>
-);
-
-/**
- * The signed-in participant's home: the offer (the design's header for participants), the link with
- * Copy and the share channels, and the figures that matter: the referral count and the way to the
- * next reward (the progress panel's arithmetic) in a referral program; in an affiliate program the
- * referral count, the earnings so far and the upcoming payout (MW1's affiliate summary, present
- * once the program can pay out).
- */
-export function Home() {
-  const s = state.value;
-  const p = me();
-  if (s.status !== 'ready' || !p) return null;
-  const offer = dtext(design().header?.postText);
-  const count = p.referralCount ?? 0;
-  let figures;
-  if (programType() === 'AFFILIATE') {
-    const a = s.win.affiliate;
-    figures = a && [
-      <Tile key="e" v={money(a.totalPaidOut + a.upcomingPayout, a.currencyISO)} label={t('home.earned')} />,
-      <Tile key="u" v={money(a.upcomingPayout, a.currencyISO)} label={t('affiliate.upcoming')} />,
-    ];
-  } else {
-    // A starter reward is switched off (the rewards panel says so): nothing to make progress toward.
-    const rewards = s.win.rewards.filter((r) => !r.isStarter);
-    const g = progress(p, rewards, s.win.leaderboard);
-    const n = g.next;
-    // The bar measures the way to the next milestone, as on the progress panel.
-    const step = g.steps.find((x) => x.state === 'next');
-    const done = step ? step.at - step.remaining : 0;
-    figures = n ? (
-      <div class="tile">
-        <span>{nextText(n.reward, n.remaining)}</span>
-        {step && (
-          <div class="pb" role="progressbar" aria-label={t('progress.bar')} aria-valuemin={0} aria-valuemax={step.at} aria-valuenow={done} aria-valuetext={t('progress.of', { count: step.at, done })}>
-            <i style={{ width: `${(100 * done) / step.at}%` }} />
-          </div>
-        )}
-      </div>
-    ) : (
-      rewards.some((r) => r.type !== 'LEADERBOARD') && <p class="m">{t('progress.all')}</p>
-    );
-  }
-  return (
-    <div data-grsf-home="">
-      {offer && <p class="of">{offer}</p>}
-      <Share />
-      <div class="g hs">
-        <Tile v={count} label={t('progress.count', { count })} />
-        {figures}
-      </div>
-    </div>
   );
 }
