@@ -42,8 +42,3 @@ export function messageFor(error: unknown, field: string): string | undefined {
   const own = fieldMessages(error).filter((m) => m.field === field || m.field.startsWith(`${field}.`) || m.field.startsWith(`${field}[`));
   return own.length ? [...new Set(own.map((m) => m.message))].join(' ') : undefined;
 }
-
-/** How many fields a refusal names (the summary's count). */
-export function refusedFieldCount(error: unknown): number {
-  return new Set(fieldMessages(error).map((m) => m.field)).size;
-}

@@ -6,7 +6,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { cloneElement, isValidElement, toChildArray, type ComponentChildren } from 'preact';
 import { api, ApiError } from './api.ts';
 import { t, type MessageKey } from './i18n/index.ts';
-import { fieldMessages, refusedFieldCount } from './field-messages.ts';
+import { fieldMessages } from './field-messages.ts';
 
 /** The one polite status line (what an action did), read by screen readers. */
 export const notice = signal('');
@@ -84,28 +84,31 @@ export function ErrorSummary({ error }: { error: unknown }) {
  * The summary above a refused form: a refusal with field problems says how many fields need
  * attention (each control shows its own plain message, see field-messages.ts) and moves focus to
  * the first refused control; problems no control on the form shows are listed here, in plain words.
- * Any other refusal shows its message (our domain's own sentences).
+ * A refusal no control shows at all gives our domain's own sentence (the API's message) when it has
+ * one, else ("Invalid request body: …", the schema's words) the plain messages under a short lead.
  */
 export function RefusalSummary({ error }: { error: unknown }) {
   const ref = useRef<HTMLDivElement>(null);
-  const [unshown, setUnshown] = useState<string[]>([]);
+  const [seen, setSeen] = useState<{ covered: number; unshown: string[] }>({ covered: 0, unshown: [] });
   const all = fieldMessages(error);
   useLayoutEffect(() => {
     const scope = ref.current?.closest('form') ?? ref.current?.parentElement;
-    if (!scope || !all.length) return setUnshown([]);
+    if (!scope || !all.length) return setSeen({ covered: 0, unshown: [] });
     const shown = [...scope.querySelectorAll<HTMLElement>('[data-field]')].map((el) => el.dataset.field!);
-    const covered = (f: string) => shown.some((s) => f === s || f.startsWith(`${s}.`) || f.startsWith(`${s}[`));
-    setUnshown([...new Set(all.filter((m) => !covered(m.field)).map((m) => m.message))]);
+    const covers = (f: string) => shown.some((s) => f === s || f.startsWith(`${s}.`) || f.startsWith(`${s}[`));
+    setSeen({ covered: new Set(all.filter((m) => covers(m.field)).map((m) => m.field)).size, unshown: [...new Set(all.filter((m) => !covers(m.field)).map((m) => m.message))] });
     scope.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
   }, [error]);
   if (!error) return null;
-  const count = refusedFieldCount(error);
+  const schemaRefusal = error instanceof ApiError && /^Invalid request\b/.test(error.message);
+  const lead = seen.covered > 0 ? t('err.summary', { count: seen.covered }) : seen.unshown.length && schemaRefusal ? t('err.notAccepted') : problem(error);
+  const list = seen.covered > 0 || schemaRefusal ? seen.unshown : [];
   return (
     <div role="alert" class="error" ref={ref}>
-      <p>{count > 0 ? t('err.summary', { count }) : problem(error)}</p>
-      {unshown.length > 0 && (
+      <p>{lead}</p>
+      {list.length > 0 && (
         <ul>
-          {unshown.map((m) => (
+          {list.map((m) => (
             <li key={m}>{m}</li>
           ))}
         </ul>

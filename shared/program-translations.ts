@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { documentSchema } from './schemas/program-config.ts';
 import type { ConfigProgramType } from './schemas/program-config-fields.ts';
 import type { FieldError } from './errors.ts';
+import { boundsOf } from './field-errors.ts';
 
 /** The two documents with translatable texts. */
 export type TranslatableKind = 'design' | 'emails';
@@ -125,7 +126,7 @@ export function checkTranslation(
       if (!r.success) {
         for (const i of r.error.issues) {
           const code = i.code === 'too_big' ? 'TOO_LONG' : i.code === 'too_small' ? 'TOO_SHORT' : 'INVALID';
-          errors.push({ field: at, code, message: i.message });
+          errors.push({ field: at, code, message: i.message, ...boundsOf(i) });
         }
         return undefined;
       }

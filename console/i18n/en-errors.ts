@@ -2,6 +2,7 @@
 // entry's field path, then its kind and bound), and the summary above a refused form.
 
 export const enErrors = {
+  'err.notAccepted': 'This was not accepted:',
   'err.summary': { one: 'One field needs attention: its problem is shown next to it.', other: '{count} fields need attention: each problem is shown next to its field.' },
   'err.REQUIRED': 'This is required.',
   'err.TOO_LONG.string': { one: 'Too long: use at most {count} character.', other: 'Too long: use at most {count} characters.' },
@@ -30,4 +31,5 @@ export const enErrors = {
   'err.at.currencyISO': 'Enter a three-letter currency code such as USD or EUR.',
   'err.at.amountISO': 'Enter a three-letter currency code such as USD or EUR.',
   'err.at.currency': 'Enter a three-letter currency code such as USD or EUR.',
+  'err.at.scopes': 'Choose at least one scope.',
 } as const;

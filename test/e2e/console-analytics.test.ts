@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import path from 'node:path';
 import { ARTIFACTS, SKIP_BROWSER } from './helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { consoleSuite, expectAccessible, shot, signedInConsole } from './console-helpers.ts';
+import { consoleNav, consoleSuite, expectAccessible, shot, signedInConsole } from './console-helpers.ts';
 import { SCOPES } from '../../shared/scopes.ts';
 
 // Issue #23: the analytics page in Chromium. A program gets activity over REST on two days ten days
@@ -91,7 +91,7 @@ describe.skipIf(SKIP_BROWSER)('console analytics page in Chromium (issue #23)', 
     // From the programs list (loaded again: the program was made over REST) to its analytics.
     await page.reload();
     await page.getByRole('link', { name: 'Spring referrals' }).click();
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Analytics' }).click();
+    await (await consoleNav(page)).getByRole('link', { name: 'Analytics' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Analytics');
     expect(page.url()).toMatch(/\/analytics$/);
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { SKIP_BROWSER } from './helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { consoleSuite, expectAccessible, shot, shownKey, signedInConsole } from './console-helpers.ts';
+import { consoleNav, consoleSuite, expectAccessible, shot, shownKey, signedInConsole } from './console-helpers.ts';
 import { parseCsv } from '../../shared/csv.ts';
 
 // Issue #23: the Data page in Chromium. The owner downloads the participants export through the
@@ -46,7 +46,7 @@ describe.skipIf(SKIP_BROWSER)('console data page in Chromium (issue #23)', () =>
     const { page, context } = await signedInConsole(app, browser, 1440);
     const { pid } = await program(page);
     await page.goto(`${app.url}/console/programs/${pid}`);
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Data' }).click();
+    await (await consoleNav(page)).getByRole('link', { name: 'Data' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Data');
     await expect.poll(() => page.getByRole('link', { name: 'Commissions (CSV)' }).count()).toBe(0);
     await expectAccessible(page);

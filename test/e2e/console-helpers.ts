@@ -24,6 +24,17 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `console-${name}.png`), fullPage: true });
 }
 
+/**
+ * The console's side navigation, as a person reaches it: below 800 px it is a drawer behind the
+ * "Menu" button, which this opens first (issue #32).
+ */
+export async function consoleNav(page: Page) {
+  const nav = page.getByRole('navigation', { name: 'Console' });
+  const menu = page.getByRole('button', { name: 'Menu' });
+  if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
+  return nav;
+}
+
 /** Fails on any serious or critical axe-core violation of the page as shown. */
 export async function expectAccessible(page: Page): Promise<void> {
   expect(await seriousA11yViolations(page)).toEqual([]);

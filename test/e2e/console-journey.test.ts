@@ -5,7 +5,7 @@ import { freePort, launch, seriousA11yViolations, SKIP_BROWSER } from './helpers
 import { RAISED_LIMITS, startApp, type TestApp } from '../helpers/app.ts';
 import { buildConsole } from '../../scripts/build-console.ts';
 import { buildWidget } from '../../scripts/build-widget.ts';
-import { expectAccessible, PASSWORD, shot, heading, status } from './console-helpers.ts';
+import { consoleNav, expectAccessible, PASSWORD, shot, heading, status } from './console-helpers.ts';
 
 // Issue #23 "Done means", the referral journey end to end, by clicking: an owner signs up over
 // REST, verifies and sets a password through the emailed links, signs in to the console, creates a
@@ -186,7 +186,7 @@ describe.skipIf(SKIP_BROWSER)('the referral journey in the console, by clicking 
     await page.getByLabel('Approve each reward before it is given').check();
     await saveChanges(page, '/options');
     await check(page, 'options');
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Installation' }).click();
+    await (await consoleNav(page)).getByRole('link', { name: 'Installation' }).click();
     await expect.poll(() => heading(page)).toBe('Installation');
     await page.getByLabel('Page referral links open').fill(`${app.url}/shop`);
     await page.getByLabel('When a referral counts').selectOption({ label: 'When your server says so' });
@@ -195,7 +195,7 @@ describe.skipIf(SKIP_BROWSER)('the referral journey in the console, by clicking 
     await check(page, 'installation');
 
     // 5. The store's backend key, created on the Team page: trigger referrals, this program only.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Team' }).click();
+    await (await consoleNav(page)).getByRole('link', { name: 'Team' }).click();
     await expect.poll(() => heading(page)).toBe('Team');
     await page.getByRole('checkbox', { name: /^participant:write/ }).check();
     await page.getByRole('checkbox', { name: /^Corner Bakery friends/ }).check();
@@ -235,7 +235,7 @@ describe.skipIf(SKIP_BROWSER)('the referral journey in the console, by clicking 
     await finn.context.close();
 
     // 8. The rewards wait in the queue: approved, then fulfilled.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Programs' }).click();
+    await (await consoleNav(page)).getByRole('link', { name: 'Programs' }).click();
     await expect.poll(() => heading(page)).toBe('Programs');
     await page.getByRole('link', { name: 'Corner Bakery friends' }).click();
     await expect.poll(() => heading(page)).toBe('Corner Bakery friends');

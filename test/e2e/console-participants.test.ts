@@ -155,7 +155,7 @@ describe.skipIf(SKIP_BROWSER)('console participants in Chromium (issue #23)', ()
 
     // Delete after confirming; the list no longer has her and the API does not know her.
     await page.getByRole('button', { name: 'Delete participant' }).click();
-    await expect.poll(() => page.getByRole('group').textContent()).toContain('Delete grace@navy.example permanently?');
+    await expect.poll(() => page.getByRole('main').getByRole('group').textContent()).toContain('Delete grace@navy.example permanently?');
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, delete permanently');
     await page.getByRole('button', { name: 'Yes, delete permanently' }).click();
     await expect.poll(() => heading(page)).toBe('Participants');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { SKIP_BROWSER } from './helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { consoleSuite, expectAccessible, shot, shownKey, signedInConsole, heading, status } from './console-helpers.ts';
+import { consoleNav, consoleSuite, expectAccessible, shot, shownKey, signedInConsole, heading, status } from './console-helpers.ts';
 
 // Issue #23: a program's settings in Chromium, as an owner uses them. Options saved and read back
 // over REST; the design's colour seen in the real widget's live preview before it is saved; an
@@ -36,10 +36,10 @@ describe.skipIf(SKIP_BROWSER)('console program settings in Chromium (issue #23)'
     const { page, context, key, pid } = await ownerWithProgram();
     await page.goto(`${app.url}/console/programs/${pid}`);
     await expect.poll(() => heading(page)).toBe('Corner bakery');
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Options' }).click();
+    await (await consoleNav(page)).getByRole('link', { name: 'Options' }).click();
     await expect.poll(() => heading(page)).toBe('Program options');
     expect(page.url()).toBe(`${app.url}/console/programs/${pid}/settings/options`);
-    expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Options' }).getAttribute('aria-current')).toBe('page');
+    expect(await (await consoleNav(page)).getByRole('link', { name: 'Options' }).getAttribute('aria-current')).toBe('page');
 
     await page.getByLabel('Approve each reward before it is given').check();
     await page.getByLabel('How long a referral link is remembered').selectOption({ label: '90 days' });

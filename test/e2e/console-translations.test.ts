@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { SKIP_BROWSER } from './helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { consoleSuite, expectAccessible, shot, shownKey, signedInConsole, heading, status } from './console-helpers.ts';
+import { consoleNav, consoleSuite, expectAccessible, shot, shownKey, signedInConsole, heading, status } from './console-helpers.ts';
 import { esDesign } from '../../server/domain/programs/design-copy/es.ts';
 import { defaultTemplate } from '../../server/domain/programs/email-copy/index.ts';
 
@@ -175,7 +175,7 @@ describe.skipIf(SKIP_BROWSER)('console texts per program language in Chromium (i
     await expect.poll(() => page.getByLabel('Texts in', { exact: true }).inputValue()).toBe('de');
 
     // The Design page at 390 px in Spanish holds its layout.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Design' }).click();
+    await (await consoleNav(page)).getByRole('link', { name: 'Design' }).click();
     await expect.poll(() => heading(page)).toBe('Design');
     await page.getByLabel('Texts in', { exact: true }).selectOption({ label: 'Spanish' });
     await expect.poll(() => page.getByLabel('Heading for participants').count()).toBe(1);
