@@ -2,7 +2,7 @@
 // the console's frame. Pages load lazily (console/router.tsx); all data comes from the REST
 // operations through console/api.ts.
 import './styles.css';
-import { render } from 'preact';
+import { render, type ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { loadSession, session } from './api.ts';
 import { here, match, type Page } from './router.tsx';
@@ -72,7 +72,12 @@ function App() {
 }
 
 const root = document.getElementById('app')!;
+// The server's "Loading the console…" line goes first: Preact renders beside markup it did not make.
+const start = (page: ComponentChild) => {
+  root.replaceChildren();
+  render(page, root);
+};
 loadSession().then(
-  () => render(<App />, root),
-  (e) => render(<p role="alert">{t('state.error', { message: problem(e) })}</p>, root),
+  () => start(<App />),
+  (e) => start(<p role="alert">{t('state.error', { message: problem(e) })}</p>),
 );

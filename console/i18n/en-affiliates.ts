@@ -3,7 +3,6 @@
 
 export const enAffiliates = {
   'program.affiliates': 'Affiliates',
-  'aff.nav': 'Affiliate pages',
   'aff.applications': 'Applications',
   'aff.invites': 'Invites',
   'aff.commissions': 'Commissions',

@@ -29,7 +29,6 @@ export const enFrame = {
   'home.new': 'New program',
   'home.emptyTitle': 'Create your first program',
   'home.emptyText': 'A program gives your customers or partners a link to share and rewards what it brings in.',
-  'home.quickCreate': 'Quick create',
   'home.quickCreateText': 'Name a program and pick its type; you can set rewards and the design later.',
   'notFound.text': 'The address may be mistyped, or the page has moved. Your programs are one click away.',
 } as const;

@@ -25,7 +25,6 @@ export const en = {
   'type.REFERRAL': 'Referral',
   'type.AFFILIATE': 'Affiliate',
   'home.title': 'Programs',
-  'home.count': { one: '{count} program', other: '{count} programs' },
   'home.table': 'Your team’s programs',
   'col.name': 'Name',
   'col.type': 'Type',
