@@ -102,6 +102,8 @@ export const enParticipants = {
   'pt.add.referrer': 'Referred by (optional)',
   'pt.add.referrerHint': 'The referrer’s email or participant id.',
   'pt.add.metaHint': 'Optional key and value pairs, stored as text (a plan or a customer number, for example).',
+  'pt.add.metaKeyHead': 'Key',
+  'pt.add.metaValueHead': 'Value',
   'pt.add.metaKey': 'Metadata key {n}',
   'pt.add.metaValue': 'Metadata value {n}',
   'pt.add.metaAdd': 'Add a metadata row',

@@ -66,6 +66,13 @@ export function AddParticipant({ programId, onAdded, onClose }: { programId: str
           <p class="hint" id="pa-meta-hint">
             {t('pt.add.metaHint')}
           </p>
+          {f.rows.length > 0 && (
+            // The columns' names for sighted people; each input is named by row for screen readers.
+            <div class="meta-row meta-head" aria-hidden="true">
+              <span>{t('pt.add.metaKeyHead')}</span>
+              <span>{t('pt.add.metaValueHead')}</span>
+            </div>
+          )}
           {f.rows.map((r, i) => (
             <div class="meta-row" key={i}>
               <input aria-label={t('pt.add.metaKey', { n: i + 1 })} value={r.key} maxLength={METADATA_LIMITS.keyLength} {...described('pa-meta', false, metaError, 'pa-meta-hint')} onInput={(e) => setRow(i, { key: e.currentTarget.value })} />

@@ -157,11 +157,21 @@ function List({ c, version, onAdd }: { c: Campaign; version: number; onAdd?: () 
   const after = trail.at(-1);
   const key = JSON.stringify([c.id, view, after, version]);
   const filtered = Object.keys(view).length > 0 || trail.length > 0;
+  // A program nobody has joined yet shows its empty state alone: there is nothing to search or filter.
+  const [none, setNone] = useState(false);
   const extended = Object.keys(view).length > 0 ? { sort: 'createdAt', ...view } : {};
   return (
     <>
-      <Controls c={c} view={view} />
-      <Async depKey={key} load={() => api<Page>('GET', `/campaign/${encodeURIComponent(c.id)}/participants${query({ limit: PAGE, ...extended, nextId: after })}`)}>
+      {(!none || filtered) && <Controls c={c} view={view} />}
+      <Async
+        depKey={key}
+        load={() =>
+          api<Page>('GET', `/campaign/${encodeURIComponent(c.id)}/participants${query({ limit: PAGE, ...extended, nextId: after })}`).then((page) => {
+            setNone(!filtered && page.participants.length === 0);
+            return page;
+          })
+        }
+      >
         {(page) => (
           <>
             {page.participants.length ? <Table rows={page.participants} c={c} /> : <Empty c={c} filtered={filtered} onAdd={onAdd} />}
