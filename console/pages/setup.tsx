@@ -7,7 +7,7 @@ import { api, can } from '../api.ts';
 import { navigate } from '../router.tsx';
 import { announce, Async, ErrorSummary, PageTitle, useAction } from '../ui.tsx';
 import { t, type MessageKey } from '../i18n/index.ts';
-import { rememberProgramType } from '../program-type.ts';
+import { defaultProgramName, rememberProgramType } from '../program-type.ts';
 import { RewardForm } from '../reward-form.tsx';
 import { WidgetPreview } from '../widget-preview.tsx';
 import { DesignFields } from './settings-design.tsx';
@@ -55,17 +55,14 @@ function Nav({ back, next, busy }: { back?: string; next: string; busy?: boolean
   );
 }
 
-/** The name setup offers for a new program of `type`, editable (an empty name is refused). */
-const defaultName = (type: 'REFERRAL' | 'AFFILIATE') => t(type === 'REFERRAL' ? 'setup.defaultName.REFERRAL' : 'setup.defaultName.AFFILIATE');
-
 function ProgramStep({ campaign }: { campaign?: Campaign }) {
   const [type, setType] = useState<'REFERRAL' | 'AFFILIATE'>(campaign?.type ?? 'REFERRAL');
-  const [name, setName] = useState(campaign?.name ?? defaultName('REFERRAL'));
+  const [name, setName] = useState(campaign?.name ?? defaultProgramName('REFERRAL'));
   const [currency, setCurrency] = useState(campaign?.currencyISO ?? 'USD');
   const { busy, error, run } = useAction();
   const choose = (v: 'REFERRAL' | 'AFFILIATE') => {
     // The offered name follows the type until the owner writes their own.
-    if (name === defaultName(type)) setName(defaultName(v));
+    if (name === defaultProgramName(type)) setName(defaultProgramName(v));
     setType(v);
   };
   const submit = (e: Event) => {

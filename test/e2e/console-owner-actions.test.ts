@@ -149,10 +149,20 @@ describe.skipIf(SKIP_BROWSER)('console owner actions in Chromium (issue #32)', (
     await context.close();
   }, 120_000);
 
-  it('POST /campaigns and PATCH /campaign/:id: setup offers a name and refuses an empty one; Settings › Options renames the program', async () => {
+  it('POST /campaigns and PATCH /campaign/:id: setup and quick create offer a name and refuse an empty one; Settings › Options renames the program', async () => {
     const { page, context } = await signedInConsole(app, browser, 1366);
     const key = await shownKey(page, app.url);
     const programs = async () => (await app.request('GET', '/v2/campaigns', { key })).body.campaigns as Array<{ id: string; name: string }>;
+    // The programs list's quick create offers the same name and refuses an empty one the same way.
+    await expect.poll(() => heading(page)).toBe('Programs');
+    expect(await page.getByLabel('Program name').inputValue()).toBe('Referral program');
+    await page.getByLabel('Affiliate').check();
+    expect(await page.getByLabel('Program name').inputValue()).toBe('Affiliate program');
+    await page.getByLabel('Program name').fill('');
+    await page.getByRole('button', { name: 'Create program' }).click();
+    expect(await fieldMessage(page, 'Program name')).toBe('This cannot be empty.');
+    expect(await programs()).toEqual([]);
+
     await page.goto(`${app.url}/console/setup`);
     await expect.poll(() => heading(page)).toBe('New program, step 1 of 5: Type and name');
     const name = page.getByLabel('Program name');
