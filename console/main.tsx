@@ -72,10 +72,10 @@ function App() {
 }
 
 const root = document.getElementById('app')!;
-// The page's own "Loading the console…" goes first: Preact would keep an unmatched server-rendered node.
-const start = (app: ComponentChild) => {
-  root.textContent = '';
-  render(app, root);
+// The server's "Loading the console…" line goes first: Preact renders beside markup it did not make.
+const start = (page: ComponentChild) => {
+  root.replaceChildren();
+  render(page, root);
 };
 loadSession().then(
   () => start(<App />),

@@ -2,6 +2,7 @@
 // session: the frame shows some program pages (affiliates) only for one type.
 import { signal } from '@preact/signals';
 import { api } from './api.ts';
+import { t } from './i18n/index.ts';
 
 type ProgramType = 'REFERRAL' | 'AFFILIATE';
 const types = signal<Record<string, ProgramType>>({});
@@ -24,3 +25,6 @@ export function programType(id: string): ProgramType | undefined {
 export function rememberProgramType(id: string, type: ProgramType): void {
   if (types.value[id] !== type) types.value = { ...types.value, [id]: type };
 }
+
+/** The name a new program of `type` is offered (editable; the API refuses an empty one instead of naming it itself). */
+export const defaultProgramName = (type: ProgramType): string => t(type === 'REFERRAL' ? 'setup.defaultName.REFERRAL' : 'setup.defaultName.AFFILIATE');

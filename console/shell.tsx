@@ -10,14 +10,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, session, type SessionInfo } from './api.ts';
 import { here, Link } from './router.tsx';
 import { notice, pageChanged } from './ui.tsx';
-import { programType, rememberProgramType } from './program-type.ts';
+import { programType } from './program-type.ts';
+import { loadPrograms, programs, programsAsked } from './programs.ts';
 import { t, type MessageKey } from './i18n/index.ts';
-
-interface ProgramSummary {
-  id: string;
-  name: string;
-  type: 'REFERRAL' | 'AFFILIATE';
-}
 
 /** What the switcher shows of a program's own brand (its design document): the logo and the main colour. */
 interface Brand {
@@ -25,22 +20,7 @@ interface Brand {
   color: string | null;
 }
 
-const programs = signal<ProgramSummary[] | null>(null);
 const brands = signal<Record<string, Brand>>({});
-let programsAsked = '';
-
-/** Reads the team's programs for the switcher once per `reason` (the first page, a visit of the programs list, a program it does not know yet). */
-function loadPrograms(reason: string): void {
-  if (programsAsked === reason) return;
-  programsAsked = reason;
-  api<{ campaigns: ProgramSummary[] }>('GET', '/campaigns').then(
-    (d) => {
-      programs.value = d.campaigns.map((c) => ({ id: c.id, name: c.name, type: c.type }));
-      for (const c of d.campaigns) rememberProgramType(c.id, c.type);
-    },
-    () => (programsAsked = ''),
-  );
-}
 
 const brandAsked = new Set<string>();
 function brandOf(id: string): Brand | undefined {
@@ -235,7 +215,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
   const menuButton = useRef<HTMLButtonElement>(null);
   const closeButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
-    loadPrograms(page.replace(/\/$/, '') === '/console' ? `home:${++visits}` : programs.value ? programsAsked : 'start');
+    loadPrograms(page.replace(/\/$/, '') === '/console' ? `home:${++visits}` : programs.value ? programsAsked() : 'start');
     if (first.current) first.current = false;
     else pageChanged();
     setOpen(false);

@@ -25,6 +25,7 @@ export const enErrors = {
   'err.UNKNOWN_FIELD': 'This setting is not one this program takes.',
   'err.INVALID': 'This value is not accepted.',
   'err.REFERRER_NOT_FOUND': 'No participant of this program has that email or id.',
+  'err.ALREADY_PARTICIPANT': 'This email already belongs to a participant of this program.',
   'err.PARTICIPANT_NOT_FOUND': 'No participant of this program has that email or id.',
   'err.NOT_AVAILABLE_FOR_PROGRAM_TYPE': 'This setting belongs to the other kind of program.',
   'err.READ_ONLY': 'This is set by refloop and cannot be changed here.',

@@ -6,6 +6,8 @@ import { Link, navigate } from '../router.tsx';
 import { announce, Async, Badge, ErrorSummary, Field, useAction } from '../ui.tsx';
 import { Button, ButtonLink, Card, EmptyState, PageHeader, StatusBadge, Table } from '../components.tsx';
 import { num, t } from '../i18n/index.ts';
+import { messageFor } from '../field-messages.ts';
+import { defaultProgramName } from '../program-type.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
 
 function Programs({ campaigns }: { campaigns: Campaign[] }) {
@@ -63,20 +65,25 @@ function Programs({ campaigns }: { campaigns: Campaign[] }) {
 
 function CreateProgram() {
   const [type, setType] = useState<'REFERRAL' | 'AFFILIATE'>('REFERRAL');
-  const [name, setName] = useState('');
+  const [name, setName] = useState(defaultProgramName('REFERRAL'));
   const [currency, setCurrency] = useState('USD');
   const { busy, error, run } = useAction();
   if (!can('program:write')) return <p>{t('create.readOnly')}</p>;
+  const choose = (v: 'REFERRAL' | 'AFFILIATE') => {
+    // The offered name follows the type until the owner writes their own.
+    if (name === defaultProgramName(type)) setName(defaultProgramName(v));
+    setType(v);
+  };
   const submit = (e: Event) => {
     e.preventDefault();
     void run(async () => {
-      const created = await api<Campaign>('POST', '/campaigns', { type, name: name.trim() || undefined, currencyISO: currency.trim() || undefined });
+      const created = await api<Campaign>('POST', '/campaigns', { type, name, currencyISO: currency.trim() || undefined });
       announce(t('create.done', { name: created.name }));
       navigate(`/console/programs/${encodeURIComponent(created.id)}`);
     });
   };
   return (
-    <form onSubmit={submit} aria-labelledby="create-title" class="card">
+    <form onSubmit={submit} aria-labelledby="create-title" class="card" noValidate>
       <div class="card-header">
         <div>
           <h2 id="create-title">{t('create.title')}</h2>
@@ -89,7 +96,7 @@ function CreateProgram() {
         <div class="choice-cards">
           {(['REFERRAL', 'AFFILIATE'] as const).map((v) => (
             <label class="choice" key={v}>
-              <input type="radio" name="type" value={v} checked={type === v} onChange={() => setType(v)} />
+              <input type="radio" name="type" value={v} checked={type === v} onChange={() => choose(v)} />
               <span>
                 <strong>{t(`type.${v}`)}</strong>
                 <span class="hint block">{t(v === 'REFERRAL' ? 'create.referralHint' : 'create.affiliateHint')}</span>
@@ -98,8 +105,8 @@ function CreateProgram() {
           ))}
         </div>
       </fieldset>
-      <Field id="program-name" label={t('create.name')}>
-        <input id="program-name" value={name} maxLength={255} onInput={(e) => setName(e.currentTarget.value)} />
+      <Field id="program-name" label={t('create.name')} error={messageFor(error, 'name')}>
+        <input id="program-name" data-field="name" value={name} maxLength={255} required onInput={(e) => setName(e.currentTarget.value)} />
       </Field>
       <Field id="program-currency" label={t('create.currency')}>
         <input id="program-currency" value={currency} maxLength={3} size={5} autoComplete="off" onInput={(e) => setCurrency(e.currentTarget.value)} />

@@ -2,9 +2,11 @@
 // (referred, status, fraud risk, affiliate), sort and cursor pages. The address bar holds the whole
 // state (search, filters, order and the cursors of the pages walked), so a view can be shared.
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../api.ts';
+import { api, can, query } from '../api.ts';
 import { Link, navigate, params } from '../router.tsx';
-import { Async, Field, PageTitle } from '../ui.tsx';
+import { Async, Field } from '../ui.tsx';
+import { Button, ButtonLink, EmptyState, PageHeader } from '../components.tsx';
+import { AddParticipant } from './participant-add.tsx';
 import { num, t, when, type MessageKey } from '../i18n/index.ts';
 import { rememberProgramType } from '../program-type.ts';
 import type { Participant } from '../../shared/schemas/participant.ts';
@@ -41,8 +43,28 @@ function href(programId: string, view: Record<string, string>, trail: string[] =
   return `/console/programs/${encodeURIComponent(programId)}/participants${query({ ...view, pages: trail.slice(-TRAIL).join(',') })}`;
 }
 
+/** What an empty page says: with a search or filter active, that nothing matches; else how people join, with the ways to add some. */
+function Empty({ c, filtered, onAdd }: { c: Campaign; filtered: boolean; onAdd?: () => void }) {
+  if (filtered) return <p>{t('participants.none')}</p>;
+  return (
+    <EmptyState
+      title={t('pt.empty.title')}
+      text={t('pt.empty.text')}
+      action={
+        onAdd && (
+          <>
+            <Button onClick={onAdd}>{t('pt.add.open')}</Button>
+            <ButtonLink kind="secondary" href={`/console/programs/${encodeURIComponent(c.id)}/data`}>
+              {t('pt.empty.import')}
+            </ButtonLink>
+          </>
+        )
+      }
+    />
+  );
+}
+
 function Table({ rows, c }: { rows: Participant[]; c: Campaign }) {
-  if (!rows.length) return <p>{t('participants.none')}</p>;
   const base = `/console/programs/${encodeURIComponent(c.id)}/participants/`;
   return (
     <div class="table-wrap">
@@ -130,39 +152,92 @@ function Controls({ c, view }: { c: Campaign; view: Record<string, string> }) {
   );
 }
 
-function List({ c }: { c: Campaign }) {
+function List({ c, version, onAdd }: { c: Campaign; version: number; onAdd?: () => void }) {
   const { view, trail } = readState();
   const after = trail.at(-1);
-  const key = JSON.stringify([c.id, view, after]);
+  const key = JSON.stringify([c.id, view, after, version]);
+  const filtered = Object.keys(view).length > 0 || trail.length > 0;
+  // A program nobody has joined yet shows its empty state alone: there is nothing to search or filter.
+  const [none, setNone] = useState(false);
   const extended = Object.keys(view).length > 0 ? { sort: 'createdAt', ...view } : {};
   return (
     <>
-      <Controls c={c} view={view} />
-      <Async depKey={key} load={() => api<Page>('GET', `/campaign/${encodeURIComponent(c.id)}/participants${query({ limit: PAGE, ...extended, nextId: after })}`)}>
+      {(!none || filtered) && <Controls c={c} view={view} />}
+      <Async
+        depKey={key}
+        load={() =>
+          api<Page>('GET', `/campaign/${encodeURIComponent(c.id)}/participants${query({ limit: PAGE, ...extended, nextId: after })}`).then((page) => {
+            setNone(!filtered && page.participants.length === 0);
+            return page;
+          })
+        }
+      >
         {(page) => (
           <>
-            <Table rows={page.participants} c={c} />
-            <nav aria-label={t('pt.pages')} class="pager">
-              {trail.length > 0 && (
-                <>
-                  <Link class="button secondary" href={href(c.id, view)}>
-                    {t('pt.first')}
+            {page.participants.length ? <Table rows={page.participants} c={c} /> : <Empty c={c} filtered={filtered} onAdd={onAdd} />}
+            {(page.participants.length > 0 || trail.length > 0) && (
+              <nav aria-label={t('pt.pages')} class="pager">
+                {trail.length > 0 && (
+                  <>
+                    <Link class="button secondary" href={href(c.id, view)}>
+                      {t('pt.first')}
+                    </Link>
+                    <Link class="button secondary" href={href(c.id, view, trail.slice(0, -1))} rel="prev">
+                      {t('pt.prev')}
+                    </Link>
+                  </>
+                )}
+                <span>{t('pt.pageNo', { page: trail.length + 1 })}</span>
+                {page.nextId && (
+                  <Link class="button" href={href(c.id, view, [...trail, page.nextId])} rel="next">
+                    {t('pt.next')}
                   </Link>
-                  <Link class="button secondary" href={href(c.id, view, trail.slice(0, -1))} rel="prev">
-                    {t('pt.prev')}
-                  </Link>
-                </>
-              )}
-              <span>{t('pt.pageNo', { page: trail.length + 1 })}</span>
-              {page.nextId && (
-                <Link class="button" href={href(c.id, view, [...trail, page.nextId])} rel="next">
-                  {t('pt.next')}
-                </Link>
-              )}
-            </nav>
+                )}
+              </nav>
+            )}
           </>
         )}
       </Async>
+    </>
+  );
+}
+
+/** The header's "Add participant" disclosure, the form it opens, and the list (read again after an add). */
+function Body({ c }: { c: Campaign }) {
+  const [open, setOpen] = useState(false);
+  const [version, setVersion] = useState(0);
+  const writable = can('participant:write');
+  const show = () => {
+    setOpen(true);
+    // After the form renders: its first field takes focus, as a disclosure's content should be reachable at once.
+    setTimeout(() => document.getElementById('pa-email')?.focus());
+  };
+  const close = () => {
+    setOpen(false);
+    document.getElementById('pa-open')?.focus();
+  };
+  const added = () => {
+    setOpen(false);
+    // The new participant is first in the unfiltered list, newest first.
+    if (Object.keys(readState().view).length || readState().trail.length) navigate(href(c.id, {}), true);
+    setVersion((v) => v + 1);
+  };
+  return (
+    <>
+      <PageHeader
+        title={t('participants.title')}
+        action={
+          writable && (
+            <Button id="pa-open" aria-expanded={open} aria-controls="add-participant-panel" onClick={() => (open ? setOpen(false) : show())}>
+              {t('pt.add.open')}
+            </Button>
+          )
+        }
+      />
+      <div id="add-participant-panel" hidden={!open}>
+        {open && <AddParticipant programId={c.id} onAdded={added} onClose={close} />}
+      </div>
+      <List c={c} version={version} onAdd={writable && !open ? show : undefined} />
     </>
   );
 }
@@ -171,7 +246,6 @@ export default function Participants({ params: route }: { params: Record<string,
   const id = route.programId!;
   return (
     <>
-      <PageTitle>{t('participants.title')}</PageTitle>
       <Async
         depKey={id}
         load={() =>
@@ -181,7 +255,7 @@ export default function Participants({ params: route }: { params: Record<string,
           })
         }
       >
-        {(c) => <List c={c} />}
+        {(c) => <Body c={c} />}
       </Async>
     </>
   );

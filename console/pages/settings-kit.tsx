@@ -53,7 +53,7 @@ interface Common {
  * shows in the empty box, `describedBy` the id of a description several fields share.
  */
 export function TextField(
-  p: Common & { value: string; onInput: (v: string) => void; type?: 'text' | 'url' | 'email'; multiline?: boolean; rows?: number; inputMode?: 'numeric' | 'decimal'; size?: number; maxLength?: number; placeholder?: string; describedBy?: string },
+  p: Common & { value: string; onInput: (v: string) => void; type?: 'text' | 'url' | 'email'; multiline?: boolean; rows?: number; inputMode?: 'numeric' | 'decimal'; size?: number; maxLength?: number; placeholder?: string; describedBy?: string; required?: boolean; autoComplete?: string },
 ) {
   const { id, label, hint, field, error, value, onInput, type, multiline, rows, placeholder, describedBy, ...rest } = p;
   const errs = messageFor(error, field);

@@ -1,14 +1,18 @@
 // Program settings, Options (CF5/CF6): every option of the document, grouped and in plain words, the
 // rarely changed ones folded into <details>. Only what was changed is sent (PATCH merges); a refused
 // value is explained next to its field.
+import { useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
-import { announce, Async, PageTitle } from '../ui.tsx';
+import { announce, Async, useAction } from '../ui.tsx';
+import { Button, Card, PageHeader } from '../components.tsx';
+import { programRenamed } from '../programs.ts';
 import { t, type MessageKey } from '../i18n/index.ts';
-import { CheckField, Group, SaveError, SelectField } from './settings-kit.tsx';
+import { CheckField, Group, SaveError, SelectField, TextField } from './settings-kit.tsx';
 import { SpecField, SpecSection, useDraft } from './settings-spec.tsx';
 import { APPLICATION_SECTION, COOKIE_WINDOW_DAYS, CREDIT_WINDOW_DAYS, FRAUD_SECTION, RECAPTCHA_SECTION, TAX_SECTION } from './settings-options-spec.ts';
 import { Languages, PayoutSettings, PayoutThreshold, Questions, RecaptchaSecret } from './settings-options-extra.tsx';
 import type { CampaignOptions } from '../../shared/schemas/program-config-options.ts';
+import type { Campaign } from '../../shared/schemas/campaign.ts';
 
 type Type = 'REFERRAL' | 'AFFILIATE';
 const days = (n: number) => t('options.days', { count: n });
@@ -119,15 +123,57 @@ function OptionsForm({ programId, type, currency, saved }: { programId: string; 
   );
 }
 
+/** The program's name (C4 `PATCH /campaign/{id}` with `name`): its own small form, since it is not part of the options document. */
+function ProgramName({ programId, name, onSaved }: { programId: string; name: string; onSaved: (name: string) => void }) {
+  const [draft, setDraft] = useState(name);
+  const { busy, error, run } = useAction();
+  const readOnly = !can('program:write');
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void run(async () => {
+      const c = await api<Campaign>('PATCH', `/campaign/${encodeURIComponent(programId)}`, { name: draft });
+      setDraft(c.name);
+      programRenamed(c.id, c.name);
+      onSaved(c.name);
+      announce(t('settings.nameSaved', { name: c.name }));
+    });
+  };
+  return (
+    <Card id="program-name" title={t('settings.nameTitle')}>
+      <form onSubmit={submit} noValidate>
+        <SaveError error={error} />
+        <fieldset disabled={readOnly} class="bare">
+          <TextField id="o-name" field="name" error={error} label={t('settings.programName')} hint={t('settings.programNameHint')} value={draft} maxLength={255} required onInput={setDraft} />
+        </fieldset>
+        {!readOnly && (
+          <div class="buttons">
+            <Button type="submit" kind="secondary" disabled={busy || draft === name}>
+              {busy ? t('form.saving') : t('settings.saveName')}
+            </Button>
+          </div>
+        )}
+      </form>
+    </Card>
+  );
+}
+
+function Page({ c, o }: { c: Campaign; o: CampaignOptions }) {
+  const [name, setName] = useState(c.name);
+  return (
+    <>
+      <PageHeader title={t('settings.optionsTitle')} meta={name} />
+      <ProgramName programId={c.id} name={name} onSaved={setName} />
+      <OptionsForm programId={c.id} type={c.type} currency={c.currencyISO ?? 'USD'} saved={o} />
+    </>
+  );
+}
+
 export default function OptionsPage({ params }: { params: Record<string, string> }) {
   const id = params.programId!;
   const path = `/campaign/${encodeURIComponent(id)}`;
   return (
-    <>
-      <PageTitle>{t('settings.optionsTitle')}</PageTitle>
-      <Async depKey={id} load={() => Promise.all([api<{ type: Type; currencyISO: string | null }>('GET', path), api<CampaignOptions>('GET', `${path}/options`)])}>
-        {([c, o]) => <OptionsForm programId={id} type={c.type} currency={c.currencyISO ?? 'USD'} saved={o} />}
-      </Async>
-    </>
+    <Async depKey={id} load={() => Promise.all([api<Campaign>('GET', path), api<CampaignOptions>('GET', `${path}/options`)])}>
+      {([c, o]) => <Page c={c} o={o} />}
+    </Async>
   );
 }

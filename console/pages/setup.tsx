@@ -5,14 +5,15 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
 import { navigate } from '../router.tsx';
-import { announce, Async, ErrorSummary, Field, PageTitle, useAction } from '../ui.tsx';
+import { announce, Async, ErrorSummary, PageTitle, useAction } from '../ui.tsx';
 import { t, type MessageKey } from '../i18n/index.ts';
-import { rememberProgramType } from '../program-type.ts';
+import { defaultProgramName, rememberProgramType } from '../program-type.ts';
 import { RewardForm } from '../reward-form.tsx';
 import { WidgetPreview } from '../widget-preview.tsx';
 import { DesignFields } from './settings-design.tsx';
 import { Snippet } from './settings-installation.tsx';
-import { SaveError, setIn } from './settings-kit.tsx';
+import { SaveError, setIn, TextField } from './settings-kit.tsx';
+import { programRenamed } from '../programs.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
 import type { CampaignReward } from '../../shared/schemas/reward-config.ts';
 import type { CampaignDesign } from '../../shared/schemas/program-config-design.ts';
@@ -56,42 +57,45 @@ function Nav({ back, next, busy }: { back?: string; next: string; busy?: boolean
 
 function ProgramStep({ campaign }: { campaign?: Campaign }) {
   const [type, setType] = useState<'REFERRAL' | 'AFFILIATE'>(campaign?.type ?? 'REFERRAL');
-  const [name, setName] = useState(campaign?.name ?? '');
+  const [name, setName] = useState(campaign?.name ?? defaultProgramName('REFERRAL'));
   const [currency, setCurrency] = useState(campaign?.currencyISO ?? 'USD');
   const { busy, error, run } = useAction();
+  const choose = (v: 'REFERRAL' | 'AFFILIATE') => {
+    // The offered name follows the type until the owner writes their own.
+    if (name === defaultProgramName(type)) setName(defaultProgramName(v));
+    setType(v);
+  };
   const submit = (e: Event) => {
     e.preventDefault();
     void run(async () => {
+      // The name is always sent: the API refuses an empty one (next to the field) instead of naming the program itself.
       const c = campaign
-        ? await api<Campaign>('PATCH', `/campaign/${encodeURIComponent(campaign.id)}`, { name: name.trim() || undefined })
-        : await api<Campaign>('POST', '/campaigns', { type, name: name.trim() || undefined, currencyISO: currency.trim() || undefined });
+        ? await api<Campaign>('PATCH', `/campaign/${encodeURIComponent(campaign.id)}`, { name })
+        : await api<Campaign>('POST', '/campaigns', { type, name, currencyISO: currency.trim() || undefined });
       rememberProgramType(c.id, c.type);
-      if (!campaign) announce(t('create.done', { name: c.name }));
+      if (campaign) programRenamed(c.id, c.name);
+      else announce(t('create.done', { name: c.name }));
       navigate(stepUrl(c.id, 'reward'));
     });
   };
   return (
-    <form onSubmit={submit} class="card" aria-labelledby="step-title">
+    <form onSubmit={submit} class="card" aria-labelledby="step-title" noValidate>
       <ErrorSummary error={error} />
       <fieldset disabled={!!campaign}>
         <legend>{t('create.type')}</legend>
         {campaign && <p class="hint">{t('setup.typeFixed')}</p>}
         {(['REFERRAL', 'AFFILIATE'] as const).map((v) => (
           <label class="choice" key={v}>
-            <input type="radio" name="setup-type" value={v} checked={type === v} onChange={() => setType(v)} />
+            <input type="radio" name="setup-type" value={v} checked={type === v} onChange={() => choose(v)} />
             <span>
               <strong>{t(`type.${v}`)}</strong> {t(v === 'REFERRAL' ? 'create.referralHint' : 'create.affiliateHint')}
             </span>
           </label>
         ))}
       </fieldset>
-      <Field id="setup-name" label={t('create.name')}>
-        <input id="setup-name" value={name} maxLength={255} onInput={(e) => setName(e.currentTarget.value)} />
-      </Field>
+      <TextField id="setup-name" field="name" error={error} label={t('create.name')} hint={t('setup.nameHint')} value={name} maxLength={255} required onInput={setName} />
       {!campaign && (
-        <Field id="setup-currency" label={t('create.currency')}>
-          <input id="setup-currency" value={currency} maxLength={3} size={5} autoComplete="off" onInput={(e) => setCurrency(e.currentTarget.value)} />
-        </Field>
+        <TextField id="setup-currency" field="currencyISO" error={error} label={t('create.currency')} value={currency} maxLength={3} size={5} autoComplete="off" onInput={setCurrency} />
       )}
       <Nav next={t('setup.next')} busy={busy} />
     </form>

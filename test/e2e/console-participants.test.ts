@@ -155,20 +155,20 @@ describe.skipIf(SKIP_BROWSER)('console participants in Chromium (issue #23)', ()
 
     // Delete after confirming; the list no longer has her and the API does not know her.
     await page.getByRole('button', { name: 'Delete participant' }).click();
-    await expect.poll(() => page.getByRole('main').getByRole('group').textContent()).toContain('Delete grace@navy.example permanently?');
+    await expect.poll(() => page.getByRole('group', { name: 'Delete grace@navy.example' }).textContent()).toContain('Delete grace@navy.example permanently?');
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, delete permanently');
     await page.getByRole('button', { name: 'Yes, delete permanently' }).click();
     await expect.poll(() => heading(page)).toBe('Participants');
     expect(await page.getByRole('status').first().textContent()).toContain('grace@navy.example was deleted.');
     expect((await rest('GET', `/campaign/${pid}/participant/${grace.id}`)).status).toBe(400);
 
-    // A participant who was not referred: the API's refusal of a trigger, in words.
+    // A participant who was not referred: the API's refusal of a trigger, in its per-field words (field-messages.ts, issue #32).
     await page.goto(`${app.url}/console/programs/${pid}/participants/${ada.id}`);
     await expect.poll(() => heading(page)).toBe('Ada Lovelace (ada.lovelace@example.com)');
     await page.getByRole('button', { name: 'Trigger referral' }).click();
     const notReferred = await rest('POST', `/campaign/${pid}/participant/${ada.id}/ref`, {});
     expect(notReferred.status).toBe(400);
-    await expect.poll(() => page.getByRole('region', { name: 'Referral credit' }).getByRole('alert').textContent()).toContain(notReferred.body.message);
+    await expect.poll(() => page.getByRole('region', { name: 'Referral credit' }).getByRole('alert').textContent()).toContain(notReferred.body.errors[0].message);
 
     // 390 px, same session: the list and a participant, nothing wider than the screen.
     const small = await browser.newContext({ viewport: { width: 390, height: 844 }, storageState: await context.storageState() });
