@@ -118,6 +118,23 @@ function change(now: number, before: number): Cell {
 
 const pctText = (r: number) => `${(Math.round(r * 1000) / 10).toLocaleString('en')}%`;
 
+/**
+ * A rate per unique visitor, shown only where that denominator means something (issue #32): with
+ * no visit counted, or with more of `count` than visitors (people who joined without a counted
+ * visit: imported, added by the API or the console, or on a site without the script), a percentage
+ * would be nothing or over 100 %, so the card says why there is none.
+ */
+function Rate({ label, rate, count, visitors }: { label: string; rate: number; count: number; visitors: number }) {
+  const why = visitors === 0 ? t('rate.noVisitors') : count > visitors ? t('rate.moreThanVisitors', { count: visitors }) : null;
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>{why ? '—' : pctText(rate)}</dd>
+      {why && <dd class="hint">{why}</dd>}
+    </div>
+  );
+}
+
 /** The series charts: counts that move day to day. */
 const CHARTS: Array<{ key: keyof AnalyticsTotals; label: MessageKey }> = [
   { key: 'participants', label: 'metric.participants' },
@@ -154,14 +171,8 @@ function Report({ d, range, programId }: { d: Loaded; range: Range; programId: s
         <h2 id="rates-title">{t('analytics.rates')}</h2>
         {rates && (
           <dl class="stats">
-            <div>
-              <dt>{t('rate.conversion')}</dt>
-              <dd>{pctText(rates.referralConversionRate)}</dd>
-            </div>
-            <div>
-              <dt>{t('rate.participation')}</dt>
-              <dd>{pctText(rates.participationRate)}</dd>
-            </div>
+            <Rate label={t('rate.conversion')} rate={rates.referralConversionRate} count={cur.analytics.referrals ?? 0} visitors={cur.analytics.uniqueImpressions ?? 0} />
+            <Rate label={t('rate.participation')} rate={rates.participationRate} count={cur.analytics.participants ?? 0} visitors={cur.analytics.uniqueImpressions ?? 0} />
             <div>
               <dt>{t('rate.shares')}</dt>
               <dd>{rates.sharesPerParticipant.toLocaleString('en', { maximumFractionDigits: 2 })}</dd>

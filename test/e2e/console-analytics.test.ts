@@ -133,6 +133,13 @@ describe.skipIf(SKIP_BROWSER)('console analytics page in Chromium (issue #23)', 
     await expect.poll(async () => (await chartPixels(page, 'chart-participants')).current).toBeGreaterThan(50);
     // Rates as the API gives them.
     expect(await page.locator('.stats dt').allTextContents()).toEqual(['Referral conversion', 'Participation', 'Shares per participant']);
+    // Everyone joined through the API, with no counted visit: a rate per visitor would be nothing (or,
+    // with a few visits, over 100 %), so none is shown and the card says why (issue #32).
+    const rateCards = page.locator('.stats > div');
+    expect(await rateCards.nth(0).locator('dd').first().textContent()).toBe('—');
+    expect(await rateCards.nth(1).locator('dd').first().textContent()).toBe('—');
+    expect(await rateCards.nth(0).textContent()).toContain('No visit was counted in this period');
+    expect(await page.locator('.stats').textContent()).not.toMatch(/\d %|\d%/);
 
     // The shown table as a CSV file: the same caption's rows, numbers unformatted.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: `Download “${totals}” as CSV` }).click()]);
