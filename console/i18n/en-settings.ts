@@ -311,6 +311,7 @@ export const enSettings = {
   'setup.rewardStarter': 'Your program starts with this reward. Change what you like.',
   'setup.rewardNone': 'Describe the reward participants earn.',
   'setup.installIntro': 'Add this code to your website so visitors see the program. You can do it later: the code is also under Settings, Installation.',
+  'setup.verifyLink': 'Request verification on the Team page',
   'setup.launchIntro': 'Everything is ready. Launch {name} to let people join and earn rewards.',
   'setup.launch': 'Launch program',
   'setup.launched': 'The program {name} is live.',

@@ -3,8 +3,8 @@
 // shared links land on the same step. Each step is a plain form (Enter submits); the heading names
 // the step and takes focus, and the status line announces it.
 import { useEffect, useState } from 'preact/hooks';
-import { api, can } from '../api.ts';
-import { navigate } from '../router.tsx';
+import { api, can, session } from '../api.ts';
+import { Link, navigate } from '../router.tsx';
 import { announce, Async, ErrorSummary, PageTitle, useAction } from '../ui.tsx';
 import { t, type MessageKey } from '../i18n/index.ts';
 import { defaultProgramName, rememberProgramType } from '../program-type.ts';
@@ -185,9 +185,19 @@ function LaunchStep({ campaign }: { campaign: Campaign }) {
     });
   };
   if (campaign.status !== 'DRAFT') return <p class="card">{t('setup.alreadyLive')}</p>;
+  // A team not yet verified sends no participant email or affiliate invite (issue #32): say so before launch.
+  const unverified = session.value && session.value.team?.verificationStatus !== 'VERIFIED';
   return (
     <form onSubmit={submit} class="card">
       <p>{t('setup.launchIntro', { name: campaign.name })}</p>
+      {unverified && (
+        <div class="warning" role="note">
+          <p>{t(campaign.type === 'AFFILIATE' ? 'home.todo.verifyAffiliate' : 'home.todo.verify')}</p>
+          <p>
+            <Link href="/console/team">{t('setup.verifyLink')}</Link>
+          </p>
+        </div>
+      )}
       <ErrorSummary error={error} />
       <Nav back={stepUrl(campaign.id, 'install')} next={t('setup.launch')} busy={busy} />
       <p>

@@ -93,6 +93,9 @@ describe.skipIf(SKIP_BROWSER)('console guided setup in Chromium (issue #23)', ()
     // Step 5: launch.
     await expect.poll(() => heading(page)).toBe('New program, step 5 of 5: Launch');
     await expect.poll(() => page.getByRole('list', { name: 'Setup progress' }).getByText('(done)').count()).toBe(4);
+    // The team is not verified yet: the launch step says its emails are held, and where to act (issue #32).
+    expect(await page.getByRole('note').textContent()).toContain('Participant emails are held');
+    expect(await page.getByRole('note').getByRole('link', { name: 'Request verification on the Team page' }).getAttribute('href')).toBe('/console/team');
     await expectAccessible(page);
     await shot(page, 'setup-5-1440');
     await page.getByRole('button', { name: 'Launch program' }).click();

@@ -56,11 +56,49 @@ export interface SendOptions {
 }
 
 const SKIP_TEXT: Record<SkipReason, string> = {
-  TEAM_NOT_VERIFIED: 'the team is not verified yet',
+  TEAM_NOT_VERIFIED: 'the team is not verified yet. Program emails are held until an owner requests verification on the Team page and it is approved',
   UNSUBSCRIBED: 'the participant unsubscribed from program emails',
   TEMPLATE_DISABLED: 'the template is switched off',
   TEMPLATE_NOT_AVAILABLE: 'the program type has no such template',
 };
+
+/**
+ * What the owner calls each email in the activity log (issue #32: the log showed the template's
+ * key). Activity texts are the API's English, as every other activity row the server writes; the
+ * console's Emails page names the templates the same way.
+ */
+const EMAIL_NAMES: Record<string, string> = {
+  welcomeNonReferred: 'welcome (joined on their own)',
+  welcomeReferred: 'welcome (joined through a friend)',
+  referralLinkViewedFirstTime: 'someone opened your link',
+  referralLinkUsed: 'a friend used your link',
+  referredSignup: 'a friend signed up',
+  goalAchieved: 'reward earned',
+  campaignEndedWinners: 'program ended (winners)',
+  campaignEndedNonWinners: 'program ended (everyone else)',
+  progressUpdateMonthly: 'monthly progress',
+  commissionGenerated: 'commission earned',
+  commissionAdjusted: 'commission changed',
+  payoutPending: 'payout on its way',
+  payoutSentSuccess: 'payout sent',
+  invite: 'invitation from a participant',
+  loginLink: 'sign-in link',
+  paypalEmailConfirmation: 'confirm PayPal address',
+  payoutDestinationConfirmation: 'confirm payout details',
+  taxInfoMissing: 'tax details needed',
+  taxInfoReceived: 'tax details received',
+  taxInfoApproved: 'tax details approved',
+  taxInfoRejected: 'tax details refused',
+  affiliateInvite: 'affiliate invitation',
+  followUpReminder: 'follow-up reminder',
+  freeForm: 'message from the team',
+};
+
+/** The activity row of a program email not sent: which email in the owner's words, and why. */
+export function skippedEmailText(emailType: string | undefined, reason: SkipReason): string {
+  const name = (emailType && EMAIL_NAMES[emailType]) ?? emailType ?? 'program';
+  return `The “${name}” email was not sent: ${SKIP_TEXT[reason]}.`;
+}
 
 /** Templates P11 may send for a program type (§3.8). */
 export function sendableTemplates(type: Program['type']): readonly string[] {
@@ -170,7 +208,7 @@ export class ProgramEmails {
         participantId: participant.id,
         type: 'EMAIL',
         action: ACTIONS.emailSkipped,
-        text: `Email "${opts.emailType}" not sent: ${SKIP_TEXT[skip]}`,
+        text: skippedEmailText(opts.emailType, skip),
         data: { emailType: opts.emailType, reason: skip, ...opts.data },
       });
       return { sent: false, reason: skip };

@@ -247,7 +247,7 @@ describe('GET and POST /unsubscribe', () => {
     await add(key, pid, { email: 'friend-of-quiet@example.com', referredBy: referrer.id });
     expect(await mails('quiet@example.com', 'program.referralLinkUsed')).toEqual([]);
     expect(await activity(referrer.id, 'email.skipped')).toEqual([
-      expect.objectContaining({ type: 'EMAIL', data: { emailType: 'referralLinkUsed', reason: 'UNSUBSCRIBED' } }),
+      expect.objectContaining({ type: 'EMAIL', text: 'The “a friend used your link” email was not sent: the participant unsubscribed from program emails.', data: { emailType: 'referralLinkUsed', reason: 'UNSUBSCRIBED' } }),
     ]);
   });
 });
@@ -258,7 +258,12 @@ describe('program emails on participant events', () => {
     const a = await add(unverified.key, unverified.pid, { email: 'w-unverified@example.com' });
     expect(await mails('w-unverified@example.com')).toEqual([]);
     expect(await activity(a.id, 'email.skipped')).toEqual([
-      expect.objectContaining({ type: 'EMAIL', text: expect.stringContaining('not verified'), data: { emailType: 'welcomeNonReferred', reason: 'TEAM_NOT_VERIFIED' } }),
+      // In the owner's words (issue #32): which email, and what to do, never the template's key.
+      expect.objectContaining({
+        type: 'EMAIL',
+        text: 'The “welcome (joined on their own)” email was not sent: the team is not verified yet. Program emails are held until an owner requests verification on the Team page and it is approved.',
+        data: { emailType: 'welcomeNonReferred', reason: 'TEAM_NOT_VERIFIED' },
+      }),
     ]);
 
     const verified = await setup({ companyName: 'Initech' });
