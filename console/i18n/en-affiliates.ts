@@ -107,7 +107,7 @@ export const enAffiliates = {
   'com.help':
     'A commission starts Pending. It becomes Approved when its hold has passed, unless its commission structure requires your approval. Payouts take approved commissions whose hold has passed.',
   'com.rules':
-    'Only a pending commission can be approved or deleted. Approving an approved one changes nothing. A paid, reversed or deleted commission cannot be approved, and anything but a pending one cannot be deleted: the server refuses those with “invalid state” (406). Deleting is final: a later refund leaves it deleted.',
+    'Only a pending commission can be approved or deleted. Approving an approved one changes nothing. A paid, reversed or deleted commission cannot be approved, and anything but a pending one cannot be deleted: such a request is refused and changes nothing. Deleting is final: a later refund leaves it deleted.',
   'com.table': 'Commissions',
   'com.approve': 'Approve',
   'com.delete': 'Delete',

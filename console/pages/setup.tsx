@@ -218,7 +218,6 @@ function LaunchStep({ campaign }: { campaign: Campaign }) {
 function Steps({ step, campaign }: { step: Step; campaign?: Campaign }) {
   const n = STEPS.indexOf(step) + 1;
   const title = t('setup.title', { n, total: STEPS.length, step: t(`setup.step.${step}` as MessageKey) });
-  useEffect(() => announce(title), [title]);
   return (
     <>
       <PageTitle>{title}</PageTitle>

@@ -128,7 +128,7 @@ function TestForm({ base, hook, onSent }: { base: string; hook: Webhook; onSent:
       <ErrorSummary error={error} />
       {result && (
         <div class={result.success ? 'result ok' : 'result error'} data-test-result>
-          <p>{result.success ? t('webhooks.testOk', { status: result.response.statusCode ?? '' }) : t('webhooks.testFailed', { reason: result.response.statusCode ? `HTTP ${result.response.statusCode}` : (result.response.msg ?? '') })}</p>
+          <p>{result.success ? t('webhooks.testOk', { status: result.response.statusCode ?? '' }) : t('webhooks.testFailed', { reason: result.response.statusCode ? t('webhooks.testRefused', { status: result.response.statusCode }) : (result.response.msg ?? '') })}</p>
           {result.response.msg && (
             <p>
               {t('webhooks.testReply')}: <code class="excerpt">{result.response.msg}</code>

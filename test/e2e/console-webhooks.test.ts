@@ -81,7 +81,7 @@ describe.skipIf(SKIP_BROWSER)('console webhooks page in Chromium (issue #23)', (
     // A test delivery, signed with that secret; its result and its row in the log.
     await hook.getByLabel('Test event').selectOption({ label: 'New participant added' });
     await hook.getByRole('button', { name: 'Send test' }).click();
-    await expect.poll(() => hook.locator('[data-test-result]').textContent()).toContain('Test delivered: the receiver answered 200.');
+    await expect.poll(() => hook.locator('[data-test-result]').textContent()).toContain('Test delivered: the receiver accepted it (status 200).');
     expect(await hook.locator('[data-test-result]').textContent()).toContain('thanks, got it');
     expect(received).toHaveLength(1);
     const [, ts, v1] = /^t=(\d+),v1=([0-9a-f]+)$/.exec(received[0]!.headers['growsurf-signature'] as string)!;
