@@ -56,3 +56,13 @@ export function CopyBlock({ id, label, hint, text, button }: { id: string; label
     </div>
   );
 }
+
+/** A small Copy button for a value shown beside it (a participant's share link): named by what it copies. */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const copy = async () => announce((await copyText(text, null)) ? t('copy.done') : t('copy.failed'));
+  return (
+    <button type="button" class="secondary small" aria-label={label} onClick={copy}>
+      {t('copy.button')}
+    </button>
+  );
+}

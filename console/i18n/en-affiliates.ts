@@ -156,4 +156,8 @@ export const enAffiliates = {
   'pay.saved': 'Payout of {amount} to {who} is now {status}.',
   'pay.final': 'No further change is possible.',
   'pay.noDestination': 'None on file',
+  'pay.noDestinationWarning': '{who} has no payout destination on file. Mark it paid only if you paid them another way, and say how in the reason.',
+  'pay.noDestinationConfirm': 'Mark the payout of {amount} to {who} as paid? They have no payout destination on file, so refloop sent nothing: only do this if you paid them another way.',
+  'pay.reverse': 'Record a reversal',
+  'pay.reverseLabel': 'Record a reversal of the payout of {amount} to {who}',
 } as const;

@@ -65,6 +65,8 @@ export const enParticipants = {
   'pt.notReferred': 'This participant joined without a referrer, so there is no referral to credit.',
   'pt.delay': 'Delay in days (optional, 1–90)',
   'pt.trigger': 'Trigger referral',
+  'pt.alreadyCredited': 'This referral is credited already: there is nothing more to trigger.',
+  'pt.copyLink': 'Copy the share link',
   'pt.cancelTrigger': 'Cancel pending trigger',
   'pt.triggered': 'Referral triggered.',
   'pt.cancelled': 'Pending trigger cancelled.',

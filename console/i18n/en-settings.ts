@@ -203,6 +203,8 @@ export const enSettings = {
   'install.snippetHint': 'Paste it once into the <head> of every page of your site.',
   'install.copy': 'Copy code',
   'copy.done': 'Copied to the clipboard.',
+  'copy.button': 'Copy',
+  'copy.failed': 'This browser did not allow copying: select the text and copy it by hand.',
   'copy.manual': 'The code is selected: press Ctrl+C (⌘C on a Mac) to copy it.',
   'install.choices': 'Installation choices',
   'install.shareUrl': 'Page referral links open',

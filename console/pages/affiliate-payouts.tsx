@@ -100,13 +100,18 @@ function Outcome({ c, p, who, done, cancel }: { c: Campaign; p: Payout; who: str
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => ref.current?.focus(), [p.id]);
   const vars = { amount: money(p.amount, p.currencyISO), who };
+  const noDestination = status === 'ISSUED' && !p.provider;
   const submit = (e: Event) => {
     e.preventDefault();
-    void run(async () => {
-      const next = await api<Payout>('POST', `${campaignPath(c.id)}/payouts/${encodeURIComponent(p.id)}/status`, { status, reason: reason.trim() || undefined });
-      announce(t('pay.saved', { ...vars, status: t(`pstatus.${next.status}`) }));
-      done(next);
-    });
+    void run(
+      async () => {
+        const next = await api<Payout>('POST', `${campaignPath(c.id)}/payouts/${encodeURIComponent(p.id)}/status`, { status, reason: reason.trim() || undefined });
+        announce(t('pay.saved', { ...vars, status: t(`pstatus.${next.status}`) }));
+        done(next);
+      },
+      // Paid without a destination on file: only if the owner paid another way, so ask first (issue #32).
+      noDestination ? t('pay.noDestinationConfirm', vars) : undefined,
+    );
   };
   return (
     <form class="card" aria-labelledby="outcome-title" onSubmit={submit}>
@@ -126,6 +131,11 @@ function Outcome({ c, p, who, done, cancel }: { c: Campaign; p: Payout; who: str
               </label>
             ))}
           </fieldset>
+          {noDestination && (
+            <p class="warning" id="payout-no-destination">
+              {t('pay.noDestinationWarning', { who })}
+            </p>
+          )}
           <Field id="payout-reason" label={t('pay.reason')}>
             <textarea id="payout-reason" rows={2} maxLength={500} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
           </Field>
@@ -194,8 +204,9 @@ function List({ c, version }: { c: Campaign; version: number }) {
               {write && (
                 <td>
                   {MOVES[r.status].length > 0 && (
-                    <button type="button" class="secondary" aria-label={t('pay.updateLabel', { amount: money(r.amount, r.currencyISO), who: who[r.participantId]! })} onClick={() => setEditing(r.id)}>
-                      {t('pay.update')}
+                    // A paid payout can only be reversed (a bounce, a chargeback): its button says so.
+                    <button type="button" class="secondary" aria-label={t(r.status === 'ISSUED' ? 'pay.reverseLabel' : 'pay.updateLabel', { amount: money(r.amount, r.currencyISO), who: who[r.participantId]! })} onClick={() => setEditing(r.id)}>
+                      {t(r.status === 'ISSUED' ? 'pay.reverse' : 'pay.update')}
                     </button>
                   )}
                 </td>

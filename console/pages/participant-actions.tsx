@@ -62,6 +62,7 @@ export function ReferralCredit({ x }: { x: ParticipantCtx }) {
   const [delay, setDelay] = useState('');
   const [said, setSaid] = useState('');
   const reread = async () => x.replace(await api<Participant>('GET', x.path));
+  const nothing = !x.p.referredBy || x.p.referralStatus === 'CREDIT_AWARDED';
   const trigger = (e: Event) => {
     e.preventDefault();
     void a.run(async () => {
@@ -82,7 +83,8 @@ export function ReferralCredit({ x }: { x: ParticipantCtx }) {
   return (
     <section aria-labelledby="pt-referral">
       <h2 id="pt-referral">{t('pt.referral')}</h2>
-      {!x.p.referredBy && <p>{t('pt.notReferred')}</p>}
+      {/* Nothing to credit (no referrer, or credited already): the buttons say why they are off (issue #32). */}
+      {!x.p.referredBy ? <p id="pt-no-credit">{t('pt.notReferred')}</p> : x.p.referralStatus === 'CREDIT_AWARDED' && <p id="pt-no-credit">{t('pt.alreadyCredited')}</p>}
       {said && <p class="said">{said}</p>}
       <ErrorSummary error={a.error} />
       {can('participant:write') && (
@@ -90,10 +92,10 @@ export function ReferralCredit({ x }: { x: ParticipantCtx }) {
           <Field id="pt-delay" label={t('pt.delay')}>
             <input id="pt-delay" type="number" inputMode="numeric" min={1} max={90} value={delay} onInput={(e) => setDelay(e.currentTarget.value)} />
           </Field>
-          <button type="submit" disabled={a.busy}>
+          <button type="submit" disabled={a.busy || nothing} aria-describedby={nothing ? 'pt-no-credit' : undefined}>
             {t('pt.trigger')}
           </button>
-          <button type="button" class="secondary" disabled={a.busy} onClick={cancel}>
+          <button type="button" class="secondary" disabled={a.busy || !x.p.referredBy} aria-describedby={!x.p.referredBy ? 'pt-no-credit' : undefined} onClick={cancel}>
             {t('pt.cancelTrigger')}
           </button>
         </form>

@@ -1,6 +1,7 @@
 // One participant (P4): profile, edit (P5), fraud state, referral credit, email, delete
 // (participant-actions.tsx), and their referrals, rewards or commissions and activity
 // (participant-lists.tsx). Every change goes through the REST operation; a refusal shows its message.
+import { CopyButton } from '../copy.tsx';
 import { useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
 import { Link } from '../router.tsx';
@@ -44,7 +45,9 @@ function Profile({ x }: { x: ParticipantCtx }) {
         <dt>{t('pt.field.joined')}</dt>
         <dd>{when(p.createdAt)}</dd>
         <dt>{t('pt.field.shareUrl')}</dt>
-        <dd class="wrap">{p.shareUrl}</dd>
+        <dd class="wrap share-url">
+          <span>{p.shareUrl}</span> <CopyButton text={p.shareUrl} label={t('pt.copyLink')} />
+        </dd>
         <dt>{t('pt.field.referrer')}</dt>
         <dd>{p.referrer ? <Link href={base + encodeURIComponent(p.referrer.id)}>{p.referrer.email}</Link> : t('pt.none')}</dd>
         <dt>{t('pt.field.status')}</dt>

@@ -194,12 +194,23 @@ describe.skipIf(SKIP_BROWSER)('owner console: affiliates in Chromium (issue #23)
     await page.getByRole('button', { name: 'Report outcome of the payout of $12.35 to ana@partner.example' }).click();
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Payout of $12.35 to ana@partner.example');
     await page.getByLabel('Paid').check();
+    // Ana has no payout destination on file: the form warns, and saving asks first (issue #32).
+    await expect.poll(() => page.locator('#payout-no-destination').textContent()).toContain('ana@partner.example has no payout destination on file.');
     await page.getByLabel(/Reason or provider reference/).fill('PayPal batch 42');
     await expectAccessible(page);
     await shot(page, 'affiliate-payout-outcome-1440');
+    const asked: string[] = [];
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.accept();
+    });
     await page.getByRole('button', { name: 'Save outcome' }).click();
     await expect.poll(() => status(page)).toBe('Payout of $12.35 to ana@partner.example is now Paid.');
+    expect(asked).toEqual([expect.stringContaining('They have no payout destination on file')]);
     await expect.poll(() => payouts.getByRole('row', { name: /ana@partner/ }).textContent()).toContain('Paid');
+    // A paid payout can only be reversed: its one action says so, no "Report outcome".
+    expect(await payouts.getByRole('button', { name: /^Report outcome/ }).count()).toBe(0);
+    expect(await payouts.getByRole('button', { name: 'Record a reversal of the payout of $12.35 to ana@partner.example' }).count()).toBe(1);
     const paid = (await rest('GET', '/payouts')).payouts[0];
     expect(paid).toMatchObject({ status: 'ISSUED', amount: 1235, currencyISO: 'USD' });
     expect((await rest('GET', '/commissions?status=PAID')).commissions).toHaveLength(1);

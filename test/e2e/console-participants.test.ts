@@ -128,9 +128,15 @@ describe.skipIf(SKIP_BROWSER)('console participants in Chromium (issue #23)', ()
     await page.getByRole('button', { name: 'Trigger referral' }).click();
     await expect.poll(() => page.locator('.facts').textContent()).toContain('Credited');
     expect((await rest('GET', `/campaign/${pid}/participant/${ada.id}`)).body.referralCount).toBe(1);
-    await page.getByRole('button', { name: 'Trigger referral' }).click();
-    const again = await rest('POST', `/campaign/${pid}/participant/${grace.id}/ref`, {});
-    await expect.poll(() => page.locator('.said').textContent()).toBe(again.body.message);
+    // Credited: nothing more to trigger, and the button says why it is off (issue #32).
+    const triggerButton = page.getByRole('button', { name: 'Trigger referral' });
+    await expect.poll(() => triggerButton.isDisabled()).toBe(true);
+    expect(await page.locator(`[id="${await triggerButton.getAttribute('aria-describedby')}"]`).textContent()).toBe('This referral is credited already: there is nothing more to trigger.');
+    // The share link copies from its own button.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: 'Copy the share link' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Copied to the clipboard.');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe((await rest('GET', `/campaign/${pid}/participant/${grace.id}`)).body.shareUrl);
 
     // Block and unblock through the fraud override.
     await page.getByRole('button', { name: 'Block (set risk to high)' }).click();
@@ -162,13 +168,14 @@ describe.skipIf(SKIP_BROWSER)('console participants in Chromium (issue #23)', ()
     expect(await page.getByRole('status').first().textContent()).toContain('grace@navy.example was deleted.');
     expect((await rest('GET', `/campaign/${pid}/participant/${grace.id}`)).status).toBe(400);
 
-    // A participant who was not referred: the API's refusal of a trigger, in its per-field words (field-messages.ts, issue #32).
     await page.goto(`${app.url}/console/programs/${pid}/participants/${ada.id}`);
     await expect.poll(() => heading(page)).toBe('Ada Lovelace (ada.lovelace@example.com)');
-    await page.getByRole('button', { name: 'Trigger referral' }).click();
+    // A participant who was not referred: nothing to credit, so both buttons are off and say why (issue #32); the API refuses it too.
+    await expect.poll(() => page.getByRole('button', { name: 'Trigger referral' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Cancel pending trigger' }).isDisabled()).toBe(true);
+    expect(await page.locator('#pt-no-credit').textContent()).toBe('This participant joined without a referrer, so there is no referral to credit.');
     const notReferred = await rest('POST', `/campaign/${pid}/participant/${ada.id}/ref`, {});
     expect(notReferred.status).toBe(400);
-    await expect.poll(() => page.getByRole('region', { name: 'Referral credit' }).getByRole('alert').textContent()).toContain(notReferred.body.errors[0].message);
 
     // 390 px, same session: the list and a participant, nothing wider than the screen.
     const small = await browser.newContext({ viewport: { width: 390, height: 844 }, storageState: await context.storageState() });
