@@ -145,6 +145,7 @@ export const operations: Operation[] = [
 
   // Anti-fraud review (refloop extension; the verdict is P5 fraudRiskLevel)
   fraudReviews.listFraudReviews,
+  fraudReviews.countFraudReviews, // FR2, refloop extension: its count per state
 
   // Referrals and invites (rest-v2 §3.10)
   referrals.listReferrals,
@@ -159,6 +160,7 @@ export const operations: Operation[] = [
 
   // Affiliate enrollment (rest-v2 §3.12 AF1–AF7)
   affiliateApplications.listAffiliateApplications,
+  affiliateApplications.countAffiliateApplications, // AF18, refloop extension: its count per status (before AF2, whose :applicationId would take 'counts')
   affiliateApplications.getAffiliateApplication,
   affiliateApplications.reviewAffiliateApplication,
   affiliateInvites.listAffiliateInvites,
@@ -166,14 +168,16 @@ export const operations: Operation[] = [
   affiliateInvites.revokeAffiliateInvite,
   affiliateInvites.resendAffiliateInvite,
 
-  // Affiliate money (rest-v2 §3.12 AF8–AF15); PO1–PO3 are our manual payout provider (docs/decisions.md)
+  // Affiliate money (rest-v2 §3.12 AF8–AF15; AF16/AF17 are our count extensions); PO1–PO3 are our manual payout provider (docs/decisions.md)
   transactions.recordTransaction,
   transactions.refundTransaction,
   commissions.listCommissions,
+  commissions.countCommissions, // AF16, refloop extension: its count per status
   commissions.listParticipantCommissions,
   commissions.approveCommission,
   commissions.deleteCommission,
   payouts.listPayouts,
+  payouts.countPayouts, // AF17, refloop extension: its count per status
   payouts.listParticipantPayouts,
   payouts.runPayouts,
   payouts.setPayoutStatus,

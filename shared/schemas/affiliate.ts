@@ -84,6 +84,19 @@ export const applicationList = z
   .object({ applications: z.array(affiliateApplication), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
   .meta({ id: 'AffiliateApplicationListResponse' });
 
+/** AF18 query (refloop extension): no parameters; an unknown one is refused so a typo is not silently ignored. */
+export const applicationCountsQuery = z.strictObject({});
+
+/** `AffiliateApplicationCounts` (AF18, refloop extension): how many of the program's applications AF1 lists in each status, and without one (ALL). */
+export const applicationCounts = z
+  .object({
+    PENDING: z.number().int(),
+    APPROVED: z.number().int(),
+    DENIED: z.number().int(),
+    ALL: z.number().int(),
+  })
+  .meta({ id: 'AffiliateApplicationCounts' });
+
 /** AF3 body: exactly one of `status` or `reapplyAllowedAt` (checked in the domain for a per-field answer). */
 export const applicationReview = z
   .strictObject({
@@ -208,6 +221,8 @@ export const applicationSubmitted = z
 
 /** AffiliateApplication as the wire shows it. */
 export type AffiliateApplication = z.infer<typeof affiliateApplication>;
+/** AF18 response. */
+export type ApplicationCounts = z.infer<typeof applicationCounts>;
 /** AF3 body. */
 export type ApplicationReview = z.infer<typeof applicationReview>;
 /** One question of the saved application form. */

@@ -50,6 +50,23 @@ export const commissionListQuery = z.object({
   status: commissionStatus.optional(),
 });
 
+/** AF16 query (refloop extension): no parameters; an unknown one is refused so a typo is not silently ignored. */
+export const commissionCountsQuery = z.strictObject({});
+
+/** `CommissionCounts` (AF16, refloop extension): how many of the program's commissions AF10 lists in each status, and without one (ALL, deleted ones included as AF10 includes them). */
+export const commissionCounts = z
+  .object({
+    PENDING: z.number().int(),
+    APPROVED: z.number().int(),
+    PAID: z.number().int(),
+    REVERSED: z.number().int(),
+    DELETED: z.number().int(),
+    ALL: z.number().int(),
+  })
+  .meta({ id: 'CommissionCounts' });
+
 export type Commission = z.infer<typeof commission>;
+/** AF16 response. */
+export type CommissionCounts = z.infer<typeof commissionCounts>;
 export type CommissionList = z.infer<typeof commissionList>;
 export type CommissionListQuery = z.infer<typeof commissionListQuery>;

@@ -56,7 +56,21 @@ export const fraudReviewList = z
   .object({ participants: z.array(fraudReviewItem), limit: z.number().int(), nextId: z.string().nullable() })
   .meta({ id: 'FraudReviewList' });
 
+/** FR2 query (refloop extension): no parameters; an unknown one is refused so a typo is not silently ignored. */
+export const fraudReviewCountsQuery = z.strictObject({});
+
+/** `FraudReviewCounts` (FR2, refloop extension): how many participants FR1 lists in each state. */
+export const fraudReviewCounts = z
+  .object({
+    OPEN: z.number().int(),
+    DECIDED: z.number().int(),
+    ALL: z.number().int(),
+  })
+  .meta({ id: 'FraudReviewCounts' });
+
 export type FraudReviewQuery = z.output<typeof fraudReviewQuery>;
+/** FR2 response. */
+export type FraudReviewCounts = z.infer<typeof fraudReviewCounts>;
 export type FraudReviewItem = z.infer<typeof fraudReviewItem>;
 export type FraudReviewList = z.infer<typeof fraudReviewList>;
 export type FraudDecisionWire = z.infer<typeof fraudDecision>;

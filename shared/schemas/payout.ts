@@ -41,6 +41,21 @@ export const payoutListQuery = z.object({
   status: payoutStatus.optional(),
 });
 
+/** AF17 query (refloop extension): no parameters; an unknown one is refused so a typo is not silently ignored. */
+export const payoutCountsQuery = z.strictObject({});
+
+/** `PayoutCounts` (AF17, refloop extension): how many of the program's payouts AF14 lists in each status, and without one (ALL). */
+export const payoutCounts = z
+  .object({
+    UPCOMING: z.number().int(),
+    QUEUED: z.number().int(),
+    ISSUED: z.number().int(),
+    FAILED: z.number().int(),
+    REVERSED: z.number().int(),
+    ALL: z.number().int(),
+  })
+  .meta({ id: 'PayoutCounts' });
+
 /** Payout run body (our extension): nothing to send. */
 export const payoutRunBody = z.strictObject({}).meta({ id: 'PayoutRun' });
 
@@ -89,6 +104,8 @@ export const payoutExportQuery = z.object({
 
 export type Payout = z.infer<typeof payout>;
 export type PayoutList = z.infer<typeof payoutList>;
+/** AF17 response. */
+export type PayoutCounts = z.infer<typeof payoutCounts>;
 export type PayoutListQuery = z.infer<typeof payoutListQuery>;
 export type PayoutRunResponse = z.infer<typeof payoutRunResponse>;
 

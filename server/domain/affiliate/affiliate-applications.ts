@@ -8,7 +8,7 @@ import { checkAnswers, enrollmentOptions, riskOf } from './affiliate-forms.ts';
 import { emailKey, fieldError, type ParticipantRow, type Q, type RequestEvidence } from '../participants/model.ts';
 import { newId } from '../../crypto.ts';
 import { ConflictError, InvalidStateError, NotFoundError, ValidationError, WrongProgramTypeError, translateDbError } from '../../errors.ts';
-import type { AffiliateApplication, ApplicationQuestion, ApplicationReview, ApplicationSubmit } from '../../../shared/schemas/affiliate.ts';
+import type { AffiliateApplication, ApplicationCounts, ApplicationQuestion, ApplicationReview, ApplicationSubmit } from '../../../shared/schemas/affiliate.ts';
 import type { EnrollmentOptions } from './affiliate-forms.ts';
 
 const DAY_MS = 86_400_000;
@@ -91,6 +91,22 @@ export class AffiliateApplications {
       base().count({ n: '*' }).first(),
     ]);
     return { applications: rows.map(toWire), total: Number(count?.n ?? 0), limit: query.limit, offset: query.offset };
+  }
+
+  /**
+   * AF18: how many applications AF1 lists in each status, and without a status (ALL; AF1's `total`
+   * for each filter). One grouped read over the program's rows (`affiliate_applications_list` leads
+   * with program_id).
+   */
+  async counts(program: Program): Promise<ApplicationCounts> {
+    const rows: Array<{ status: string; n: number | string }> = await this.db.knex('affiliate_applications').where({ program_id: program.id }).groupBy('status').select('status').count({ n: '*' });
+    const out: ApplicationCounts = { PENDING: 0, APPROVED: 0, DENIED: 0, ALL: 0 };
+    for (const r of rows) {
+      const n = Number(r.n);
+      if (r.status !== 'ALL' && r.status in out) out[r.status as keyof ApplicationCounts] += n;
+      out.ALL += n;
+    }
+    return out;
   }
 
   /** AF2. */

@@ -6,7 +6,7 @@ import type { Participants } from '../participants/service.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../../errors.ts';
 import { readRows } from '../participants/leaderboard.ts';
 import { newId } from '../../crypto.ts';
-import type { Commission, CommissionList, CommissionListQuery } from '../../../shared/schemas/commission.ts';
+import type { Commission, CommissionCounts, CommissionList, CommissionListQuery } from '../../../shared/schemas/commission.ts';
 import type { CommissionStructure } from '../../../shared/schemas/reward-config.ts';
 
 export { commissionFor, monthsBetween, percentOf, proportion } from './commission-math.ts';
@@ -157,6 +157,24 @@ export class Commissions {
     const knex = this.db.knex;
     const referrerId = idOrEmail === undefined ? null : (await this.participants.resolve(knex, program, idOrEmail)).id;
     return this.page(program, query, referrerId);
+  }
+
+  /**
+   * AF16: how many commissions AF10 lists in each status, and without a status (ALL, which counts
+   * DELETED ones as AF10 lists them). Settles due approvals first, as AF10 does, then one grouped
+   * read over the program's rows (`commissions_program_created` leads with program_id).
+   */
+  async counts(program: Program): Promise<CommissionCounts> {
+    const knex = this.db.knex;
+    await this.settle(knex, program.id);
+    const rows: Array<{ status: string; n: number | string }> = await knex('commissions').where('program_id', program.id).groupBy('status').select('status').count({ n: '*' });
+    const out: CommissionCounts = { PENDING: 0, APPROVED: 0, PAID: 0, REVERSED: 0, DELETED: 0, ALL: 0 };
+    for (const r of rows) {
+      const n = Number(r.n);
+      if (r.status !== 'ALL' && r.status in out) out[r.status as keyof CommissionCounts] += n;
+      out.ALL += n;
+    }
+    return out;
   }
 
   /** One page of the program's commissions, or of one affiliate's (the participant API reads this too). */

@@ -19,7 +19,7 @@ import { payoutMoney } from './payout-money.ts';
 import type { ProgramEmails } from '../messaging/program-emails.ts';
 import type { Jobs } from '../platform/jobs.ts';
 import { toProgram } from '../programs/programs.ts';
-import type { Payout, PayoutList, PayoutListQuery, PayoutRunResponse } from '../../../shared/schemas/payout.ts';
+import type { Payout, PayoutCounts, PayoutList, PayoutListQuery, PayoutRunResponse } from '../../../shared/schemas/payout.ts';
 import { TRANSITIONS, toPayout, type PayoutRow } from './payout-model.ts';
 
 export { toPayout, type PayoutRow } from './payout-model.ts';
@@ -88,6 +88,21 @@ export class Payouts {
   async list(program: Program, query: PayoutListQuery, idOrEmail?: string): Promise<PayoutList> {
     const participantId = idOrEmail === undefined ? null : (await this.participants.resolve(this.db.knex, program, idOrEmail)).id;
     return this.page(program, query, participantId);
+  }
+
+  /**
+   * AF17: how many payouts AF14 lists in each status, and without a status (ALL). One grouped read
+   * over the program's rows (`payouts_program_created` leads with program_id).
+   */
+  async counts(program: Program): Promise<PayoutCounts> {
+    const rows: Array<{ status: string; n: number | string }> = await this.db.knex('payouts').where('program_id', program.id).groupBy('status').select('status').count({ n: '*' });
+    const out: PayoutCounts = { UPCOMING: 0, QUEUED: 0, ISSUED: 0, FAILED: 0, REVERSED: 0, ALL: 0 };
+    for (const r of rows) {
+      const n = Number(r.n);
+      if (r.status !== 'ALL' && r.status in out) out[r.status as keyof PayoutCounts] += n;
+      out.ALL += n;
+    }
+    return out;
   }
 
   /** One page of the program's payouts, or of one affiliate's. */

@@ -4,7 +4,7 @@ import { parseJson, type ParticipantRow } from '../participants/model.ts';
 import { ValidationError } from '../../errors.ts';
 import { REASON } from './fraud-screening.ts';
 import type { Fraud, FraudDecision } from './fraud.ts';
-import type { FraudDecisionWire, FraudReviewList, FraudReviewQuery } from '../../../shared/schemas/fraud.ts';
+import type { FraudDecisionWire, FraudReviewCounts, FraudReviewList, FraudReviewQuery } from '../../../shared/schemas/fraud.ts';
 
 // The owner's fraud review queue (FR1, a refloop extension): participants flagged MEDIUM or HIGH by
 // the automatic checks (OPEN) or whose level the owner set through P5 (DECIDED), newest first, with
@@ -14,6 +14,12 @@ import type { FraudDecisionWire, FraudReviewList, FraudReviewQuery } from '../..
 
 /** The `WHERE` of `participants_fraud_review`, word for word. */
 export const REVIEW_PREDICATE = "(fraud_risk_level <> 'LOW' OR fraud_reason_code = 'MANUAL_UPDATE')";
+
+/** Within REVIEW_PREDICATE, each FR1 state's condition; FR1 lists and FR2 counts with these very texts. */
+const STATE_PREDICATE = {
+  OPEN: "(fraud_reason_code IS NULL OR fraud_reason_code <> 'MANUAL_UPDATE')",
+  DECIDED: `(fraud_reason_code = '${REASON.manualUpdate}')`,
+} as const;
 
 /** Decisions shown per participant. */
 const DECISIONS_SHOWN = 10;
@@ -27,12 +33,37 @@ export class FraudReview {
     private readonly fraud: Pick<Fraud, 'matchesOf'>,
   ) {}
 
+  /**
+   * FR2: how many participants FR1 lists in each state. One grouped read with FR1's WHERE (the
+   * partial index `participants_fraud_review`, so it costs the flagged rows), grouped by which state
+   * predicate holds; OPEN and DECIDED split REVIEW_PREDICATE's rows, so ALL is their sum. Without an
+   * ORDER BY, SQLite would rather walk another (program_id, …) index through all the program's
+   * participants, so it is told the index (and fails loudly should the index stop matching).
+   */
+  async counts(program: Program): Promise<FraudReviewCounts> {
+    const knex = this.db.knex;
+    const state = `CASE WHEN ${STATE_PREDICATE.DECIDED} THEN 'DECIDED' WHEN ${STATE_PREDICATE.OPEN} THEN 'OPEN' END`;
+    const rows: Array<{ state: string | null; n: number | string }> = await knex
+      .from(this.db.dialect === 'sqlite' ? knex.raw('`participants` INDEXED BY participants_fraud_review') : 'participants')
+      .where('program_id', program.id)
+      .whereRaw(REVIEW_PREDICATE)
+      .groupByRaw(state)
+      .select(knex.raw(`${state} AS state`))
+      .count({ n: '*' });
+    const out: FraudReviewCounts = { OPEN: 0, DECIDED: 0, ALL: 0 };
+    for (const r of rows) {
+      const n = Number(r.n);
+      if (r.state === 'OPEN' || r.state === 'DECIDED') out[r.state] += n;
+      out.ALL += n;
+    }
+    return out;
+  }
+
   /** A page of the program's participants under review in `query.state`, newest first. */
   async list(program: Program, query: FraudReviewQuery): Promise<FraudReviewList> {
     const knex = this.db.knex;
     const q = knex('participants').where('program_id', program.id).whereRaw(REVIEW_PREDICATE);
-    if (query.state === 'OPEN') q.whereRaw("(fraud_reason_code IS NULL OR fraud_reason_code <> 'MANUAL_UPDATE')");
-    if (query.state === 'DECIDED') q.where('fraud_reason_code', REASON.manualUpdate);
+    if (query.state !== 'ALL') q.whereRaw(STATE_PREDICATE[query.state]);
     if (query.nextId) {
       // Any participant of the program positions the page, even one decided since.
       const after = plausibleId(query.nextId) ? await knex('participants').where({ id: query.nextId, program_id: program.id }).first('created_at', 'id') : undefined;

@@ -1,5 +1,5 @@
 import { operation } from '../operation.ts';
-import { affiliateApplication, applicationList, applicationListQuery, applicationReview } from '../../../shared/schemas/affiliate.ts';
+import { affiliateApplication, applicationCounts, applicationCountsQuery, applicationList, applicationListQuery, applicationReview } from '../../../shared/schemas/affiliate.ts';
 
 // Affiliate applications (rest-v2 §3.12 AF1–AF3): affiliate programs only (422 otherwise).
 
@@ -16,6 +16,22 @@ export const listAffiliateApplications = operation({
   query: applicationListQuery,
   response: applicationList,
   handler: ({ query, program, deps }) => deps.affiliateApplications.list(program!, query),
+});
+
+/** AF18 `GET /campaign/{id}/affiliate-applications/counts` (refloop extension): AF1's count per status. */
+export const countAffiliateApplications = operation({
+  id: 'AF18',
+  name: 'affiliateApplications.count',
+  method: 'GET',
+  path: '/campaign/:id/affiliate-applications/counts',
+  access: { scopes: ['participant:read'] },
+  programParam: 'id',
+  programType: 'AFFILIATE',
+  summary:
+    'refloop extension. How many of the program’s affiliate applications AF1 lists with each status filter (PENDING, APPROVED, DENIED) and without one (ALL): AF1’s total for each filter in one read. The console’s applications filter reads it.',
+  query: applicationCountsQuery,
+  response: applicationCounts,
+  handler: ({ program, deps }) => deps.affiliateApplications.counts(program!),
 });
 
 /** AF2 `GET /campaign/{id}/affiliate-applications/{applicationId}`. */

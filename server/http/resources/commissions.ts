@@ -1,6 +1,6 @@
 import { operation } from '../operation.ts';
 import { emptyBody, successResponse } from '../../../shared/schemas/common.ts';
-import { commissionList, commissionListQuery } from '../../../shared/schemas/commission.ts';
+import { commissionCounts, commissionCountsQuery, commissionList, commissionListQuery } from '../../../shared/schemas/commission.ts';
 
 // Commissions (rest-v2 §3.12 AF10–AF13): affiliate programs only (422 on referral programs).
 
@@ -17,6 +17,22 @@ export const listCommissions = operation({
   query: commissionListQuery,
   response: commissionList,
   handler: ({ query, program, deps }) => deps.commissions.list(program!, query),
+});
+
+/** AF16 `GET /campaign/{id}/commissions/counts` (refloop extension): AF10's count per status. */
+export const countCommissions = operation({
+  id: 'AF16',
+  name: 'commissions.count',
+  method: 'GET',
+  path: '/campaign/:id/commissions/counts',
+  access: { scopes: ['reward:read'] },
+  programParam: 'id',
+  programType: 'AFFILIATE',
+  summary:
+    'refloop extension. How many of the program’s commissions AF10 lists with each status filter (PENDING, APPROVED, PAID, REVERSED, DELETED) and without one (ALL, deleted commissions included as AF10 includes them). Commissions whose hold has ended are approved first, as AF10 does. The console’s commissions filter reads it.',
+  query: commissionCountsQuery,
+  response: commissionCounts,
+  handler: ({ program, deps }) => deps.commissions.counts(program!),
 });
 
 /** AF11 `GET /campaign/{id}/participant/{participantIdOrEmail}/commissions`. */

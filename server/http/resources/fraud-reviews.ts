@@ -1,5 +1,5 @@
 import { operation } from '../operation.ts';
-import { fraudReviewList, fraudReviewQuery } from '../../../shared/schemas/fraud.ts';
+import { fraudReviewCounts, fraudReviewCountsQuery, fraudReviewList, fraudReviewQuery } from '../../../shared/schemas/fraud.ts';
 
 // The fraud review queue (a refloop extension; docs/decisions.md "Owner console (issue #23)"). The
 // owner's verdict is P5 `fraudRiskLevel`; this only reads.
@@ -17,4 +17,19 @@ export const listFraudReviews = operation({
   query: fraudReviewQuery,
   response: fraudReviewList,
   handler: ({ query, program, deps }) => deps.fraud.review.list(program!, query),
+});
+
+/** FR2 `GET /campaign/{id}/fraud-reviews/counts` (refloop extension): FR1's count per state. */
+export const countFraudReviews = operation({
+  id: 'FR2',
+  name: 'fraudReviews.count',
+  method: 'GET',
+  path: '/campaign/:id/fraud-reviews/counts',
+  access: { scopes: ['participant:read'] },
+  programParam: 'id',
+  summary:
+    'refloop extension. How many participants FR1 lists in each state: OPEN (flagged MEDIUM or HIGH by the automatic checks, no owner verdict yet), DECIDED (the owner set fraudRiskLevel with P5, reason MANUAL_UPDATE) and ALL (both). The same rows FR1 lists, counted; the console’s fraud filter reads it.',
+  query: fraudReviewCountsQuery,
+  response: fraudReviewCounts,
+  handler: ({ program, deps }) => deps.fraud.review.counts(program!),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { operation } from '../operation.ts';
-import { payout, payoutExportQuery, payoutList, payoutListQuery, payoutRunBody, payoutRunResponse, payoutStatusChange } from '../../../shared/schemas/payout.ts';
+import { payout, payoutCounts, payoutCountsQuery, payoutExportQuery, payoutList, payoutListQuery, payoutRunBody, payoutRunResponse, payoutStatusChange } from '../../../shared/schemas/payout.ts';
 
 // Payouts (rest-v2 §3.12 AF14, AF15) and the manual payout provider (our extension, PO1–PO3,
 // docs/decisions.md "Affiliate money"): affiliate programs only (422 on referral programs).
@@ -18,6 +18,22 @@ export const listPayouts = operation({
   query: payoutListQuery,
   response: payoutList,
   handler: ({ query, program, deps }) => deps.payouts.list(program!, query),
+});
+
+/** AF17 `GET /campaign/{id}/payouts/counts` (refloop extension): AF14's count per status. */
+export const countPayouts = operation({
+  id: 'AF17',
+  name: 'payouts.count',
+  method: 'GET',
+  path: '/campaign/:id/payouts/counts',
+  access: { scopes: ['reward:read'] },
+  programParam: 'id',
+  programType: 'AFFILIATE',
+  summary:
+    'refloop extension. How many of the program’s payouts AF14 lists with each status filter (UPCOMING, QUEUED, ISSUED, FAILED, REVERSED) and without one (ALL). The console’s payouts filter reads it.',
+  query: payoutCountsQuery,
+  response: payoutCounts,
+  handler: ({ program, deps }) => deps.payouts.counts(program!),
 });
 
 /** AF15 `GET /campaign/{id}/participant/{participantIdOrEmail}/payouts`. */

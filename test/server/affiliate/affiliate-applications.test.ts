@@ -360,3 +360,57 @@ describe('application answers (property)', () => {
     );
   });
 });
+
+// Issue #32 (counts per state): AF18 counts the very rows AF1 lists.
+describe('GET /campaign/{id}/affiliate-applications/counts (AF18)', () => {
+  const counts = (p: { pid: string; key: string }, query = '', key = p.key) => app.request('GET', `/v2/campaign/${p.pid}/affiliate-applications/counts${query}`, { key });
+  /** Every application AF1 lists for `status` (none: no filter), paged two at a time by offset; also AF1's total. */
+  const listed = async (p: Fixture, status?: string) => {
+    let rows = 0;
+    let total = -1;
+    for (let offset = 0; ; offset += 2) {
+      const res = await app.request('GET', `/v2/campaign/${p.pid}/affiliate-applications?limit=2&offset=${offset}${status ? `&status=${status}` : ''}`, { key: p.key });
+      expect(res.status, res.text).toBe(200);
+      rows += res.body.applications.length;
+      total = res.body.total;
+      if (res.body.applications.length < 2) break;
+    }
+    expect(total).toBe(rows);
+    return rows;
+  };
+
+  it('counts the applications in each status and ALL, each equal to the rows AF1 lists', async () => {
+    const p = await setup();
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      ids.push(await pending(p, `count${i}@example.com`));
+      app.clock.advance(1000);
+    }
+    for (const id of ids.slice(0, 2)) expect((await review(p, id, { status: 'APPROVED' })).status).toBe(200);
+    expect((await review(p, ids[2]!, { status: 'DENIED', rejectionReason: 'Not a fit' })).status).toBe(200);
+    // Another program's applications are not counted.
+    const other = await setup();
+    await pending(other, 'count0@example.com');
+
+    const res = await counts(p);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ PENDING: 4, APPROVED: 2, DENIED: 1, ALL: 7 });
+    for (const s of ['PENDING', 'APPROVED', 'DENIED']) expect(res.body[s], s).toBe(await listed(p, s));
+    expect(res.body.ALL).toBe(await listed(p));
+  });
+
+  it('answers zeros without applications, 400 for a query parameter, 403 without participant:read, and 422 on referral programs as AF1 does', async () => {
+    const p = await setup();
+    expect((await counts(p)).body).toEqual({ PENDING: 0, APPROVED: 0, DENIED: 0, ALL: 0 });
+    expect((await counts(p, '?status=PENDING')).status).toBe(400);
+    const denied = await counts(p, '', await limitedKey(p.teamId, ['participant:write']));
+    expect(denied.status).toBe(403);
+    expect(denied.body.code).toBe('NOT_AUTHORIZED_ERROR');
+    expect((await counts(p, '', await limitedKey(p.teamId, ['participant:read']))).status).toBe(200);
+    const r = await setup({}, 'REFERRAL');
+    const list = await app.request('GET', `/v2/campaign/${r.pid}/affiliate-applications`, { key: r.key });
+    const wrong = await counts(r);
+    expect(wrong.status).toBe(422);
+    expect({ ...wrong.body, timestamp: undefined }).toEqual({ ...list.body, timestamp: undefined });
+  });
+});

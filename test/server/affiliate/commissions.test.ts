@@ -263,3 +263,70 @@ describe('POST /campaign/:id/participant/:p/transaction/refund', () => {
     expect((await app.request('POST', `/v2/campaign/${p.pid}/participant/${p.customer.id}/transaction/refund`, { key, body: { orderId: 'v' } })).status).toBe(403);
   });
 });
+
+// Issue #32 (counts per state): AF16 counts the very rows AF10 lists.
+describe('GET /campaign/:id/commissions/counts (AF16)', () => {
+  const counts = (p: { pid: string; key: string }, query = '', key = p.key) => app.request('GET', `/v2/campaign/${p.pid}/commissions/counts${query}`, { key });
+  /** Every commission AF10 lists for `status` (none: no filter), paged two at a time. */
+  const listed = async (p: MoneyProgram, status?: string) => {
+    const ids: string[] = [];
+    let nextId: string | null = null;
+    do {
+      const q: string[] = ['limit=2', ...(status ? [`status=${status}`] : []), ...(nextId ? [`nextId=${nextId}`] : [])];
+      const res = await app.request('GET', `/v2/campaign/${p.pid}/commissions?${q.join('&')}`, { key: p.key });
+      expect(res.status, res.text).toBe(200);
+      ids.push(...res.body.commissions.map((c: { id: string }) => c.id));
+      nextId = res.body.nextId;
+    } while (nextId);
+    return ids.length;
+  };
+  const STATUSES = ['PENDING', 'APPROVED', 'PAID', 'REVERSED', 'DELETED'];
+
+  it('counts the commissions in each status and ALL, each equal to the rows AF10 lists', async () => {
+    const p = await moneyProgram(app, { ...TEN_PERCENT, approvalRequired: true });
+    for (let i = 1; i <= 8; i++) await sale(app, p, { grossAmount: i * 1000, orderId: `n${i}` });
+    const byAmount = new Map((await commissionsOf(app, p)).map((c) => [c.amount as number, c.id as string]));
+    // 100 → PAID; 200, 300 → APPROVED; 400 → DELETED; 500 → REVERSED; 600, 700, 800 stay PENDING.
+    expect((await approve(p, byAmount.get(100)!)).status).toBe(200);
+    const run = await app.request('POST', `/v2/campaign/${p.pid}/payouts/run`, { key: p.key, body: {} });
+    expect(run.body.payoutsCreated, run.text).toBe(1);
+    expect((await app.request('POST', `/v2/campaign/${p.pid}/payouts/${run.body.payouts[0].id}/status`, { key: p.key, body: { status: 'ISSUED' } })).status).toBe(200);
+    for (const a of [200, 300, 500]) expect((await approve(p, byAmount.get(a)!)).status).toBe(200);
+    expect((await remove(p, byAmount.get(400)!)).status).toBe(200);
+    expect((await refund(app, p, { orderId: 'n5' })).body).toMatchObject({ reversed: 1 });
+    // Another program's commissions are not counted.
+    const other = await moneyProgram(app);
+    await sale(app, other, { grossAmount: 1000, orderId: 'elsewhere' });
+
+    const res = await counts(p);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ PENDING: 3, APPROVED: 2, PAID: 1, REVERSED: 1, DELETED: 1, ALL: 8 });
+    for (const s of STATUSES) expect(res.body[s], s).toBe(await listed(p, s));
+    expect(res.body.ALL).toBe(await listed(p));
+  });
+
+  it('approves commissions whose hold has ended before counting, as AF10 does', async () => {
+    const p = await moneyProgram(app, { ...TEN_PERCENT, holdDuration: 10 });
+    await sale(app, p, { grossAmount: 1000, orderId: 'held' });
+    expect((await counts(p)).body).toMatchObject({ PENDING: 1, APPROVED: 0, ALL: 1 });
+    app.clock.advance(11 * DAY);
+    const res = await counts(p); // before any list settles them
+    expect(res.body).toEqual({ PENDING: 0, APPROVED: 1, PAID: 0, REVERSED: 0, DELETED: 0, ALL: 1 });
+    for (const s of STATUSES) expect(res.body[s], s).toBe(await listed(p, s));
+  });
+
+  it('answers zeros without commissions, 400 for a query parameter, 403 without reward:read, and 422 on referral programs as AF10 does', async () => {
+    const p = await moneyProgram(app);
+    expect((await counts(p)).body).toEqual({ PENDING: 0, APPROVED: 0, PAID: 0, REVERSED: 0, DELETED: 0, ALL: 0 });
+    expect((await counts(p, '?status=PENDING')).status).toBe(400);
+    const denied = await counts(p, '', await limitedKey(app, p.teamId, ['participant:read']));
+    expect(denied.status).toBe(403);
+    expect(denied.body.code).toBe('NOT_AUTHORIZED_ERROR');
+    expect((await counts(p, '', await limitedKey(app, p.teamId, ['reward:read']))).status).toBe(200);
+    const r = await referralProgram(app);
+    const list = await app.request('GET', `/v2/campaign/${r.pid}/commissions`, { key: r.key });
+    const wrong = await counts(r);
+    expect(wrong.status).toBe(422);
+    expect({ ...wrong.body, timestamp: undefined }).toEqual({ ...list.body, timestamp: undefined });
+  });
+});

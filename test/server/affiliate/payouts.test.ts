@@ -349,3 +349,61 @@ describe('CSV cells', () => {
     expect(majorUnits(-250, 'EUR')).toBe('-2.50');
   });
 });
+
+// Issue #32 (counts per state): AF17 counts the very rows AF14 lists.
+describe('GET /campaign/:id/payouts/counts (AF17)', () => {
+  const counts = (p: { pid: string; key: string }, query = '', key = p.key) => app.request('GET', `/v2/campaign/${p.pid}/payouts/counts${query}`, { key });
+  /** Every payout AF14 lists for `status` (none: no filter), paged two at a time. */
+  const listed = async (p: MoneyProgram, status?: string) => {
+    let n = 0;
+    let nextId: string | null = null;
+    do {
+      const body: { payouts: unknown[]; nextId: string | null } = await payoutsOf(p, undefined, `?${['limit=2', ...(status ? [`status=${status}`] : []), ...(nextId ? [`nextId=${nextId}`] : [])].join('&')}`);
+      n += body.payouts.length;
+      nextId = body.nextId;
+    } while (nextId);
+    return n;
+  };
+
+  it('counts the payouts in each status and ALL, each equal to the rows AF14 lists', async () => {
+    const p = await moneyProgram(app);
+    const other = await addParticipant(app, p.key, p.pid, { email: 'counts-aff2@example.com' });
+    const otherCustomer = await addParticipant(app, p.key, p.pid, { email: 'counts-cust2@example.com', referredBy: other.id });
+    const ids: string[] = [];
+    for (let i = 1; i <= 7; i++) {
+      await sale(app, p, { grossAmount: 1000 * i, orderId: `k${i}` }, i === 7 ? otherCustomer.id : p.customer.id);
+      const created = await run(p);
+      expect(created.body.payoutsCreated, created.text).toBe(1);
+      ids.push(created.body.payouts[0].id);
+    }
+    // ids[0] QUEUED; ids[1] ISSUED; ids[2] ISSUED then REVERSED; ids[3] FAILED; ids[4..6] UPCOMING.
+    for (const [i, statuses] of [[0, ['QUEUED']], [1, ['ISSUED']], [2, ['ISSUED', 'REVERSED']], [3, ['FAILED']]] as const) {
+      for (const s of statuses) expect((await setStatus(p, ids[i]!, s)).status).toBe(200);
+    }
+    // Another program's payouts are not counted.
+    const elsewhere = await moneyProgram(app);
+    await sale(app, elsewhere, { grossAmount: 1000, orderId: 'x' });
+    await run(elsewhere);
+
+    const res = await counts(p);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ UPCOMING: 3, QUEUED: 1, ISSUED: 1, FAILED: 1, REVERSED: 1, ALL: 7 });
+    for (const s of ['UPCOMING', 'QUEUED', 'ISSUED', 'FAILED', 'REVERSED']) expect(res.body[s], s).toBe(await listed(p, s));
+    expect(res.body.ALL).toBe(await listed(p));
+  });
+
+  it('answers zeros without payouts, 400 for a query parameter, 403 without reward:read, and 422 on referral programs as AF14 does', async () => {
+    const p = await moneyProgram(app);
+    expect((await counts(p)).body).toEqual({ UPCOMING: 0, QUEUED: 0, ISSUED: 0, FAILED: 0, REVERSED: 0, ALL: 0 });
+    expect((await counts(p, '?status=UPCOMING')).status).toBe(400);
+    const denied = await counts(p, '', await limitedKey(app, p.teamId, ['participant:read']));
+    expect(denied.status).toBe(403);
+    expect(denied.body.code).toBe('NOT_AUTHORIZED_ERROR');
+    expect((await counts(p, '', await limitedKey(app, p.teamId, ['reward:read']))).status).toBe(200);
+    const r = await referralProgram(app);
+    const list = await app.request('GET', `/v2/campaign/${r.pid}/payouts`, { key: r.key });
+    const wrong = await counts(r);
+    expect(wrong.status).toBe(422);
+    expect({ ...wrong.body, timestamp: undefined }).toEqual({ ...list.body, timestamp: undefined });
+  });
+});

@@ -34,6 +34,28 @@ describe('GET /openapi/v2.json', () => {
     expect(doc.components.schemas.Error.properties.policyName).toBeDefined();
   });
 
+  it('lists the counts per state (issue #32) as refloop extensions, each registered right after its list', async () => {
+    const doc = (await app.request('GET', '/openapi/v2.json')).body;
+    const counts = {
+      PR6: ['/campaign/{id}/rewards/counts', 'ProgramRewardCounts', ['AWAITING_APPROVAL', 'APPROVED', 'FULFILLED', 'ALL']],
+      AF16: ['/campaign/{id}/commissions/counts', 'CommissionCounts', ['PENDING', 'APPROVED', 'PAID', 'REVERSED', 'DELETED', 'ALL']],
+      AF17: ['/campaign/{id}/payouts/counts', 'PayoutCounts', ['UPCOMING', 'QUEUED', 'ISSUED', 'FAILED', 'REVERSED', 'ALL']],
+      AF18: ['/campaign/{id}/affiliate-applications/counts', 'AffiliateApplicationCounts', ['PENDING', 'APPROVED', 'DENIED', 'ALL']],
+      FR2: ['/campaign/{id}/fraud-reviews/counts', 'FraudReviewCounts', ['OPEN', 'DECIDED', 'ALL']],
+    } as const;
+    for (const [id, [path, schema, keys]] of Object.entries(counts)) {
+      const entry = doc.paths[path]?.get;
+      expect(entry, path).toBeDefined();
+      expect(entry['x-refloop-id']).toBe(id);
+      expect(entry.summary).toMatch(/^refloop extension\./);
+      expect(entry.responses[200].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${schema}` });
+      expect(Object.keys(doc.components.schemas[schema].properties)).toEqual(keys);
+      // Registered right after its list (GET of the path without /counts), so no /:id route of the prefix comes first.
+      const at = operations.findIndex((op) => op.id === id);
+      expect(operations[at - 1]!.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')).toBe(path.replace(/\/counts$/, ''));
+    }
+  });
+
   it('renders a readable reference at /docs', async () => {
     const res = await app.request('GET', '/docs');
     expect(res.status).toBe(200);

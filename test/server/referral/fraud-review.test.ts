@@ -160,3 +160,83 @@ describe('GET /campaign/:id/fraud-reviews (FR1)', () => {
     }
   });
 });
+
+// Issue #32 (counts per state): FR2 counts the very rows FR1 lists.
+describe('GET /campaign/:id/fraud-reviews/counts (FR2)', () => {
+  const counts = (key: string, pid: string, query = '') => app.request('GET', `/v2/campaign/${pid}/fraud-reviews/counts${query}`, { key });
+  /** Every participant FR1 lists in `state`, paged two at a time. */
+  const listed = async (key: string, pid: string, state: string) => {
+    let n = 0;
+    let nextId: string | null = null;
+    do {
+      const page: { status: number; text: string; body: { participants: unknown[]; nextId: string | null } } = await reviews(key, pid, `?state=${state}&limit=2${nextId ? `&nextId=${nextId}` : ''}`);
+      expect(page.status, page.text).toBe(200);
+      n += page.body.participants.length;
+      nextId = page.body.nextId;
+    } while (nextId);
+    return n;
+  };
+  const decide = async (key: string, pid: string, id: string, fraudRiskLevel: string) => {
+    const res = await app.request('POST', `/v2/campaign/${pid}/participant/${id}`, { key, body: { fraudRiskLevel } });
+    expect(res.status, res.text).toBe(200);
+  };
+
+  it('counts the participants in each state and ALL, each equal to the rows FR1 lists', async () => {
+    const { key, pid } = await program();
+    const { ann, clean, self, sameIp } = await flagged(key, pid);
+    const again = await add(key, pid, { email: 'ann+3@example.com', referredBy: ann.id, ipAddress: '198.51.100.3' });
+    expect(again.fraudRiskLevel).toBe('HIGH');
+    const third = await add(key, pid, { email: 'ann+4@example.com', referredBy: ann.id, ipAddress: '198.51.100.4' });
+    // Decided: a flagged one cleared, and one the checks never flagged that the owner marked HIGH.
+    await decide(key, pid, sameIp.id, 'LOW');
+    await decide(key, pid, clean.id, 'HIGH');
+    // Another program's flagged participants are not counted.
+    const other = await program();
+    await flagged(other.key, other.pid);
+
+    const res = await counts(key, pid);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ OPEN: 3, DECIDED: 2, ALL: 5 });
+    for (const s of ['OPEN', 'DECIDED', 'ALL']) expect(res.body[s], s).toBe(await listed(key, pid, s));
+    expect([self.id, again.id, third.id]).toHaveLength(3);
+  });
+
+  it('answers zeros without flagged participants, also on affiliate programs (FR1 serves both types), 400 for a query parameter', async () => {
+    const { key, pid } = await program();
+    await add(key, pid, { email: 'plain@example.com' });
+    expect((await counts(key, pid)).body).toEqual({ OPEN: 0, DECIDED: 0, ALL: 0 });
+    expect((await counts(key, pid, '?state=OPEN')).status).toBe(400);
+    const affiliate = await program('AFFILIATE');
+    expect((await reviews(affiliate.key, affiliate.pid)).status).toBe(200);
+    const res = await counts(affiliate.key, affiliate.pid);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ OPEN: 0, DECIDED: 0, ALL: 0 });
+  });
+
+  it('answers 403 without participant:read or outside the key’s programs, as FR1 does', async () => {
+    const { teamId, pid } = await program();
+    const other = await program();
+    const denied = await counts(await limitedKey(teamId, ['reward:read']), pid);
+    expect(denied.status).toBe(403);
+    expect(denied.body.code).toBe('NOT_AUTHORIZED_ERROR');
+    expect((await counts(await limitedKey(teamId, ['participant:read'], [pid]), other.pid)).status).toBe(403);
+    expect((await counts(await limitedKey(teamId, ['participant:read'], [pid]), pid)).status).toBe(200);
+  });
+
+  it('reads through the partial review index on SQLite', async () => {
+    if (app.deps.db.dialect !== 'sqlite') return;
+    const { key, pid } = await program();
+    await flagged(key, pid);
+    const seen: Array<{ sql: string; bindings: unknown[] }> = [];
+    const listen = (q: { sql: string; bindings: unknown[] }) => /from [`"]participants[`"]/.test(q.sql) && q.sql.includes('fraud_risk_level') && seen.push(q);
+    app.deps.db.knex.on('query', listen);
+    try {
+      expect((await counts(key, pid)).status).toBe(200);
+    } finally {
+      app.deps.db.knex.off('query', listen);
+    }
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.sql).toMatch(/group by/i);
+    expect(JSON.stringify(await app.deps.db.knex.raw(`EXPLAIN QUERY PLAN ${seen[0]!.sql}`, seen[0]!.bindings as never))).toContain('participants_fraud_review');
+  });
+});
