@@ -25,6 +25,7 @@ export const enFrame = {
   'table.shown': { one: '{count} shown', other: '{count} shown' },
   'table.selected': { one: '{count} selected', other: '{count} selected' },
   'filter.search': 'Search',
+  'filter.count': '{label} ({count})',
   'home.subtitle': 'Every referral and affiliate program of your team, with its state and numbers.',
   'home.new': 'New program',
   'home.emptyTitle': 'Create your first program',

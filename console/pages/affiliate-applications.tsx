@@ -5,8 +5,9 @@ import { query } from '../api.ts';
 import { Link } from '../router.tsx';
 import { ErrorSummary, usePages } from '../ui.tsx';
 import { t, when } from '../i18n/index.ts';
-import { AffiliatePage, affiliatePath, campaignPath, StatusBadge, ListTable, StatusFilter, statusParam } from './affiliate-kit.tsx';
+import { AffiliatePage, affiliatePath, campaignPath, StatusBadge, ListTable, StatusFilter } from './affiliate-kit.tsx';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
+import { CountedStates, type Counts } from '../state-counts.tsx';
 import type { affiliateApplication } from '../../shared/schemas/affiliate.ts';
 import type { z } from 'zod';
 
@@ -19,8 +20,7 @@ function applicantName(a: Application): string {
   return [a.firstName, a.lastName].filter(Boolean).join(' ') || a.email || a.id;
 }
 
-function List({ c }: { c: Campaign }) {
-  const status = statusParam(STATUSES, 'PENDING');
+function List({ c, status, counts }: { c: Campaign; status: (typeof STATUSES)[number] | ''; counts: Counts | null }) {
   const { pages, setPages, error, load } = usePages<Page, number>((offset) => `${campaignPath(c.id)}/affiliate-applications${query({ limit: 20, offset, status })}`);
   useEffect(() => {
     setPages([]);
@@ -31,7 +31,7 @@ function List({ c }: { c: Campaign }) {
   return (
     <>
       <p class="hint">{t('apps.help')}</p>
-      <StatusFilter id="application-status" statuses={STATUSES} value={status} prefix="astatus" />
+      <StatusFilter id="application-status" statuses={STATUSES} value={status} prefix="astatus" counts={counts} />
       <ErrorSummary error={error} />
       <ListTable loaded={pages.length > 0} rows={rows.length} label={t('apps.table')} count={t('aff.ofTotal', { shown: rows.length, total })} more={rows.length < total ? () => load(rows.length, false) : undefined}>
         <thead>
@@ -66,7 +66,11 @@ export default function Applications({ params }: { params: Record<string, string
   const id = params.programId!;
   return (
     <AffiliatePage programId={id} title={t('apps.title')}>
-      {(c) => <List c={c} />}
+      {(c) => (
+        <CountedStates url={`${campaignPath(c.id)}/affiliate-applications/counts`} states={STATUSES} preferred="PENDING" all="">
+          {(status, counts) => <List c={c} status={status} counts={counts} />}
+        </CountedStates>
+      )}
     </AffiliatePage>
   );
 }

@@ -4,15 +4,15 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
 import { announce, ErrorSummary, RowButtons, usePages } from '../ui.tsx';
 import { money, num, t, when } from '../i18n/index.ts';
-import { AffiliatePage, campaignPath, eachInTurn, Outcomes, StatusBadge, ListTable, StatusFilter, statusParam, useEmails, type Outcome } from './affiliate-kit.tsx';
+import { AffiliatePage, campaignPath, eachInTurn, Outcomes, StatusBadge, ListTable, StatusFilter, useEmails, type Outcome } from './affiliate-kit.tsx';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
+import { CountedStates, type Counts } from '../state-counts.tsx';
 import type { Commission, CommissionList } from '../../shared/schemas/commission.ts';
 
 const STATUSES = ['PENDING', 'APPROVED', 'PAID', 'REVERSED', 'DELETED'] as const;
 type Kind = 'approve' | 'delete';
 
-function List({ c }: { c: Campaign }) {
-  const status = statusParam(STATUSES, 'PENDING');
+function List({ c, status, counts, recount }: { c: Campaign; status: (typeof STATUSES)[number] | ''; counts: Counts | null; recount: () => void }) {
   const { pages, setPages, error, setError, load } = usePages<CommissionList>((nextId) => `${campaignPath(c.id)}/commissions${query({ limit: 50, nextId, status })}`);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [outcomes, setOutcomes] = useState<Outcome[]>([]);
@@ -40,6 +40,7 @@ function List({ c }: { c: Campaign }) {
     setPages((ps) => ps.map((p) => ({ ...p, commissions: p.commissions.map((r) => (changed.has(r.id) ? { ...r, status: kind === 'approve' ? 'APPROVED' : 'DELETED' } : r)) })));
     setSelected((s) => new Set([...s].filter((id) => !changed.has(id))));
     setBusy(false);
+    if (changed.size) recount();
     // A refusal means the list was out of date (changed elsewhere): read it again.
     if (results.some((o) => o.error)) {
       setSelected(new Set());
@@ -63,7 +64,7 @@ function List({ c }: { c: Campaign }) {
   const write = mayApprove || mayDelete;
   return (
     <>
-      <StatusFilter id="commission-status" statuses={STATUSES} value={status} prefix="cstatus" />
+      <StatusFilter id="commission-status" statuses={STATUSES} value={status} prefix="cstatus" counts={counts} />
       <p class="hint">{t('com.rules')}</p>
       <ErrorSummary error={error} />
       <Outcomes outcomes={outcomes} />
@@ -160,7 +161,9 @@ export default function Commissions({ params }: { params: Record<string, string>
       {(c) => (
         <>
           <p class="hint">{t('com.help')}</p>
-          <List c={c} />
+          <CountedStates url={`${campaignPath(c.id)}/commissions/counts`} states={STATUSES} preferred="PENDING" all="">
+            {(status, counts, recount) => <List c={c} status={status} counts={counts} recount={recount} />}
+          </CountedStates>
         </>
       )}
     </AffiliatePage>

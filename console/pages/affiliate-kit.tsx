@@ -9,6 +9,7 @@ import { rememberProgramType } from '../program-type.ts';
 import { Async, Field, MoreButton, PageTitle, problem } from '../ui.tsx';
 import { t, type MessageKey } from '../i18n/index.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
+import { withCount, type Counts } from '../state-counts.tsx';
 
 /** The console address of a program's affiliate page `sub` ('' = applications). */
 export function affiliatePath(programId: string, sub = ''): string {
@@ -43,7 +44,7 @@ export function statusParam<S extends string>(statuses: readonly S[], fallback: 
 }
 
 /** A status filter that writes `?status=` into the address (so the filtered list can be shared). */
-export function StatusFilter<S extends string>({ id, statuses, value, prefix }: { id: string; statuses: readonly S[]; value: S | ''; prefix: string }) {
+export function StatusFilter<S extends string>({ id, statuses, value, prefix, counts = null }: { id: string; statuses: readonly S[]; value: S | ''; prefix: string; counts?: Counts | null }) {
   const [chosen, setChosen] = useState<string>(value);
   useEffect(() => setChosen(value), [value]);
   const submit = (e: Event) => {
@@ -54,10 +55,10 @@ export function StatusFilter<S extends string>({ id, statuses, value, prefix }: 
     <form class="inline filter" onSubmit={submit}>
       <Field id={id} label={t('aff.filter')}>
         <select id={id} value={chosen} onChange={(e) => setChosen(e.currentTarget.value)}>
-          <option value="">{t('aff.all')}</option>
+          <option value="">{withCount(t('aff.all'), counts, '')}</option>
           {statuses.map((s) => (
             <option key={s} value={s}>
-              {t(`${prefix}.${s}` as MessageKey)}
+              {withCount(t(`${prefix}.${s}` as MessageKey), counts, s)}
             </option>
           ))}
         </select>

@@ -5,8 +5,9 @@ import { api, can, query } from '../api.ts';
 import { announce, ErrorSummary, Field, useAction, usePages } from '../ui.tsx';
 import { download } from './data-table.tsx';
 import { money, num, t, when, type MessageKey } from '../i18n/index.ts';
-import { AffiliatePage, campaignPath, StatusBadge, ListTable, StatusFilter, statusParam, useEmails } from './affiliate-kit.tsx';
+import { AffiliatePage, campaignPath, StatusBadge, ListTable, StatusFilter, useEmails } from './affiliate-kit.tsx';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
+import { CountedStates, type Counts } from '../state-counts.tsx';
 import type { Payout, PayoutList, PayoutRunResponse } from '../../shared/schemas/payout.ts';
 
 const STATUSES = ['UPCOMING', 'QUEUED', 'ISSUED', 'FAILED', 'REVERSED'] as const;
@@ -157,8 +158,7 @@ function Outcome({ c, p, who, done, cancel }: { c: Campaign; p: Payout; who: str
   );
 }
 
-function List({ c, version }: { c: Campaign; version: number }) {
-  const status = statusParam(STATUSES, '');
+function List({ c, version, status, counts, recount }: { c: Campaign; version: number; status: (typeof STATUSES)[number] | ''; counts: Counts | null; recount: () => void }) {
   const { pages, setPages, error, load } = usePages<PayoutList>((nextId) => `${campaignPath(c.id)}/payouts${query({ limit: 50, nextId, status })}`);
   const [editing, setEditing] = useState<string | null>(null);
   useEffect(() => {
@@ -172,7 +172,7 @@ function List({ c, version }: { c: Campaign; version: number }) {
   return (
     <section aria-labelledby="payouts-title">
       <h2 id="payouts-title">{t('pay.table')}</h2>
-      <StatusFilter id="payout-status-filter" statuses={STATUSES} value={status} prefix="pstatus" />
+      <StatusFilter id="payout-status-filter" statuses={STATUSES} value={status} prefix="pstatus" counts={counts} />
       <ErrorSummary error={error} />
       <ListTable loaded={pages.length > 0} rows={rows.length} label={t('pay.table')} count={t('aff.shown', { count: rows.length })} more={next ? () => load(next, false) : undefined}>
         <thead>
@@ -225,6 +225,7 @@ function List({ c, version }: { c: Campaign; version: number }) {
           done={(changed) => {
             setPages((ps) => ps.map((p) => ({ ...p, payouts: p.payouts.map((x) => (x.id === changed.id ? changed : x)) })));
             setEditing(null);
+            recount();
           }}
         />
       )}
@@ -241,7 +242,9 @@ export default function Payouts({ params }: { params: Record<string, string> }) 
         <>
           {can('reward:write') && <Run c={c} ran={() => setVersion((v) => v + 1)} />}
           <Export c={c} />
-          <List c={c} version={version} />
+          <CountedStates key={version} url={`${campaignPath(c.id)}/payouts/counts`} states={STATUSES} preferred="UPCOMING" all="">
+            {(status, counts, recount) => <List c={c} version={version} status={status} counts={counts} recount={recount} />}
+          </CountedStates>
         </>
       )}
     </AffiliatePage>

@@ -1,6 +1,7 @@
 // A program's fraud review (FR1): the participants the anti-fraud checks flagged, why (each reason
 // code in plain words, the server's details beside it), and the owner's decision recorded through
 // P5 `fraudRiskLevel`: mark safe (LOW) or keep blocked (HIGH), shown under "Decided" afterwards.
+import { CountedStates, withCount } from '../state-counts.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
 import { Link, params } from '../router.tsx';
@@ -120,7 +121,7 @@ function Card({ p, decide, busy }: { p: FraudReviewItem; decide: (p: FraudReview
   );
 }
 
-function Review({ programId, state }: { programId: string; state: State }) {
+function Review({ programId, state, changed }: { programId: string; state: State; changed: () => void }) {
   const [pages, setPages] = useState<Page[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -146,6 +147,7 @@ function Review({ programId, state }: { programId: string; state: State }) {
       await api('POST', `${base}/participant/${encodeURIComponent(p.id)}`, { fraudRiskLevel: l });
       announce(t(l === 'LOW' ? 'fraud.markedSafe' : 'fraud.keptBlocked', { email: p.email }));
       await load(null, true);
+      changed();
     } catch (e) {
       setError(e);
     } finally {
@@ -183,26 +185,34 @@ function Review({ programId, state }: { programId: string; state: State }) {
 
 export default function Fraud({ params: route }: { params: Record<string, string> }) {
   const id = route.programId!;
-  const asked = params().get('state') as State | null;
-  const state: State = asked && STATES.includes(asked) ? asked : 'OPEN';
   const here = `/console/programs/${encodeURIComponent(id)}/fraud`;
   return (
     <>
       <PageTitle>{t('fraud.title')}</PageTitle>
       <p>{t('fraud.intro')}</p>
       <p class="hint">{can('participant:write') ? t('fraud.actionsHint') : t('fraud.readOnly')}</p>
-      <nav aria-label={t('fraud.states')} class="tabs">
-        <ul>
-          {STATES.map((s) => (
-            <li key={s}>
-              <Link href={`${here}?state=${s}`} aria-current={s === state ? 'page' : undefined}>
-                {t(`fraud.state.${s}`)}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      <Review programId={id} state={state} />
+      {/* Opens on the open reviews when there are any, else on all of them (issue #32). */}
+      <CountedStates url={`/campaign/${encodeURIComponent(id)}/fraud-reviews/counts`} states={STATES} preferred="OPEN" all="ALL" param="state">
+        {(chosen, counts, recount) => {
+          const state = (chosen || 'ALL') as State;
+          return (
+            <>
+              <nav aria-label={t('fraud.states')} class="tabs">
+                <ul>
+                  {STATES.map((s) => (
+                    <li key={s}>
+                      <Link href={`${here}?state=${s}`} aria-current={s === state ? 'page' : undefined}>
+                        {withCount(t(`fraud.state.${s}`), counts, s)}
+                      </Link>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+              <Review programId={id} state={state} changed={recount} />
+            </>
+          );
+        }}
+      </CountedStates>
     </>
   );
 }

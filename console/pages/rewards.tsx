@@ -8,6 +8,7 @@ import { announce, Async, ErrorSummary, MoreButton, PageTitle, problem, usePages
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import type { ProgramReward } from '../../shared/schemas/reward.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
+import { CountedStates, withCount } from '../state-counts.tsx';
 
 const STATES = ['AWAITING_APPROVAL', 'APPROVED', 'FULFILLED', 'ALL'] as const;
 type State = (typeof STATES)[number];
@@ -52,7 +53,7 @@ function RowActions({ r, label, run, busy }: { r: ProgramReward; label: string; 
   );
 }
 
-function Queue({ c, state }: { c: Campaign; state: State }) {
+function Queue({ c, state, changed }: { c: Campaign; state: State; changed: () => void }) {
   const base = `/campaign/${encodeURIComponent(c.id)}`;
   const { pages, setPages, error, load } = usePages<Page>((nextId) => `${base}/rewards${query({ state, limit: 50, nextId })}`);
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -93,6 +94,7 @@ function Queue({ c, state }: { c: Campaign; state: State }) {
     setBusy(false);
     announce(t('rewards.done', { count: out.filter((o) => o.ok).length, total: out.length }));
     await load(null, true);
+    if (out.some((o) => o.ok)) changed();
   };
 
   const toggle = (id: string, on: boolean) => {
@@ -212,27 +214,41 @@ function Rules() {
 
 export default function Rewards({ params: route }: { params: Record<string, string> }) {
   const id = route.programId!;
-  const asked = params().get('state') as State | null;
-  const state: State = asked && STATES.includes(asked) ? asked : 'AWAITING_APPROVAL';
   const here = `/console/programs/${encodeURIComponent(id)}/rewards`;
   return (
     <>
       <PageTitle>{t('rewards.title')}</PageTitle>
       <p>{t('rewards.intro')}</p>
       <Rules />
-      <nav aria-label={t('rewards.states')} class="tabs">
-        <ul>
-          {STATES.map((s) => (
-            <li key={s}>
-              <Link href={`${here}?state=${s}`} aria-current={s === state ? 'page' : undefined}>
-                {t(`rewards.state.${s}`)}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
       <Async depKey={id} load={() => api<Campaign>('GET', `/campaign/${encodeURIComponent(id)}`)}>
-        {(c) => (c.type === 'AFFILIATE' ? <p class="warning">{t('rewards.affiliate')}</p> : <Queue c={c} state={state} />)}
+        {(c) =>
+          c.type === 'AFFILIATE' ? (
+            <p class="warning">{t('rewards.affiliate')}</p>
+          ) : (
+            // Opens on the rewards awaiting approval when there are any, else on all of them (issue #32).
+            <CountedStates url={`/campaign/${encodeURIComponent(id)}/rewards/counts`} states={STATES} preferred="AWAITING_APPROVAL" all="ALL" param="state">
+              {(chosen, counts, recount) => {
+                const state = (chosen || 'ALL') as State;
+                return (
+                  <>
+                    <nav aria-label={t('rewards.states')} class="tabs">
+                      <ul>
+                        {STATES.map((s) => (
+                          <li key={s}>
+                            <Link href={`${here}?state=${s}`} aria-current={s === state ? 'page' : undefined}>
+                              {withCount(t(`rewards.state.${s}`), counts, s)}
+                            </Link>
+                          </li>
+                        ))}
+                      </ul>
+                    </nav>
+                    <Queue c={c} state={state} changed={recount} />
+                  </>
+                );
+              }}
+            </CountedStates>
+          )
+        }
       </Async>
     </>
   );

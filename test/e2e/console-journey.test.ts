@@ -252,7 +252,7 @@ describe.skipIf(SKIP_BROWSER)('the referral journey in the console, by clicking 
     await page.getByRole('checkbox', { name: 'Select every reward shown' }).check();
     await page.getByRole('button', { name: 'Mark selected fulfilled' }).click();
     await expect.poll(() => status(page)).toBe('2 of 2 rewards changed.');
-    await page.getByRole('link', { name: 'Fulfilled', exact: true }).click();
+    await page.getByRole('link', { name: 'Fulfilled (2)', exact: true }).click();
     await expect.poll(rowHeaders).toEqual(['finn@example.com', 'rosa@example.com']);
     await check(page, 'rewards-fulfilled');
 

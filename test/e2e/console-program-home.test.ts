@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { SKIP_BROWSER } from './helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { consoleSuite, expectAccessible, heading, shot, shownKey, signedInConsole } from './console-helpers.ts';
+import { consoleNav, consoleSuite, expectAccessible, heading, shot, shownKey, signedInConsole } from './console-helpers.ts';
 
 // Issue #32: a program's home answers "what needs me today". A referral program whose rewards need
 // approval, two referred friends triggered over REST, a team not yet verified and no visit counted:
@@ -70,6 +70,15 @@ describe.skipIf(SKIP_BROWSER)('console program home in Chromium (issue #32)', ()
     await app.deps.teams.approveVerification(acct.teamId);
     await page.reload();
     await expect.poll(() => items(page)).toEqual([expect.stringContaining('No visit has been counted yet')]);
+    // With nothing awaiting approval, the queue opens on all rewards, not on an empty filter; each state shows its count.
+    await (await consoleNav(page)).getByRole('link', { name: 'Rewards queue' }).click();
+    await expect.poll(() => heading(page)).toBe('Rewards queue');
+    const states = page.getByRole('navigation', { name: 'Reward state' });
+    await expect.poll(() => states.getByRole('link', { name: 'All (4)' }).getAttribute('aria-current')).toBe('page');
+    expect(await states.getByRole('link').allTextContents()).toEqual(['Awaiting approval (0)', 'Approved, not fulfilled (4)', 'Fulfilled (0)', 'All (4)']);
+    await expect.poll(() => page.getByRole('table').getByRole('rowheader').count()).toBe(4);
+    await page.goBack();
+    await expect.poll(() => heading(page)).toBe('Bakery friends');
 
     // At 390 px the home fits the screen and still passes axe.
     await page.setViewportSize({ width: 390, height: 844 });

@@ -110,7 +110,7 @@ describe.skipIf(SKIP_BROWSER)('console rewards queue in Chromium (issue #23)', (
     expect((await results(page)).every((r) => r.endsWith(': Marked fulfilled'))).toBe(true);
     await expect.poll(() => page.getByText('No rewards in this state.').count()).toBe(1);
 
-    await page.getByRole('link', { name: 'Fulfilled', exact: true }).click();
+    await page.getByRole('link', { name: 'Fulfilled (3)', exact: true }).click();
     await expect.poll(() => rowHeaders(page)).toEqual(['ann@example.com', 'bo@example.com', 'cy@example.com']);
     await expectAccessible(page);
     await shot(page, 'rewards-fulfilled-1440');
