@@ -111,3 +111,42 @@ export function fontStack(fontFamily: string | undefined): string {
 export function emailFontStack(fontFamily: string | undefined): string {
   return fontFamily === 'SERIF' ? 'Georgia,"Times New Roman",serif' : fontFamily === 'MONOSPACE' ? 'Menlo,Consolas,monospace' : 'Helvetica,Arial,sans-serif';
 }
+
+/** The colours `brandColors` may fill, with their stock values. */
+const COLOR_FOLLOWERS: ReadonlyArray<readonly [string, string]> = [
+  ['theme.buttonTextColor', STOCK_FOLLOWERS.buttonTextColor],
+  ['theme.widget.backgroundColor', STOCK_FOLLOWERS.widgetBackgroundColor],
+  ['theme.widget.color', STOCK_FOLLOWERS.widgetColor],
+  ['landingPages.styles.accentColor', STOCK_FOLLOWERS.landingAccentColor],
+  ['landingPages.styles.backgroundColor', STOCK_FOLLOWERS.landingBackgroundColor],
+  ['landingPages.styles.textColor', STOCK_FOLLOWERS.landingTextColor],
+];
+
+function at(doc: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), doc);
+}
+
+function withAt<D>(doc: D, path: string, value: unknown): D {
+  const [head, ...rest] = path.split('.');
+  const obj = doc as Record<string, unknown>;
+  return { ...obj, [head!]: rest.length ? withAt(obj[head!], rest.join('.'), value) : value } as D;
+}
+
+/**
+ * An unsaved draft of a design as it will read once saved (the console's previews and colour
+ * fields): `saved` is the design as GET answered it (followers derived), `draft` it with the
+ * owner's unsaved edits. A follower the owner has not edited and that `saved` shows as derived
+ * from the brand is derived again from the draft's brand, so a new main colour shows on the
+ * launcher and landing colours at once, as the server will show it.
+ */
+export function draftBrandColors<D extends BrandedColors>(saved: D, draft: D): D {
+  let stocked = saved;
+  for (const [path, stock] of COLOR_FOLLOWERS) stocked = withAt(stocked, path, stock);
+  const derived = brandColors(stocked);
+  let out = draft;
+  for (const [path, stock] of COLOR_FOLLOWERS) {
+    const value = at(saved, path);
+    if (sameColor(value, at(derived, path)) && sameColor(at(draft, path), value)) out = withAt(out, path, stock);
+  }
+  return out === draft ? draft : brandColors(out);
+}

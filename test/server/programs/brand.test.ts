@@ -153,6 +153,18 @@ describe('one brand for every surface (issue #32)', () => {
     expect((await windowDesign(p)).theme.widget.backgroundColor).toBe(green);
   });
 
+  it('shows a translated heading for visitors as the landing headline of that language', async () => {
+    const p = await branded({ header: { preText: HEADING } });
+    await rest(p, 'PATCH', '/options', { languages: { baseLanguage: 'en', additionalLanguages: ['fr'] } });
+    await rest(p, 'PATCH', '/translations/fr', { design: { header: { preText: 'Brassez avec nous, gagnez du café' } } });
+    const fr = await (await fetch(`${app.url}/p/${p.pid}`, { headers: { 'Accept-Language': 'fr' } })).text();
+    expect(fr).toContain('<h1>Brassez avec nous, gagnez du café</h1>');
+    expect(await landing(p)).toContain(`<h1>${HEADING}</h1>`);
+    // A headline the translation sets itself wins.
+    await rest(p, 'PATCH', '/translations/fr', { design: { landingPages: { content: { headline: 'Du café entre amis' } } } });
+    expect(await (await fetch(`${app.url}/p/${p.pid}`, { headers: { 'Accept-Language': 'fr' } })).text()).toContain('<h1>Du café entre amis</h1>');
+  });
+
   it('leaves a program on the stock brand exactly as before', async () => {
     const p = await branded({});
     const design = await rest(p, 'GET', '/design');
