@@ -136,6 +136,10 @@ describe('one brand for every surface (issue #32)', () => {
     expect(design.theme.buttonTextColor).toBe('#000000');
     expect(design.theme.widget.color).toBe('#000000');
     expect(await landing(p)).toContain('background: #fde68a; color: #000000;');
+    // In the emails the stripe is the light brand colour, the links keep the readable text colour.
+    const mail = await sentMail(p);
+    expect(mail.html).toContain('border-top:4px solid #fde68a');
+    expect(mail.html).toContain('a{color:#111827}');
     expect(contrastRatio('#fde68a', readableOn('#fde68a'))!).toBeGreaterThanOrEqual(4.5);
     expect(contrastRatio(BROWN, readableOn(BROWN))!).toBeGreaterThanOrEqual(4.5);
   });
