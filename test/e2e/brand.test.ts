@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, demoInBrowser, openPage, seriousA11yViolations, SKIP_BROWSER } from './helpers.ts';
+import { universalCode } from '../../demo/pages.ts';
 
 // Issue #32, defect 3, in real Chromium: the brand chosen in setup (a brown main colour, a heading
 // for visitors, a logo, a serif font) is what the hosted landing page shows: its heading, the
@@ -25,10 +26,25 @@ describe.skipIf(SKIP_BROWSER)('the brand on the hosted landing page in Chromium 
     await rest('POST', `/campaign/${pid}/reward-configs`, { type: 'DOUBLE_SIDED', title: 'Give a bag, get a bag', description: 'A free bag of beans for each friend', referralDescription: '$5 off your first bag', isVisible: true });
     // What setup's design step sends (main colour, heading), then the logo and font from Settings › Design.
     await rest('PATCH', `/campaign/${pid}/design`, { theme: { primaryColor: BROWN }, header: { preText: HEADING } });
-    await rest('PATCH', `/campaign/${pid}/design`, { theme: { fontFamily: 'SERIF' }, landingPages: { isEnabled: true, company: { logoUrl: LOGO } } });
+    await rest('PATCH', `/campaign/${pid}/design`, { theme: { fontFamily: 'SERIF' }, landingPages: { isEnabled: true, company: { logoUrl: LOGO } }, widget: { isShownToNewVisitors: true } });
     env.demo.app.deps.mobilePrograms.forget(pid);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
   }, 60_000);
+
+  it('draws the corner launcher on a site in the brand colour', async () => {
+    const { context, page, problems } = await openPage(env.browser, { viewport: { width: 1366, height: 700 }, reducedMotion: 'reduce' }, { strict: true });
+    const site = `${env.demo.url}/brand-shop`;
+    const html = `<!doctype html><html lang="en"><head><title>Shop</title>${universalCode(env.demo.url, pid)}</head><body><main><h1>Shop</h1></main></body></html>`;
+    await page.route(`${site}**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: html }));
+    await page.goto(site);
+    const launcher = page.locator('[data-grsf-launcher]').getByRole('button', { name: 'Refer a friend', exact: true });
+    await launcher.waitFor({ state: 'visible' });
+    expect(await launcher.evaluate((b) => getComputedStyle(b).backgroundColor)).toBe(BROWN_RGB);
+    expect(await launcher.evaluate((b) => getComputedStyle(b).color)).toBe('rgb(255, 255, 255)');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'brand-launcher-1366.png') });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 
   for (const width of [390, 1366]) {
     it(`shows the heading, the brown main button and the logo at ${width} px`, async () => {
