@@ -2,6 +2,7 @@
 // design document (settings-design-spec.ts), with the real widget beside the form showing every
 // change before it is saved. A program with additional languages chooses which language's texts
 // are edited (settings-design-translated.tsx).
+import { useMemo } from 'preact/hooks';
 import { api, can } from '../api.ts';
 import { announce, Async, PageTitle } from '../ui.tsx';
 import { t } from '../i18n/index.ts';
@@ -14,6 +15,7 @@ import { WidgetPreview } from '../widget-preview.tsx';
 import { LanguageChoice, chosenLanguage, loadTranslations } from './settings-translations.tsx';
 import { TranslatedDesignForm } from './settings-design-translated.tsx';
 import type { CampaignDesign } from '../../shared/schemas/program-config-design.ts';
+import { draftBrandColors } from '../../shared/brand.ts';
 
 /** The design form's fields over a draft; `set` records a change. Also used by the guided setup. */
 export function DesignFields({ draft, set, error, compact }: { draft: CampaignDesign; set: (path: string, v: unknown) => void; error: unknown; compact?: boolean }) {
@@ -51,7 +53,10 @@ export function DesignFields({ draft, set, error, compact }: { draft: CampaignDe
 }
 
 function DesignForm({ programId, saved, onSaved }: { programId: string; saved: CampaignDesign; onSaved: () => void }) {
-  const { draft, busy, save, reset, dirty } = useDraft(saved);
+  const { draft: edited, busy, save, reset, dirty } = useDraft(saved);
+  // The colours that follow the brand (issue #32) follow the unsaved main colour too, in the fields and the preview.
+  const doc = useMemo(() => draftBrandColors(edited.saved, edited.doc), [edited.saved, edited.doc]);
+  const draft = { ...edited, doc };
   const submit = async (e: Event) => {
     e.preventDefault();
     const ok = await save((changes) => api<CampaignDesign>('PATCH', `/campaign/${encodeURIComponent(programId)}/design`, changes));

@@ -1,8 +1,8 @@
 // The guided first-program setup: five steps, each its own address (`/console/setup` before the
 // program exists, then `/console/programs/{id}/setup/{step}`), so Back and Forward, reloads and
 // shared links land on the same step. Each step is a plain form (Enter submits); the heading names
-// the step and takes focus, and the status line announces it.
-import { useEffect, useState } from 'preact/hooks';
+// the step and takes focus.
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, can, session } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
 import { announce, Async, ErrorSummary, PageTitle, useAction } from '../ui.tsx';
@@ -17,6 +17,7 @@ import { programRenamed } from '../programs.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
 import type { CampaignReward } from '../../shared/schemas/reward-config.ts';
 import type { CampaignDesign } from '../../shared/schemas/program-config-design.ts';
+import { draftBrandColors } from '../../shared/brand.ts';
 
 const STEPS = ['program', 'reward', 'design', 'install', 'launch'] as const;
 type Step = (typeof STEPS)[number];
@@ -131,7 +132,9 @@ function RewardStep({ campaign }: { campaign: Campaign }) {
 }
 
 function DesignStep({ campaign, saved }: { campaign: Campaign; saved: CampaignDesign }) {
-  const [draft, setDraft] = useState(saved);
+  const [edited, setDraft] = useState(saved);
+  // The colours that follow the brand (issue #32) follow the unsaved main colour too, in the preview.
+  const draft = useMemo(() => draftBrandColors(saved, edited), [saved, edited]);
   const [changes, setChanges] = useState<Record<string, unknown>>({});
   const { busy, error, run } = useAction();
   const set = (path: string, v: unknown) => {

@@ -4,6 +4,7 @@ import type { ParticipantRow } from '../participants/model.ts';
 import type { CampaignEmails } from '../../../shared/schemas/program-config-emails.ts';
 import { fillTags } from '../../../shared/merge-tags.ts';
 import { fractionDigits } from '../platform/exchange-rates.ts';
+import { contrastRatio, emailFontStack } from '../../../shared/brand.ts';
 
 /** HTML that is inserted as is (already escaped by whoever built it). */
 export interface SafeHtml {
@@ -156,11 +157,16 @@ export function layoutEmail(
   parts: EmailParts,
   vars: EmailVars,
   footer: { unsubscribeUrl?: string; literalSubject?: string; portalUrl?: string },
+  brand: { fontFamily?: string } = {},
 ): { subject: string; html: string; text: string } {
   const { design, contact } = settings;
   const subject = subjectLine(footer.literalSubject ?? renderTags(parts.subject, vars, 'text', language));
   const preheader = renderTags(parts.preheader, vars, 'text', language);
   const body = renderTags(parts.body, vars, 'html', language);
+  // The brand's main colour (issue #32): a stripe above the content and the colour of the body's links.
+  const primary = escapeHtml(design.primaryColor);
+  // Links keep the text colour where the main colour would not read on the background (below 4.5:1, WCAG AA).
+  const linkColor = (contrastRatio(design.primaryColor, design.backgroundColor) ?? 21) >= 4.5 ? primary : escapeHtml(design.textColor);
   const address = [contact.addressLine1, contact.addressLine2, [contact.postalCode, contact.city].filter(Boolean).join(' '), contact.state, contact.country]
     .filter((x): x is string => !!x)
     .join(', ');
@@ -171,11 +177,11 @@ export function layoutEmail(
   if (footer.unsubscribeUrl) footerLines.push(`<a href="${escapeHtml(footer.unsubscribeUrl)}" style="color:inherit">${escapeHtml(unsubscribeLabel)}</a>`);
   const html = `<!doctype html>
 <html lang="${escapeHtml(language)}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head>
-<body style="margin:0;padding:0;background:${escapeHtml(design.backgroundColor)};color:${escapeHtml(design.textColor)};font-family:Helvetica,Arial,sans-serif;line-height:1.5">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title><style>a{color:${linkColor}}</style></head>
+<body style="margin:0;padding:0;background:${escapeHtml(design.backgroundColor)};color:${escapeHtml(design.textColor)};font-family:${escapeHtml(emailFontStack(brand.fontFamily))};line-height:1.5">
 <span style="display:none;max-height:0;overflow:hidden;opacity:0">${escapeHtml(preheader)}</span>
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:24px 12px">
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:600px"><tr><td>
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:600px"><tr><td style="border-top:4px solid ${primary};padding-top:12px">
 ${design.logoUrl ? `<p><img src="${escapeHtml(design.logoUrl)}" alt="${escapeHtml(company)}" style="max-height:48px"></p>\n` : ''}${body}
 <hr style="border:none;border-top:1px solid rgba(127,127,127,.3);margin:24px 0">
 <p style="font-size:12px;opacity:.75">${footerLines.join('<br>')}</p>

@@ -9,7 +9,8 @@ import { rewardMetadataVars } from '../programs/reward-references.ts';
 import type { Participants } from '../participants/service.ts';
 import { programLanguages, shareBase, withShareKey, type ParticipantRow, type Q } from '../participants/model.ts';
 import { toProgram, type Program } from '../programs/programs.ts';
-import { completeDocument } from '../programs/program-config.ts';
+import { completeDocument, programEmailBrand } from '../programs/program-config.ts';
+import { brandEmailSettings } from '../programs/brand.ts';
 import { hostedPagesOn, portalLinkedFromEmails, portalUrl } from '../programs/hosted-pages.ts';
 import { TeamNotVerifiedError, ValidationError } from '../../errors.ts';
 import type { CampaignEmails, EmailTemplate } from '../../../shared/schemas/program-config-emails.ts';
@@ -261,10 +262,12 @@ export class ProgramEmails {
     footer: { unsubscribeUrl?: string; literalSubject?: string; portalUrl?: string },
     translation: Translation | null = null,
   ): { subject: string; html: string; text: string } {
-    const settings = this.emailsOf(program).settings;
+    // The emails follow the design's brand (issue #32): its main colour and logo where the emails' own are the stock ones, and its font.
+    const brand = programEmailBrand(program);
+    const settings = brandEmailSettings(this.emailsOf(program).settings, brand);
     const footerText = footerOverride(translation);
     const inLanguage = footerText === undefined ? settings : { ...settings, design: { ...settings.design, footerText } };
-    return layoutEmail(inLanguage, this.companyName(program), language, parts, vars, footer);
+    return layoutEmail(inLanguage, this.companyName(program), language, parts, vars, footer, { fontFamily: brand.fontFamily });
   }
 
   /**

@@ -15,6 +15,7 @@ import type { Program, Programs } from './programs.ts';
 import { deepFreeze } from '../../../shared/freeze.ts';
 import { localizedDesign } from './design-copy/index.ts';
 import { localizedEmails } from './email-copy/index.ts';
+import { brandDesign, brandEmails, emailBrandOf, DESIGN_FOLLOWERS, EMAIL_FOLLOWERS } from './brand.ts';
 
 export { defaultDocuments, type ProgramDocuments } from './program-config-defaults.ts';
 export { BUSINESS_GOALS } from './program-config-default-design.ts';
@@ -110,13 +111,28 @@ const completed = new WeakMap<object, Map<string, unknown>>();
  * as long as that document lives. Others are completed afresh, as before.
  */
 export function completedDocument<K extends DocumentKind>(kind: K, program: Pick<Program, 'type' | 'goal'>, stored: unknown): Readonly<ProgramDocuments[K]> {
-  if (!stored || typeof stored !== 'object' || !Object.isFrozen(stored)) return completeDocument(kind, program, stored);
+  if (!stored || typeof stored !== 'object' || !Object.isFrozen(stored)) return readableDocument(kind, program, stored);
   let byKey = completed.get(stored);
   if (!byKey) completed.set(stored, (byKey = new Map()));
   const key = `${kind}|${program.type}|${program.goal ?? ''}`;
   let doc = byKey.get(key) as ProgramDocuments[K] | undefined;
-  if (!doc) byKey.set(key, (doc = deepFreeze(completeDocument(kind, program, stored))));
+  if (!doc) byKey.set(key, (doc = deepFreeze(readableDocument(kind, program, stored))));
   return doc;
+}
+
+/**
+ * A document as its readers use it: completed, and for the design with the fields that follow the
+ * brand filled from it while they hold their stock default (issue #32, `brandDesign`). Never
+ * stored: `#merge` works on `completeDocument`, so a later change of the brand still reaches them.
+ */
+function readableDocument<K extends DocumentKind>(kind: K, program: Pick<Program, 'type' | 'goal'>, stored: unknown): ProgramDocuments[K] {
+  const doc = completeDocument(kind, program, stored);
+  return (kind === 'design' ? brandDesign(doc as ProgramDocuments['design']) : doc) as ProgramDocuments[K];
+}
+
+/** The brand a program's emails follow (issue #32): its design's main colour and font, the landing page's logo, else the program's. */
+export function programEmailBrand(program: Pick<Program, 'type' | 'goal' | 'documents' | 'companyLogoImageUrl'>) {
+  return emailBrandOf(completedDocument('design', program, program.documents.design), program.companyLogoImageUrl);
 }
 
 /** Rules one field cannot express, checked on the merged document. */
@@ -201,7 +217,8 @@ export class ProgramConfig {
    * or in `language` (one of the program's languages, checked by the caller).
    */
   read<K extends DocumentKind>(program: Program, kind: K, language?: string): ProgramDocuments[K] {
-    if (kind === 'design' || kind === 'emails') return this.#inBase(program, kind, completedDocument(kind, program, program.documents[kind]), language) as ProgramDocuments[K];
+    if (kind === 'emails') return this.#inBase(program, kind, brandEmails(completedDocument('emails', program, program.documents.emails), programEmailBrand(program)), language) as ProgramDocuments[K];
+    if (kind === 'design') return this.#inBase(program, kind, completedDocument(kind, program, program.documents[kind]), language) as ProgramDocuments[K];
     return this.#view(kind, completeDocument(kind, program, program.documents[kind]));
   }
 
@@ -225,7 +242,10 @@ export class ProgramConfig {
       await trx('programs')
         .where({ id: program.id })
         .update({ [kind]: JSON.stringify(next), updated_at: now });
-      return (kind === 'design' || kind === 'emails' ? this.#inBase(program, kind, next) : this.#view(kind, structuredClone(next))) as ProgramDocuments[K];
+      // Answered as GET answers it: the brand's followers derived (issue #32), the stored document as it is.
+      if (kind === 'design') return this.#inBase(program, kind, brandDesign(next)) as ProgramDocuments[K];
+      if (kind === 'emails') return this.#inBase(program, kind, brandEmails(next, programEmailBrand(program))) as ProgramDocuments[K];
+      return this.#view(kind, structuredClone(next)) as ProgramDocuments[K];
     });
     for (const hook of this.changed) hook(program.id);
     return updated;
@@ -272,6 +292,7 @@ export class ProgramConfig {
       errors.push({ field: 'widget.icon', code: 'INVALID_VALUE', message: 'DEFAULT cannot be set; choose CUSTOM or NONE.' });
     }
     if (errors.length) fail(errors);
+    this.#dropFollowedBrand(program, kind, stored, body);
 
     // The reCAPTCHA secret never takes part in the merge: it is sealed, and absent from what clients see.
     let secret = kind === 'options' ? ((getPath(stored, 'fraud.recaptcha.secretKey') as string | null | undefined) ?? null) : null;
@@ -301,6 +322,23 @@ export class ProgramConfig {
     if (kind === 'emails') next.settings.sender.fromEmail = '';
     if (kind === 'options' && secret) next.fraud.recaptcha.secretKey = secret;
     return next;
+  }
+
+  /**
+   * A field that follows the brand (issue #32) and still holds its stock value reads as the brand's
+   * value; sent back unchanged with that value (a client that PATCHes what it read), it is not an
+   * owner's choice and is dropped from `body`, so the field keeps following the brand.
+   */
+  #dropFollowedBrand(program: Program, kind: DocumentKind, stored: Doc, body: Doc): void {
+    if (kind !== 'design' && kind !== 'emails') return;
+    const shown = kind === 'design' ? (brandDesign(stored as never) as unknown as Doc) : (brandEmails(stored as never, programEmailBrand(program)) as unknown as Doc);
+    for (const path of kind === 'design' ? DESIGN_FOLLOWERS : EMAIL_FOLLOWERS) {
+      const sent = getPath(body, path);
+      if (sent === undefined) continue;
+      const was = getPath(stored, path);
+      const derived = getPath(shown, path);
+      if (!sameValue(was, derived) && sameValue(sent, derived)) setPath(body, path, undefined);
+    }
   }
 
   /**

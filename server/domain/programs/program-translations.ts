@@ -81,12 +81,26 @@ export function designIn<D>(program: Pick<Program, 'type' | 'goal'>, design: D, 
   let byDesign = cacheable ? composed.get(overrides) : undefined;
   const hit = byDesign?.get(localized as object);
   if (hit) return hit as D;
-  const out = withOverrides('design', program.type, localized, overrides);
+  const out = followHeading(localized, overrides, withOverrides('design', program.type, localized, overrides));
   if (cacheable) {
     if (!byDesign) composed.set(overrides, (byDesign = new WeakMap()));
     byDesign.set(localized as object, deepFreeze(out));
   }
   return out;
+}
+
+/**
+ * A landing headline that follows the owner's heading for visitors (issue #32, `brandDesign`)
+ * follows that heading's translation too, unless the translation sets a headline of its own.
+ */
+function followHeading<D>(base: D, overrides: Record<string, unknown>, out: D): D {
+  const b = base as { header?: { preText?: string }; landingPages?: { content?: { headline?: string } } };
+  const o = overrides as { header?: { preText?: unknown }; landingPages?: { content?: { headline?: unknown } } };
+  const pre = typeof o.header?.preText === 'string' ? o.header.preText.trim() : '';
+  if (!pre || pre.length > 255 || o.landingPages?.content?.headline !== undefined) return out;
+  if (!b.landingPages?.content || b.landingPages.content.headline !== b.header?.preText?.trim()) return out;
+  const d = out as { landingPages: { content: Record<string, unknown> } };
+  return { ...d, landingPages: { ...d.landingPages, content: { ...d.landingPages.content, headline: pre } } } as D;
 }
 
 /** An email text the owner wrote for a language: `translation.emails[template][field]`, or undefined. */

@@ -9,6 +9,7 @@ import { designText } from '../../../shared/merge-tags.ts';
 import { esc } from './html.ts';
 import { readerOf } from './reader-language.ts';
 import { designIn } from '../../domain/programs/program-translations.ts';
+import { fontStack, readableOn, sameColor } from '../../../shared/brand.ts';
 
 // The hosted pages of a program whose site does not embed the widget (issue #24), driven by the
 // design's `landingPages`: `/p/{programId}` is the referral landing page (company, content, the
@@ -30,19 +31,8 @@ const RECAPTCHA_SOURCES = 'https://www.google.com/recaptcha/ https://www.gstatic
 const COLOR = /^(#[0-9a-fA-F]{3,4}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|(rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\)|transparent)$/;
 const colorOr = (value: unknown, fallback: string) => (typeof value === 'string' && COLOR.test(value) ? value : fallback);
 
-/** Black or white, whichever reads better on a hex `background` (white for other notations). */
-export function readableOn(background: string): string {
-  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(background);
-  if (!m) return '#ffffff';
-  const hex = m[1]!.length === 3 ? [...m[1]!].map((c) => c + c).join('') : m[1]!;
-  const [r, g, b] = [0, 2, 4].map((i) => {
-    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  });
-  const l = 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
-  // White text reaches 4.5:1 only on backgrounds darker than about 0.18 luminance.
-  return (1.05 / (l + 0.05) >= 4.5) ? '#ffffff' : '#111111';
-}
+/** Black or white, whichever has the higher WCAG contrast on a hex `background` (white for other notations). */
+export { readableOn } from '../../../shared/brand.ts';
 
 /** An https URL for an image or link, else null (the schema allows http too; these pages only embed https). */
 function httpsUrl(value: unknown): string | null {
@@ -157,13 +147,17 @@ export async function renderHostedPage(deps: Deps, view: MobileProgram, kind: Ho
 
   const bg = colorOr(lp.styles.backgroundColor, '#ffffff');
   const fg = colorOr(lp.styles.textColor, '#111827');
+  // The design's colours with the brand's followers filled (issue #32, `brandDesign` in completedDocument).
   const accent = colorOr(lp.styles.accentColor, '#4f46e5');
+  // Text on the accent: the design's button text colour where the accent is the brand's main colour, else black or white for contrast.
+  const accentText = sameColor(accent, design.theme.primaryColor) ? colorOr(design.theme.buttonTextColor, readableOn(accent)) : readableOn(accent);
+  const font = fontStack(design.theme.fontFamily);
   const bgImage = httpsUrl(lp.styles.backgroundImageUrl);
   const logo = httpsUrl(lp.company.logoUrl) ?? httpsUrl(program.companyLogoImageUrl);
   const website = linkUrl(lp.company.websiteUrl);
 
   // The window on these pages wears the landing page's accent, so its buttons match the page's.
-  const accentAttrs = ` data-grsf-accent="${esc(accent)}" data-grsf-accent-text="${esc(readableOn(accent))}"`;
+  const accentAttrs = ` data-grsf-accent="${esc(accent)}" data-grsf-accent-text="${esc(accentText)}"`;
   const headline = plain(lp.content.headline) || program.name;
   const seoTitle = plain(lp.seo.title);
   const title = kind === 'portal' ? `${t(affiliate ? 'landing.portalTitleAffiliate' : 'landing.portalTitle')} · ${brandName}` : seoTitle ? `${seoTitle} · ${brandName}` : headline;
@@ -248,7 +242,7 @@ ${meta}
 <style>
   :root { color-scheme: light; }
   * { box-sizing: border-box; }
-  body { margin: 0; background: ${bg}${bgImage ? ` url("${cssUrl(bgImage)}") center / cover fixed` : ''}; color: ${fg}; font: 16px/1.55 system-ui, sans-serif; }
+  body { margin: 0; background: ${bg}${bgImage ? ` url("${cssUrl(bgImage)}") center / cover fixed` : ''}; color: ${fg}; font: 16px/1.55 ${font}; }
   .wrap, main { max-width: 72rem; margin: 0 auto; padding: 0 1.25rem; }
   .top { padding: 1rem 0; }
   .brand { margin: 0; font-weight: 600; letter-spacing: .02em; }
@@ -259,7 +253,7 @@ ${meta}
   /* German compounds (Empfehlungsportal) and other long words wrap instead of widening a 320 px page. */
   h1, h2, h3, p { overflow-wrap: break-word; hyphens: auto; }
   .sub { font-size: 1.15rem; margin: 0 0 1rem; }
-  .cta { display: inline-block; padding: .75rem 1.25rem; border-radius: .5rem; background: ${accent}; color: ${readableOn(accent)}; font-weight: 600; text-decoration: none; }
+  .cta { display: inline-block; padding: .75rem 1.25rem; border-radius: .5rem; background: ${accent}; color: ${accentText}; font-weight: 600; text-decoration: none; }
   a { color: inherit; }
   .cols { display: grid; gap: 2rem; grid-template-columns: 1fr; padding-bottom: 2rem; }
   @media (min-width: 60rem) { .cols { grid-template-columns: minmax(0, 1fr) minmax(22rem, 28rem); align-items: start; } }

@@ -198,10 +198,11 @@ describe('GET /p/{programId}, the hosted landing page (issue #24)', () => {
     }
   });
 
-  it('picks text that reads on the accent colour', () => {
+  it('picks black or white text, whichever contrasts more with the accent colour (WCAG)', () => {
     expect(readableOn('#4f46e5')).toBe('#ffffff');
-    expect(readableOn('#fde68a')).toBe('#111111');
-    expect(readableOn('#fff')).toBe('#111111');
+    expect(readableOn('#8b4513')).toBe('#ffffff');
+    expect(readableOn('#fde68a')).toBe('#000000');
+    expect(readableOn('#fff')).toBe('#000000');
     expect(readableOn('rgb(0,0,0)')).toBe('#ffffff');
   });
 });

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, RAISED_LIMITS, type TestApp } from '../../helpers/app.ts';
 import { mobile, mobileProgram, session, type MobileProgramFixture } from '../../helpers/mobile.ts';
 import { connect } from '../../helpers/mcp.ts';
-import { completeDocument } from '../../../server/domain/programs/program-config.ts';
+import { completeDocument, completedDocument, programEmailBrand } from '../../../server/domain/programs/program-config.ts';
+import { brandEmails } from '../../../server/domain/programs/brand.ts';
 import { toProgram } from '../../../server/domain/programs/programs.ts';
 import { DESIGN_COPIES, defaultDesignIn } from '../../../server/domain/programs/design-copy/index.ts';
 import { defaultTemplate } from '../../../server/domain/programs/email-copy/index.ts';
@@ -133,15 +134,17 @@ describe('GET /campaign/{id}/design and /emails of a program whose base language
 });
 
 describe('GET /campaign/{id}/design and /emails of an English program (issue #27)', () => {
-  it('answers byte for byte the completed stored documents', async () => {
+  it('answers byte for byte the completed stored documents, with the brand’s followers derived (issue #32)', async () => {
     const p = await program('en', ['es']);
     await patch(p, 'design', { header: { preText: 'Tell your friends about Acme.' } });
     const row = await stored(p);
     const prog = toProgram(row);
     const design = await get(p, 'design');
-    expect(design.text).toBe(JSON.stringify(completeDocument('design', prog, prog.documents.design)));
+    // The landing headline is still the stock one, so it follows the owner's heading for visitors.
+    expect(design.text).toBe(JSON.stringify(completedDocument('design', prog, prog.documents.design)));
+    expect(design.body.landingPages.content.headline).toBe('Tell your friends about Acme.');
     const emails = await get(p, 'emails');
-    const expected = completeDocument('emails', prog, prog.documents.emails);
+    const expected = structuredClone(brandEmails(completeDocument('emails', prog, prog.documents.emails), programEmailBrand(prog)));
     expected.settings.sender.fromEmail = (emails.body as Emails).settings.sender.fromEmail;
     expect(emails.text).toBe(JSON.stringify(expected));
   });
