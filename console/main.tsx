@@ -67,7 +67,7 @@ function App() {
     <Shell>
       {!s.team.emailVerified && <p class="warning app-banner">{t('unverified.body', { email: s.email })}</p>}
       {s.keyWaiting && (
-        <p class="key-waiting app-banner" role="status">
+        <p class="key-waiting app-banner">
           {t('keyWaiting.body')} <a href="/keys">{t('keyWaiting.link')}</a>
         </p>
       )}
