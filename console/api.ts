@@ -12,6 +12,8 @@ export interface SessionInfo {
   scopes: string[];
   /** The server keeps mail in its outbox (no SMTP): the Outbox page is shown. */
   mailOutbox: boolean;
+  /** A new API key (the first sign-in's) waits in the session, shown once on the `/keys` page. */
+  keyWaiting: boolean;
   teams: Array<{ id: string; name: string; role: string }>;
 }
 

@@ -66,6 +66,11 @@ function App() {
   return (
     <Shell>
       {!s.team.emailVerified && <p class="warning app-banner">{t('unverified.body', { email: s.email })}</p>}
+      {s.keyWaiting && (
+        <p class="key-waiting app-banner">
+          {t('keyWaiting.body')} <a href="/keys">{t('keyWaiting.link')}</a>
+        </p>
+      )}
       <RoutePage />
     </Shell>
   );

@@ -54,3 +54,49 @@ export function createLogger(level: keyof typeof LEVELS, write: (line: string) =
     error: (m, f) => emit('error', m, f),
   };
 }
+
+/** A logger that keeps start-up quiet in a terminal: see `quietStartup`. */
+export interface StartupLogger extends Logger {
+  /** Ends the quiet start; answers how many request lines went to debug level meanwhile. */
+  settle(): number;
+}
+
+/**
+ * For readable logs: until `settle()` (the server is ready), each answered request (status below
+ * 400) is logged at debug level, so the demo's seeding does not flood the terminal with request
+ * lines; refusals and errors, and everything else, keep their level. JSON logs do not use this.
+ */
+export function quietStartup(log: Logger): StartupLogger {
+  let quiet = true;
+  let held = 0;
+  return {
+    debug: (m, f) => log.debug(m, f),
+    info: (m, f) => {
+      if (quiet && m === 'request' && typeof f?.status === 'number' && f.status < 400) {
+        held++;
+        return log.debug(m, f);
+      }
+      log.info(m, f);
+    },
+    warn: (m, f) => log.warn(m, f),
+    error: (m, f) => log.error(m, f),
+    settle() {
+      quiet = false;
+      return held;
+    },
+  };
+}
+
+/**
+ * The block a person reads once the server is ready in a terminal: one line per place to go
+ * (`console sign-in (once)` becomes "Console sign-in (once)"), labels aligned, then how many
+ * start-up requests were logged at debug level (`quiet`), and how to stop.
+ */
+export function readyBlock(links: Record<string, string>, quiet = 0, color = true): string {
+  const paint = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
+  const rows = Object.entries(links).map(([name, url]) => [name.charAt(0).toUpperCase() + name.slice(1), url] as const);
+  const width = Math.max(0, ...rows.map(([label]) => label.length));
+  const lines = rows.map(([label, url]) => `    ${paint('2', label.padEnd(width))}  ${url}`);
+  const note = quiet > 0 ? `The ${quiet} requests made while starting are logged at debug level (LOG_LEVEL=debug shows them). ` : '';
+  return `\n  ${paint('1', 'refloop is ready')}\n\n${lines.join('\n')}\n\n  ${note}Ctrl+C stops the server.\n\n`;
+}

@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import type { Config } from './config.ts';
 import { createDeps, type Deps } from './deps.ts';
 import { createHandler } from './app.ts';
-import { createLogger, logFormat } from './log.ts';
+import { createLogger, logFormat, quietStartup, readyBlock, type StartupLogger } from './log.ts';
 
 /** A running server: its address and a graceful stop. */
 export interface Running {
@@ -13,6 +13,8 @@ export interface Running {
   deps: Deps;
   server: http.Server;
   stop(): Promise<void>;
+  /** Ends the quiet start of readable logs (`quietStartup`): how many request lines went to debug. */
+  settle(): number;
 }
 
 /** What an embedding entry point (the demo) adds. */
@@ -23,7 +25,11 @@ export interface ServeOptions {
 
 /** Builds everything, listens on the configured port and runs the job runner. */
 export async function serve(config: Config, opts: ServeOptions = {}): Promise<Running> {
-  const deps = await createDeps(config, { log: createLogger(config.logLevel, undefined, logFormat(config.logFormat, process.stdout.isTTY)) });
+  // JSON logs keep every line as it is; a terminal gets the start-up's request lines at debug level.
+  const format = logFormat(config.logFormat, process.stdout.isTTY);
+  const base = createLogger(config.logLevel, undefined, format);
+  const log: StartupLogger = format === 'pretty' ? quietStartup(base) : { ...base, settle: () => 0 };
+  const deps = await createDeps(config, { log });
   const app = createHandler(deps, opts.routes?.(deps) ?? []);
   let draining = false;
   // While draining, every answer closes its connection, so keep-alive clients (a load balancer, the
@@ -64,7 +70,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Ru
       clearTimeout(timer);
       await deps.close();
     })());
-  return { url, deps, server, stop };
+  return { url, deps, server, stop, settle: () => log.settle() };
 }
 
 /** How the process runs until it is told to stop. */
@@ -104,8 +110,9 @@ export async function runForever(config: Config, opts: ServeOptions = {}, ready?
     try {
       // A stop request does not wait for `ready` (the demo's seeding): its calls fail once we close.
       const links = await Promise.race([(ready?.(running) ?? Promise.resolve()).catch((err: Error) => void running.deps.log.error('start-up step failed', { error: err.message })), stopRequested]);
+      const quiet = running.settle();
       running.deps.log.info('listening', { url: running.url, publicUrl: config.publicUrl, database: config.database.client });
-      if (!signalled && config.env !== 'production') announce(running, { ...(links ?? { home: `${config.publicUrl}/` }), outbox: `${config.publicUrl}/_dev/mail`, docs: `${config.publicUrl}/docs` });
+      if (!signalled && config.env !== 'production') announce(running, { ...(links ?? { home: `${config.publicUrl}/` }), outbox: `${config.publicUrl}/_dev/mail`, docs: `${config.publicUrl}/docs` }, quiet);
       await stopRequested;
       running.deps.log.info('shutting down', { signal: signalled });
     } finally {
@@ -118,11 +125,11 @@ export async function runForever(config: Config, opts: ServeOptions = {}, ready?
   }
 }
 
-/** The one line a developer reads after start-up: where to go. JSON logs get it as a `ready` entry. */
-function announce(running: Running, links: ReadyLinks): void {
+/** What a developer reads after start-up: where to go. JSON logs get it as a `ready` entry; a terminal, a short block. */
+function announce(running: Running, links: ReadyLinks, quiet: number): void {
   if (logFormat(running.deps.config.logFormat, process.stdout.isTTY) === 'json') {
     running.deps.log.info('ready', links);
     return;
   }
-  process.stdout.write(`\n  refloop is ready → ${Object.entries(links).map(([name, url]) => `${name}: ${url}`).join('  ·  ')}\n\n`);
+  process.stdout.write(readyBlock(links, quiet, process.stdout.isTTY === true));
 }

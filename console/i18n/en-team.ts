@@ -39,8 +39,6 @@ export const enTeam = {
   'keys.confirmRevoke': 'Revoke the key {prefix}…? Anything that uses it stops working at once.',
   'keys.programsLegend': 'Programs (leave all unticked for every program, including future ones)',
   'keys.createdTitle': 'Your new API key',
-  'keys.copy': 'Copy key',
-  'keys.copied': 'Key copied.',
   'keys.done': 'I have saved it',
   'keys.createdNotice': 'Key {prefix}… created.',
   'keys.notAllowed': 'Only Owners, Admins and Members with “Manage API” can manage API keys.',

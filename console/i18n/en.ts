@@ -12,6 +12,8 @@ export const en = {
   'signedOut.body': 'Your session has ended or you have not signed in yet.',
   'noTeam.body': 'Pick the team whose programs you want to run.',
   'noTeam.action': 'Choose a team',
+  'keyWaiting.body': 'Your new API key is ready: it is shown once on the API keys page.',
+  'keyWaiting.link': 'Show my API key',
   'unverified.body': 'Verify your email address to use the console: open the link in the email we sent to {email}.',
   'state.loading': 'Loading…',
   'state.error': 'Something went wrong: {message}',

@@ -30,6 +30,8 @@ export const enOwner = {
   'keys.intro': 'Keys are stored only as a hash: this page shows the first characters of each key, never the key itself.',
   'keys.table': 'Active API keys of {name}',
   'keys.none': 'This team has no active API keys.',
+  'keys.copy': 'Copy key',
+  'keys.copied': 'Key copied.',
   'keys.prefix': 'Key starts with',
   'keys.label': 'Label',
   'keys.scopes': 'Scopes',

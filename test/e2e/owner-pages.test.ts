@@ -125,7 +125,11 @@ describe.skipIf(SKIP_BROWSER)('owner and link pages in Chromium (issue #19)', ()
     await choosePassword(page, 'Set password');
     await page.getByText('Your password is set. Sign in with it now.').waitFor();
     await signIn(page, email);
-    expect(new URL(page.url()).pathname).toBe('/keys');
+    // The sign-in lands on the console, which says at once that a new key waits on the keys page.
+    expect(new URL(page.url()).pathname).toBe('/console');
+    await page.getByText('Your new API key is ready: it is shown once on the API keys page.').waitFor();
+    await page.getByRole('link', { name: 'Show my API key' }).click();
+    await page.waitForURL(/\/keys$/);
     await page.getByRole('heading', { name: /^New API key for team Northwind Roasters/ }).waitFor();
     await context.close();
   }, 90_000);
@@ -145,16 +149,61 @@ describe.skipIf(SKIP_BROWSER)('owner and link pages in Chromium (issue #19)', ()
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await expectAccessible(page);
     await submit(page, 'Sign in');
-    expect(new URL(page.url()).pathname).toBe('/keys');
+    // The sign-in lands on the console: its notice says the new key waits, shown once on the keys page.
+    expect(new URL(page.url()).pathname).toBe('/console');
+    // A banner of the frame, there on arrival (not a live region: the console's status line stays its own).
+    const notice = page.locator('p.key-waiting', { hasText: 'Your new API key is ready: it is shown once on the API keys page.' });
+    await notice.waitFor();
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await expectAccessible(page);
+    for (const width of [1366, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      await shot(page, `owner-console-key-waiting-${width}`);
+    }
+    await page.setViewportSize({ width: 1024, height: 800 });
+    await ownerContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    await notice.getByRole('link', { name: 'Show my API key' }).click();
+    await page.waitForURL(/\/keys$/);
     // The first sign-in replaced the account-creation key: the new one is shown here, once.
     owner.key = (await page.locator('code.secret').textContent())!.trim();
     expect(owner.key).toMatch(/^sk_/);
     expect((await app.request('GET', '/v2/team', { key: acct.key })).status).toBe(403);
     expect((await app.request('GET', '/v2/team', { key: owner.key })).status).toBe(200);
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: /^Key copied\.$/ }).count()).toBe(1);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(owner.key);
     await expectAccessible(page);
-    await shot(page, 'owner-keys-first-sign-in');
+    for (const width of [1366, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      await shot(page, `owner-keys-first-sign-in-${width}`);
+    }
+    await page.setViewportSize({ width: 1024, height: 800 });
     await page.reload();
     expect(await page.locator('code.secret').count()).toBe(0);
+    // Shown: the console no longer announces it.
+    await page.goto(`${app.url}/console`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    expect(await page.getByText('Your new API key is ready').count()).toBe(0);
+    await page.goto(`${app.url}/keys`);
+  }, 60_000);
+
+  it('without JavaScript the key shown once stays visible and selectable, with no dead Copy button', async () => {
+    const acct = await createAccount(app);
+    const context = await browser.newContext({ viewport: { width: 390, height: 800 }, javaScriptEnabled: false });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    await page.goto(app.local(acct.passwordLink));
+    await choosePassword(page, 'Set password');
+    await signIn(page, acct.email);
+    expect(new URL(page.url()).pathname).toBe('/console');
+    // The console needs JavaScript; its page says where the key pages are.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    const key = page.locator('code.secret');
+    expect((await key.textContent())!.trim()).toMatch(/^sk_/);
+    expect(await key.evaluate((el) => getComputedStyle(el).userSelect)).not.toBe('none');
+    expect(await page.getByRole('button', { name: 'Copy key' }).count()).toBe(0);
+    await shot(page, 'owner-keys-first-sign-in-no-js-390');
+    await context.close();
   }, 60_000);
 
   it('the team picker takes the chosen team', async () => {
@@ -163,7 +212,8 @@ describe.skipIf(SKIP_BROWSER)('owner and link pages in Chromium (issue #19)', ()
     await expectAccessible(page);
     await page.getByRole('radio').first().check();
     await submit(page, 'Continue');
-    expect(new URL(page.url()).pathname).toBe('/keys');
+    expect(new URL(page.url()).pathname).toBe('/console');
+    await page.goto(`${app.url}/keys`);
   });
 
   let createdPrefix = '';
@@ -207,8 +257,8 @@ describe.skipIf(SKIP_BROWSER)('owner and link pages in Chromium (issue #19)', ()
     await choosePassword(p2, 'Join the team');
     await p2.getByText('You joined the team. Sign in to continue.').waitFor();
     await signIn(p2, mate);
-    expect(new URL(p2.url()).pathname).toBe('/keys');
-    await p2.getByRole('link', { name: 'Team members' }).click();
+    expect(new URL(p2.url()).pathname).toBe('/console');
+    await p2.goto(`${app.url}/team/members`);
     await p2.getByRole('cell', { name: mate }).waitFor();
     await second.close();
   }, 60_000);
@@ -364,6 +414,8 @@ describe.skipIf(SKIP_BROWSER)('owner and link pages in Chromium (issue #19)', ()
       await page.goto(app.local(victim.passwordLink));
       await choosePassword(page, 'Set password');
       await signIn(page, victim.email);
+      // The console says the new key waits on the keys page; the victim follows it there.
+      await Promise.all([page.waitForURL(/\/keys$/), page.getByRole('link', { name: 'Show my API key' }).click()]);
       csrf = (await page.locator('input[name=csrf]').first().getAttribute('value'))!;
       // The first sign-in replaced the account-creation key.
       victim.key = (await page.locator('code.secret').textContent())!.trim();

@@ -178,15 +178,43 @@ describe('issue #21: where to go after start-up', () => {
     }
   }, 120_000);
 
-  it('refloop serve in development prints one readable ready line and readable request lines with LOG_FORMAT=pretty', async () => {
+  it('npm start in a terminal (LOG_FORMAT=pretty) seeds quietly, then prints where the store, the console and its one-time sign-in, the outbox and the docs are', async () => {
+    const db = await freshDatabase();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'refloop-ready-'));
+    const { child, port, output } = await startCommand('npm', ['start', '--silent'], { NODE_ENV: 'development', DATA_DIR: dataDir, DATABASE_URL: db.url, LOG_FORMAT: 'pretty' });
+    try {
+      const plain = () => output().replace(/\x1b\[[0-9;]*m/g, '');
+      const deadline = Date.now() + 90_000;
+      while (!plain().includes('Ctrl+C stops the server.') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      const base = `http://localhost:${port}`;
+      const block = plain().slice(plain().indexOf('  refloop is ready'));
+      expect(block, plain()).toMatch(new RegExp(`^  refloop is ready\\n\\n    Store                   ${base}/\\n    Console                 ${base}/console\\n    Console sign-in \\(once\\)  ${base}/demo/console-sign-in\\?token=[\\w-]+\\n    Outbox                  ${base}/_dev/mail\\n    Docs                    ${base}/docs\\n\\n  The \\d+ requests made while starting are logged at debug level`));
+      // The seeding's requests (dozens of them) are not on the terminal; what is there fits a screen.
+      expect(plain()).not.toMatch(/POST \/v2\/campaign/);
+      expect(plain().trim().split('\n').length, plain()).toBeLessThan(20);
+      expect(plain()).not.toContain('{"time"');
+    } finally {
+      child.kill('SIGTERM');
+      await stoppedWithin(child, port, 5000);
+      if (groupMembers(child.pid!).length > 0) process.kill(-child.pid!, 'SIGKILL');
+      await db.cleanup();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('refloop serve in development prints a short readable ready block and readable request lines with LOG_FORMAT=pretty', async () => {
     const db = await freshDatabase();
     const { child, port, output } = await startCommand(process.execPath, ['bin/refloop.js', 'serve'], { NODE_ENV: 'development', DATABASE_URL: db.url, LOG_FORMAT: 'pretty' });
     try {
       const plain = () => output().replace(/\x1b\[[0-9;]*m/g, '');
-      const deadline = Date.now() + 10_000;
-      while (!plain().includes('refloop is ready') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      let deadline = Date.now() + 10_000;
+      while (!plain().includes('Ctrl+C stops the server.') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       const base = `http://localhost:${port}`;
-      expect(plain()).toContain(`refloop is ready → home: ${base}/  ·  outbox: ${base}/_dev/mail  ·  docs: ${base}/docs`);
+      expect(plain()).toMatch(new RegExp(`\\n  refloop is ready\\n\\n    Home    ${base}/\\n    Outbox  ${base}/_dev/mail\\n    Docs    ${base}/docs\\n\\n  (The \\d+ requests made while starting are logged at debug level \\(LOG_LEVEL=debug shows them\\)\\. )?Ctrl\\+C stops the server\\.\\n`));
+      // Once ready, each request is one readable line.
+      await fetch(`${base}/healthz`);
+      deadline = Date.now() + 5_000;
+      while (!/GET \/healthz 200/.test(plain()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       expect(plain()).toMatch(/^\d\d:\d\d:\d\d GET \/healthz 200 [\d.]+ ms$/m);
       expect(plain()).not.toContain('{"time"');
     } finally {

@@ -197,6 +197,13 @@ export class Owners {
     return plain ? (JSON.parse(plain) as Flash) : null;
   }
 
+  /** Whether the session's one-time message holds a key secret not yet shown; reads it without taking it. */
+  async keyWaiting(session: Session): Promise<boolean> {
+    const row = await this.db.knex('sessions').where({ hash: session.hash }).first('flash');
+    const plain = row?.flash ? this.sealer.open(row.flash) : null;
+    return plain ? (JSON.parse(plain) as Flash).keys.length > 0 : false;
+  }
+
   /** Adds a notice to the session's one-time message, keeping any key secret not yet shown. */
   async notify(session: Session, notice: string): Promise<void> {
     await this.db.knex.transaction(async (trx) => {

@@ -58,7 +58,7 @@ function sessionInfo(deps: Deps): Koa.Middleware {
       throw new AppError(405, 'METHOD_NOT_ALLOWED_ERROR', 'MethodNotAllowedError', 'Use GET.');
     }
     const session = await liveSession(ctx, deps);
-    const [teams, found] = await Promise.all([deps.owners.memberships(session.userId), consoleKey(deps.db, session)]);
+    const [teams, found, keyWaiting] = await Promise.all([deps.owners.memberships(session.userId), consoleKey(deps.db, session), deps.owners.keyWaiting(session)]);
     const member = found?.member ?? null;
     ctx.body = {
       email: session.email,
@@ -78,6 +78,8 @@ function sessionInfo(deps: Deps): Koa.Middleware {
       scopes: member ? roleScopes(member.role) : [],
       /** No SMTP_URL: mail is kept in the outbox, which the console's Outbox page reads (GET /team/outbox). */
       mailOutbox: !deps.config.smtpUrl,
+      /** A new API key waits in the session, to be shown once on the `/keys` page (the flash is not taken here). */
+      keyWaiting,
       teams: teams.map((t) => ({ id: t.teamId, name: t.teamName, role: t.role })),
     };
   };

@@ -79,6 +79,32 @@ ${body}
 </html>`;
 }
 
+/** Where the owner pages' one script lives: the Copy button of a key shown once (served by owner.ts). */
+export const COPY_SCRIPT_PATH = '/owner/copy-key.js';
+
+/**
+ * The Copy button's script, served from our own origin (the pages' CSP allows `script-src 'self'`,
+ * nothing inline). It shows each button and copies the key it names to the clipboard, saying so in
+ * the status line beside it; without clipboard access it selects the key, to copy by hand.
+ */
+export const COPY_SCRIPT = `'use strict';
+for (const button of document.querySelectorAll('button[data-copy]')) {
+  const code = document.getElementById(button.dataset.copy);
+  const status = document.getElementById(button.dataset.status);
+  if (!code) continue;
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    if (status) status.textContent = '';
+    try {
+      await navigator.clipboard.writeText(code.textContent);
+      if (status) status.textContent = button.dataset.copied;
+    } catch {
+      getSelection().selectAllChildren(code);
+    }
+  });
+}
+`;
+
 /** The one-time message: new key secrets (shown exactly once) and notices. */
 export function flashView(flash: Flash | null): string {
   if (!flash) return '';
@@ -86,10 +112,13 @@ export function flashView(flash: Flash | null): string {
     (k, i) => `<section class="notice" role="status" aria-labelledby="new-key-${i}-title">
 <h2 id="new-key-${i}-title">${h('flash.newKey', { team: k.teamName })}</h2>
 <p>${h('keys.createdBody')}${k.replacedPrefix ? ` ${h('flash.replaces', { prefix: markup(`<code>${esc(k.replacedPrefix)}…</code>`) })}` : ''}</p>
-<code class="secret" id="new-key-${i}">${esc(k.secret)}</code>
+<p><code class="secret" id="new-key-${i}">${esc(k.secret)}</code></p>
+<p class="copy-line"><button type="button" data-copy="new-key-${i}" data-status="new-key-${i}-copied" data-copied="${h('keys.copied')}" hidden>${h('keys.copy')}</button> <span role="status" id="new-key-${i}-copied"></span></p>
 </section>`,
   );
-  return keys.join('\n') + noticeBox(flash.notice);
+  // The Copy button shows only when the script runs; without it the key stays visible and selectable.
+  const script = keys.length ? `\n<script src="${COPY_SCRIPT_PATH}" defer></script>` : '';
+  return keys.join('\n') + script + noticeBox(flash.notice);
 }
 
 /** `/set-password`: choose the password for signing in. */

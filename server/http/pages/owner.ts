@@ -12,9 +12,11 @@ import { PAGE_REFERRER_POLICY, formSource, signInToken, signInTokenOk } from './
 import { t } from './i18n/index.ts';
 import { createAccount } from '../resources/team.ts';
 import { createAccountRequest } from '../../../shared/schemas/team.ts';
-import { SESSION_TTL_MS, canInvite, canManageKeys, type Actor, type Membership, type Session } from '../../domain/platform/owners.ts';
+import { SESSION_TTL_MS, canInvite, type Actor, type Session } from '../../domain/platform/owners.ts';
 import {
   chrome,
+  COPY_SCRIPT,
+  COPY_SCRIPT_PATH,
   flashView,
   invalidLinkView,
   inviteView,
@@ -79,14 +81,17 @@ function seeOther(ctx: Koa.Context, location: string): void {
   ctx.status = 303;
 }
 
-/** Where a member lands after choosing a team: the keys page when they may use it. */
 /** Where a sign-in goes next when it asked (`?next=`): a console address of ours, nothing else. */
 function consoleNext(value: unknown): string | null {
   return typeof value === 'string' && /^\/console(?:[/?#][^\\\s]*)?$/.test(value) && !value.startsWith('//') ? value : null;
 }
 
-function landing(m: Membership): string {
-  return canManageKeys(m) ? '/keys' : '/team/members';
+/**
+ * Where a member lands after signing in or choosing a team: the console's home. A key secret waiting
+ * in the session (the first sign-in's) is announced there and shown, once, on the keys page (issue #32).
+ */
+function landing(): string {
+  return '/console';
 }
 
 /**
@@ -206,7 +211,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       const result = await owners.signIn(email, field(ctx, 'password'), ctx.cookies.get(SESSION_COOKIE));
       if (!result) return html(ctx, 400, t('signedOut.action'), signInView(email.slice(0, 254), formToken(ctx), t('signin.noMatch'), null, undefined, next));
       ctx.append('Set-Cookie', cookie(result.token, SESSION_TTL_MS / 1000));
-      seeOther(ctx, result.teams.length === 1 ? (next ?? landing(result.teams[0]!)) : '/signin/team');
+      seeOther(ctx, result.teams.length === 1 ? (next ?? landing()) : '/signin/team');
     },
 
     async 'GET /signup'(ctx) {
@@ -248,7 +253,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       if (!session) return seeOther(ctx, '/signin');
       if (!csrfOk(ctx, session)) return csrfRefused(ctx);
       const actor = await owners.chooseTeam(session, field(ctx, 'teamId'));
-      if (actor) return seeOther(ctx, landing(actor.member));
+      if (actor) return seeOther(ctx, landing());
       const teams = await owners.memberships(session.userId);
       await signedInPage(ctx, session, 400, t('noTeam.title'), null, teamPickerView(teams, session.csrf, session.teamId, t('teams.choose')));
     },
@@ -333,13 +338,20 @@ export function ownerPages(deps: Deps): Koa.Middleware {
   const paths = new Set(Object.keys(routes).map((k) => k.slice(k.indexOf(' ') + 1)));
 
   return async (ctx, next) => {
+    if (ctx.path === COPY_SCRIPT_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.body = COPY_SCRIPT;
+      return;
+    }
     if (!paths.has(ctx.path)) return next();
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
     ctx.set('Cache-Control', 'no-store');
     // Links carry one-time tokens in the query; never leak them to other sites.
     ctx.set('Referrer-Policy', PAGE_REFERRER_POLICY);
     ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    // Scripts only from our own origin: the Copy button of a key shown once (COPY_SCRIPT_PATH).
+    ctx.set('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
     const handler = routes[`${method} ${ctx.path}`];
     if (!handler) {
       ctx.set('Allow', ['GET', 'POST'].filter((m) => routes[`${m} ${ctx.path}`]).join(', '));

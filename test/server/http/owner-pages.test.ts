@@ -88,7 +88,7 @@ describe('POST /signin', () => {
     await setPassword(app, acct.passwordLink);
     const { b, res } = await signIn(app, acct.email);
     expect(res.status).toBe(303);
-    expect(res.location).toBe('/keys');
+    expect(res.location).toBe('/console');
     const set = b.lastSetCookie.find((c) => c.startsWith('refloop_session='))!;
     expect(set).toMatch(/HttpOnly/);
     expect(set).toMatch(/SameSite=Lax/);
@@ -121,6 +121,11 @@ describe('first sign-in', () => {
 
     const { b, res } = await signIn(app, acct.email);
     expect(res.status).toBe(303);
+    // The sign-in lands on the console, whose session document says a key waits (without taking it).
+    expect(res.location).toBe('/console');
+    const waiting = async () => JSON.parse((await b.get('/console/api/session')).text).keyWaiting;
+    expect(await waiting()).toBe(true);
+    expect(await waiting()).toBe(true);
     const keysPage = await b.get('/keys');
     expect(keysPage.status).toBe(200);
     const shown = shownKeys(keysPage.text);
@@ -141,7 +146,18 @@ describe('first sign-in', () => {
     const user = await app.deps.db.knex('users').where({ email: acct.email }).first('first_signed_in_at');
     expect(Number(user.first_signed_in_at)).toBe(app.clock.now());
 
-    // Shown exactly once: the flash is cleared.
+    // The key comes with a Copy button, shown by a script of our own origin (no inline script).
+    expect(keysPage.text).toMatch(/<button type="button" data-copy="new-key-0"[^>]* hidden>Copy key<\/button>/);
+    expect(keysPage.text).toContain('<script src="/owner/copy-key.js" defer></script>');
+    expect(keysPage.text).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    expect(keysPage.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const script = await b.get('/owner/copy-key.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(script.text).toContain('navigator.clipboard.writeText');
+
+    // Shown exactly once: the flash is cleared, and the console no longer announces it.
+    expect(await waiting()).toBe(false);
     const reload = await b.get('/keys');
     expect(shownKeys(reload.text)).toEqual([]);
     expect(reload.text).not.toContain(newKey);
@@ -153,6 +169,7 @@ describe('first sign-in', () => {
     const count = (await app.deps.db.knex('api_keys').where({ team_id: owner.teamId })).length;
     const again = await signIn(app, owner.email);
     expect(again.res.status).toBe(303);
+    expect(JSON.parse((await again.b.get('/console/api/session')).text).keyWaiting).toBe(false);
     expect(shownKeys((await again.b.get('/keys')).text)).toEqual([]);
     expect(await app.deps.db.knex('api_keys').where({ team_id: owner.teamId })).toHaveLength(count);
     expect(await teamStatus(app, owner.key)).toEqual({ status: 200, code: undefined });
@@ -334,7 +351,7 @@ describe('POST /team/members/invite and /invite/accept', () => {
     expect((await b.post(link, { password: PASSWORD, confirm: PASSWORD })).status).toBe(400);
 
     const mate = await signIn(app, email);
-    expect(mate.res.location).toBe('/keys');
+    expect(mate.res.location).toBe('/console');
     const keys = await mate.b.get('/keys');
     expect(keys.status).toBe(200);
     expect(keys.text).toContain(`${owner.key.slice(0, 11)}…`);
@@ -368,7 +385,7 @@ describe('POST /team/members/invite and /invite/accept', () => {
     expect((await bobB.post('/signin/team', { csrf, teamId: 'not-my-team' })).status).toBe(400);
     const chosen = await bobB.post('/signin/team', { csrf, teamId: alice.teamId });
     expect(chosen.status).toBe(303);
-    expect(chosen.location).toBe('/keys');
+    expect(chosen.location).toBe('/console');
     const keys = await bobB.get('/keys');
     expect(keys.status).toBe(200);
     expect(keys.text).toContain(`${alice.key.slice(0, 11)}…`);
@@ -391,7 +408,7 @@ describe('POST /team/members/invite and /invite/accept', () => {
     }
 
     const plain = await signIn(app, plainEmail);
-    expect(plain.res.location).toBe('/team/members');
+    expect(plain.res.location).toBe('/console');
     const denied = await plain.b.get('/keys');
     expect(denied.status).toBe(403);
     expect(denied.text).toMatch(/role="alert"/);
@@ -407,7 +424,7 @@ describe('POST /team/members/invite and /invite/accept', () => {
     expect((await plain.b.post('/team/members/invite', { csrf, email: newEmail('x'), role: 'MEMBER' })).status).toBe(403);
 
     const api = await signIn(app, apiEmail);
-    expect(api.res.location).toBe('/keys');
+    expect(api.res.location).toBe('/console');
     expect((await api.b.get('/keys')).status).toBe(200);
     expect((await api.b.post('/keys', { csrf: await api.b.csrf('/keys'), scopes: ['team:read'] })).status).toBe(303);
     const [secret] = shownKeys((await api.b.get('/keys')).text);
