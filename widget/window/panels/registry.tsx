@@ -50,10 +50,14 @@ const Home = lazy(() => import('./share.tsx').then((m) => ({ default: m.Home }))
 
 /**
  * Starts fetching the first panel's chunk (boot calls it before the window payload is asked for, so
- * both travel together): the share panel when a participant is (about to be) signed in, else the
+ * both travel together): the share panel when a participant is (about to be) signed in, with its
+ * icon sprite beside it (its own chunk, which the first paint does not wait for: share.tsx), else the
  * sign-up form. A wrong guess costs the other chunk later, never a wrong panel.
  */
-export const preloadFirstPanel = (participant: boolean) => void (participant ? Share : Signup).preload().catch(() => undefined);
+export const preloadFirstPanel = (participant: boolean) => {
+  if (participant) import('../icons.ts').catch(() => undefined);
+  (participant ? Share : Signup).preload().catch(() => undefined);
+};
 
 // Secondary panels are one chunk, fetched when the first of them is shown.
 const lists = () => import('./lists.tsx');

@@ -4,18 +4,21 @@
 // downloads both at first paint (issue #24). The home draws from the window payload alone (no call
 // of its own), so it paints with the link.
 import '../../i18n/en-share.ts';
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { trackShare } from '../actions.ts';
 import type { ShareType } from '../api.ts';
 import { me, programType, state } from '../state.ts';
 import { Note, Section, copy, design, dtext, money, shareLink, uid } from '../ui.tsx';
-import { Sprite } from '../icons.tsx';
-import { nextText, progress } from './progress-math.ts';
+import { nextText, progress, rewardName } from './progress-math.ts';
 
-// The home's own rules: the offer set large, the link and Copy on one row, the figures as tiles.
+export { nextText, progress, rewardName };
+
+// The home's own rules: the offer set large, the link and Copy on one row, the figures as tiles; an
+// icon keeps its 18 px box while the sprite is on its way.
 const CSS = `.of{font-size:1.15em;font-weight:600;margin:0 0 4px}
-.lk{display:flex;gap:8px;align-items:stretch;margin:2px 0 8px}.lk input{margin:0;min-width:0;flex:1}.lk button{flex:none;display:inline-flex;gap:6px;align-items:center}
+.lk{display:flex;gap:8px;align-items:stretch;margin:2px 0 8px}.lk input{margin:0;min-width:0;flex:1}.lk button{flex:none}
+.lk button,.sb .btn{display:inline-flex;gap:6px;align-items:center}.lk svg,.sb svg{flex:none}
 .hs{margin-top:12px}.hs .tile b{font-size:24px}
 .pb{height:8px;border-radius:4px;background:#e5e7eb;overflow:hidden;margin:6px 0 0}.pb i{display:block;height:100%;background:var(--p)}`;
 
@@ -36,6 +39,53 @@ const SHARE_URLS: Record<string, string> = {
   tumblr: 'https://www.tumblr.com/widgets/share/tool?canonicalUrl={u}',
 };
 
+/** Brand colours, darkened where the brand's own would not give white text 4.5:1 (WCAG AA). */
+const BRAND: Record<string, string> = {
+  facebook: '#0866ff',
+  twitter: '#000',
+  linkedin: '#0a66c2',
+  pinterest: '#e60023',
+  threads: '#000',
+  bluesky: '#0560d6',
+  messenger: '#0866ff',
+  whatsapp: '#0b7a63',
+  telegram: '#0077b5',
+  reddit: '#d93a00',
+  tumblr: '#35465c',
+};
+
+/** The share buttons' styling from the design (`design.share.buttonStyle`): shape, label shown, brand colours (rules for the `.sb` row). */
+function styles(): string {
+  const style = design().share?.buttonStyle ?? {};
+  const r = style.shape === 'SQUARE' ? '0' : style.shape === 'CIRCLE' ? '999px' : '';
+  let css = r ? `.sb .btn{border-radius:${r}}` : '';
+  if (style.isLabelShown === false) css += '.sb .btn .l{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}.sb .btn{padding:8px}';
+  if (style.isBrandColored) for (const [c, v] of Object.entries(BRAND)) css += `.sb [data-c=${c}]{background:${v};border-color:${v};color:#fff}`;
+  return css;
+}
+
+/**
+ * The icon sprite (icons.ts), its own chunk: boot requests it beside this one (registry.tsx
+ * `preloadFirstPanel`), and the panel draws without it, each icon an empty box of its final size
+ * until it arrives.
+ */
+let paths: Record<string, string[]> | undefined;
+export const loadIcons = () => import('../icons.ts').then((m) => (paths = m.PATHS));
+
+/** The one sprite: a symbol per enabled channel (and the copy icon); 24 × 24 line icons, a path starting with `*` filled instead of stroked. */
+const Sprite = ({ names, paths }: { names: string[]; paths: Record<string, string[]> }) => (
+  <svg aria-hidden="true" width="0" height="0" style="position:absolute">
+    {['copy', ...names]
+      .filter((n) => n in paths)
+      .map((n) => (
+        // Scoped to the shadow root that holds the sprite, as `I` names it.
+        <symbol key={n} id={`grsf-i-${n}`} viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">
+          {paths[n]!.map((d) => (d[0] === '*' ? <path key={d} d={d.slice(1)} fill="currentColor" /> : <path key={d} d={d} />))}
+        </symbol>
+      ))}
+  </svg>
+);
+
 /** A decorative icon from the sprite (the button's text names it). */
 const I = ({ n }: { n: string }) => (
   <svg width="18" height="18" aria-hidden="true">
@@ -47,7 +97,13 @@ const I = ({ n }: { n: string }) => (
 export function Share() {
   const [msg, setMsg] = useState('');
   const [id] = useState(() => uid('l'));
+  const [, drawn] = useState(0);
   const input = useRef<HTMLInputElement>(null);
+  const have = paths;
+  useEffect(() => {
+    // Asked again whenever this render lacked the sprite: boot's request may have finished meanwhile.
+    if (!have) loadIcons().then(() => drawn(1), () => undefined);
+  }, []);
   const s = state.value;
   if (s.status !== 'ready') return null;
   const d = s.win.design?.share;
@@ -70,7 +126,7 @@ export function Share() {
   return (
     <Section title={copy(d?.title, 'share.title')}>
       {dtext(d?.description) && <p class="m">{dtext(d?.description)}</p>}
-      <style>{CSS}</style>
+      <style>{CSS + styles()}</style>
       <label for={id}>{copy(d?.linkLabel, 'share.linkLabel')}</label>
       <div class="lk">
         <input id={id} ref={input} readOnly value={url} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
@@ -79,7 +135,7 @@ export function Share() {
           {copy(d?.copyButtonText, 'share.copy')}
         </button>
       </div>
-      <Sprite names={channels} />
+      {paths && <Sprite names={channels} paths={paths} />}
       <div class="row sb">
         {channels.map((c) => {
           const href = SHARE_URLS[c]!.replace('{u}', encodeURIComponent(url)).replace('{m}', encodeURIComponent(message)).replace('{s}', encodeURIComponent(subject));
