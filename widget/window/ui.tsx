@@ -33,7 +33,7 @@ const VARS: Array<[keyof Theme, string]> = [
 const CSS = `:host{all:initial;display:block}
 .r{--p:#4f46e5;--t:#111827;--m:#6b7280;--b:#fff;--bt:#fff;--r:8px;color:var(--t);background:var(--b);font:14px/1.5 var(--f,system-ui,sans-serif)}
 .r,.r *{box-sizing:border-box}
-h2{font-size:16px;margin:0 0 8px}h3{font-size:14px;margin:8px 0 4px}
+h2{font-size:16px;margin:0 0 8px}
 p{margin:4px 0}.m{color:var(--m)}
 button,.btn{font:inherit;cursor:pointer;border:1px solid var(--p);background:var(--p);color:var(--bt);border-radius:var(--r);padding:8px 12px;min-height:36px;text-decoration:none;display:inline-block}
 button.s{background:transparent;color:var(--p)}
@@ -41,12 +41,10 @@ button:disabled{opacity:.5;cursor:default}
 :focus-visible{outline:2px solid var(--p);outline-offset:2px}
 label{display:block;margin:6px 0}
 input,textarea,select{display:block;width:100%;font:inherit;color:inherit;background:var(--b);border:1px solid var(--m);border-radius:var(--r);padding:8px;margin-top:2px}
-ul{list-style:none;margin:0;padding:0}li{padding:6px 0;border-bottom:1px solid #e5e7eb;display:flex;gap:8px;justify-content:space-between;flex-wrap:wrap}
-table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:4px;border-bottom:1px solid #e5e7eb}
+ul{list-style:none;margin:0;padding:0}
 .row{display:flex;gap:8px;flex-wrap:wrap;align-items:center;margin:8px 0}
 .g{display:grid;grid-template-columns:repeat(auto-fit,minmax(120px,1fr));gap:8px}
 .tile{border:1px solid #e5e7eb;border-radius:var(--r);padding:8px}.tile b{display:block;font-size:20px}
-.new{background:var(--p);color:var(--bt);border-radius:9px;padding:0 6px;font-size:12px}p.new{width:fit-content}
 .ban{background:var(--p);color:var(--bt);padding:8px;border-radius:var(--r);margin-bottom:8px}
 .ov{position:fixed;inset:0;background:rgba(0,0,0,.45);display:flex;align-items:center;justify-content:center;z-index:2147483647;animation:fi .15s}
 .dlg{background:var(--b);width:min(100vw,540px);max-height:100vh;overflow:auto;padding:16px 20px;border-radius:var(--r);position:relative}
@@ -55,7 +53,7 @@ table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:4px;bord
 [role=tablist]{display:flex;gap:2px;margin:8px 0 12px;border-bottom:1px solid #e5e7eb;overflow-x:auto;scrollbar-width:thin}
 [role=tab]{flex:none;white-space:nowrap;background:transparent;color:var(--t);border:0;border-bottom:2px solid transparent;border-radius:0;padding:8px 10px}
 [role=tab][aria-selected=true]{border-color:var(--p);color:var(--p);font-weight:600}
-.nav{margin-top:12px;border-top:1px solid #e5e7eb}.nav li{padding:0}
+.nav{margin-top:12px;border-top:1px solid #e5e7eb}.nav li{border-bottom:1px solid #e5e7eb}
 .nav button{display:flex;justify-content:space-between;width:100%;text-align:left;border:0;border-radius:0;padding:10px 4px}.nav button:after{content:'›'/''}
 @keyframes fi{from{opacity:0}}
 @media (prefers-reduced-motion:reduce){*{animation:none!important;transition:none!important}}`;

@@ -4,7 +4,7 @@ import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { countUnread, ctx, me, state } from '../state.ts';
-import { Async, Tiles, day, money } from '../kit.tsx';
+import { Async, KitCss, Tiles, day, money } from '../kit.tsx';
 import { Note, Section, copy, design, errorText } from '../ui.tsx';
 
 /** Affiliate summary tiles: clicks, referral revenue, total paid out, upcoming payout. */
@@ -94,6 +94,7 @@ export function PayoutSettings() {
     <Section title={copy(s.win.design?.participantSettings?.title, 'payoutSettings.title')}>
       {required.length > 0 && <p>{t('payoutSettings.required', { actions: required.map((a) => t(`payoutSettings.${a}` as MessageKey)).join(', ') })}</p>}
       {!providers.length && <p class="m">{t('payoutSettings.empty')}</p>}
+      <KitCss />
       <ul>
         {providers.map((p) => (
           <li key={p.provider}>

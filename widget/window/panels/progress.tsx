@@ -6,6 +6,7 @@ import '../../i18n/panels.ts';
 import { t } from '../../i18n/index.ts';
 import { state } from '../state.ts';
 import { Section, copy, design } from '../ui.tsx';
+import { KIT_CSS } from '../kit.tsx';
 // From the share panel's chunk, which holds the arithmetic for the home's first figures (a
 // participant has it loaded before this panel can be shown): one first-paint chunk instead of two.
 import { nextText, progress, rewardName } from './share.tsx';
@@ -37,7 +38,7 @@ export default function Progress() {
   const done = step ? step.at - step.remaining : 0;
   return (
     <Section title={title}>
-      <style>{CSS}</style>
+      <style>{KIT_CSS + CSS}</style>
       <p class="pg">
         <b>{p.count}</b> {t('progress.count', { count: p.count })}
       </p>
