@@ -1,11 +1,12 @@
 // The share panel's icons (issue #24): ONE inline SVG sprite holding a symbol for each channel the
-// program enables (never a font, never a fetch). Its own lazy chunk (issue #32): boot requests it
+// program enables (never a font, never a fetch), and the brand colours `design.share.buttonStyle`
+// may ask for (issue #24). Its own lazy chunk (issue #32): boot requests it
 // beside the share panel's chunk, but the first paint does not wait for it; until it arrives each
 // button shows its text beside an empty 18 px icon box, so nothing moves when the icons fill in. The
-// icons are decorative (`aria-hidden`): every button keeps its text name. Data only, no imports (a
+// icons are decorative (`aria-hidden`) and the colours a brand's look: every button keeps its text
+// name, and its size. Data only, no imports (a
 // component here would pull Preact out of window.js into a shared chunk): share.tsx draws the sprite.
-// The buttons' design styling (shape, label shown, brand colours) is not decorative and travels with
-// the share panel.
+// The buttons' shape and shown label set their size, so those rules travel with the share panel.
 /** 24 × 24 line icons; a path starting with `*` is filled instead of stroked. */
 export const PATHS: Record<string, string[]> = {
   copy: ['M9 9h11v11H9z', 'M5 15H4V4h11v1'],
@@ -22,4 +23,19 @@ export const PATHS: Record<string, string[]> = {
   telegram: ['M21 4L3 11l6 2 2 6 3-4 5 4z', 'M9 13l8-6'],
   reddit: ['M4 14.5a8 5.5 0 1 0 16 0 8 5.5 0 1 0-16 0', 'M12 9l1.2-5 4.3 1', 'M9 14v.01M15 14v.01M9.5 17c1.5 1 3.5 1 5 0'],
   tumblr: ['M11 3v13a4 4 0 0 0 4 4h2', 'M7 9h9'],
+};
+
+/** Brand colours, darkened where the brand's own would not give white text 4.5:1 (WCAG AA). */
+export const BRAND: Record<string, string> = {
+  facebook: '#0866ff',
+  twitter: '#000',
+  linkedin: '#0a66c2',
+  pinterest: '#e60023',
+  threads: '#000',
+  bluesky: '#0560d6',
+  messenger: '#0866ff',
+  whatsapp: '#0b7a63',
+  telegram: '#0077b5',
+  reddit: '#d93a00',
+  tumblr: '#35465c',
 };

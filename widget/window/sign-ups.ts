@@ -5,6 +5,7 @@
 import type { Participant, ReferredCreated } from './api.ts';
 import { hooks, type Fields } from './actions.ts';
 import { ctx, fire, recaptchaField, refresh, safely } from './state.ts';
+import * as op from './ops.ts';
 
 async function creationBody(fields: Fields) {
   if (!fields || typeof fields.email !== 'string') throw new TypeError('An email is required.');
@@ -40,11 +41,11 @@ export async function addParticipant(fields: Fields): Promise<Participant | null
   const body = await creationBody(fields);
   const code = (await ctx.rt.pendingAttribution())?.referralCode;
   if (code) {
-    const r = await ctx.api.addReferredParticipant({ ...body, ...(await recaptchaField()), referredBy: code });
+    const r = await op.addReferredParticipant({ ...body, ...(await recaptchaField()), referredBy: code });
     if (r.added || r.notAddedReason === 'participant_already_exists') return afterReferred(r);
   }
   // A reCAPTCHA token is good for one check, so each call gets its own.
-  const created = await ctx.api.addParticipant({ ...body, ...(await recaptchaField()) });
+  const created = await op.addParticipant({ ...body, ...(await recaptchaField()) });
   await signedIn(created.participantToken, created.participant);
   return created.participant;
 }
@@ -62,7 +63,7 @@ export async function addReferredParticipant(fields: Fields & { referredBy?: str
   const { referredBy, ...rest } = fields ?? ({} as Fields);
   const body = await creationBody(rest as Fields);
   const code = referredBy ?? (await ctx.rt.pendingAttribution())?.referralCode;
-  const r = await ctx.api.addReferredParticipant({ ...body, ...(await recaptchaField()), ...(code ? { referredBy: code } : {}) });
+  const r = await op.addReferredParticipant({ ...body, ...(await recaptchaField()), ...(code ? { referredBy: code } : {}) });
   await afterReferred(r);
   return { added: r.added, participant: r.participant, referredBy: r.referredBy, validReferral: r.validReferral, notAddedReason: r.notAddedReason };
 }
@@ -73,5 +74,5 @@ export async function validateReferrer(id?: string): Promise<boolean> {
   const receipts = await ctx.rt.receipts();
   const list = [receipts.firstVisit, receipts.lastVisit].filter((r): r is string => !!r);
   if (!code && !list.length) return false;
-  return (await ctx.api.validateReferrer(code ? { referredBy: code } : { receipts: list })).valid;
+  return (await op.validateReferrer(code ? { referredBy: code } : { receipts: list })).valid;
 }

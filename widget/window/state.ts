@@ -132,13 +132,6 @@ export function subscribe(name: EventName, cb: (data: unknown) => void): () => v
 /** Forgets every subscriber (a fresh boot). */
 export const resetListeners = () => listeners.clear();
 
-/** Sends invitations, then tells subscribers. */
-export async function sendInvites(body: InvitesInput) {
-  const res = await ctx.api.sendInvites(body);
-  fire('invite', { invitesSent: res.invitesSent, emailAddresses: body.emailAddresses });
-  return res;
-}
-
 /** Marks every reward read and recounts the badge. */
 export async function markRewardsRead() {
   const res = await ctx.api.markRewardsRead();

@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import type { ApplicationField } from '../affiliate-types.ts';
 import { ctx, me, recaptchaField, refresh } from '../state.ts';
+import { applicationForm, apply } from '../ops.ts';
 import { Async } from '../kit.tsx';
 import { Field, Note, Section, copy, design, dtext, errorText } from '../ui.tsx';
 
@@ -41,7 +42,7 @@ export default function Application({ inWindow }: { inWindow?: boolean }) {
   return (
     <Section title={t('application.title')}>
       {!inWindow && dtext(d.header?.preText) && <p class="m">{dtext(d.header?.preText)}</p>}
-      <Async load={ctx.api.applicationForm}>
+      <Async load={applicationForm}>
         {(form) => (
           <form
             onSubmit={async (e) => {
@@ -54,7 +55,7 @@ export default function Application({ inWindow }: { inWindow?: boolean }) {
                 else if (text(q.fieldId)) answers[q.fieldId] = q.type === 'number' ? Number(text(q.fieldId)) : text(q.fieldId);
               }
               try {
-                const res = await ctx.api.apply({
+                const res = await apply({
                   email: p?.email ?? text('email'),
                   ...(text('firstName') ? { firstName: text('firstName') } : {}),
                   ...(text('lastName') ? { lastName: text('lastName') } : {}),

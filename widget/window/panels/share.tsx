@@ -39,28 +39,17 @@ const SHARE_URLS: Record<string, string> = {
   tumblr: 'https://www.tumblr.com/widgets/share/tool?canonicalUrl={u}',
 };
 
-/** Brand colours, darkened where the brand's own would not give white text 4.5:1 (WCAG AA). */
-const BRAND: Record<string, string> = {
-  facebook: '#0866ff',
-  twitter: '#000',
-  linkedin: '#0a66c2',
-  pinterest: '#e60023',
-  threads: '#000',
-  bluesky: '#0560d6',
-  messenger: '#0866ff',
-  whatsapp: '#0b7a63',
-  telegram: '#0077b5',
-  reddit: '#d93a00',
-  tumblr: '#35465c',
-};
-
-/** The share buttons' styling from the design (`design.share.buttonStyle`): shape, label shown, brand colours (rules for the `.sb` row). */
+/**
+ * The share buttons' styling from the design (`design.share.buttonStyle`, rules for the `.sb` row):
+ * shape and label shown at once, since they set the buttons' size; brand colours, like the icons a
+ * brand's look the text label does not need, once the sprite's chunk has brought them.
+ */
 function styles(): string {
   const style = design().share?.buttonStyle ?? {};
   const r = style.shape === 'SQUARE' ? '0' : style.shape === 'CIRCLE' ? '999px' : '';
   let css = r ? `.sb .btn{border-radius:${r}}` : '';
   if (style.isLabelShown === false) css += '.sb .btn .l{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}.sb .btn{padding:8px}';
-  if (style.isBrandColored) for (const [c, v] of Object.entries(BRAND)) css += `.sb [data-c=${c}]{background:${v};border-color:${v};color:#fff}`;
+  if (style.isBrandColored && icons) for (const [c, v] of Object.entries(icons.BRAND)) css += `.sb [data-c=${c}]{background:${v};border-color:${v};color:#fff}`;
   return css;
 }
 
@@ -69,8 +58,8 @@ function styles(): string {
  * `preloadFirstPanel`), and the panel draws without it, each icon an empty box of its final size
  * until it arrives.
  */
-let paths: Record<string, string[]> | undefined;
-export const loadIcons = () => import('../icons.ts').then((m) => (paths = m.PATHS));
+let icons: typeof import('../icons.ts') | undefined;
+export const loadIcons = () => import('../icons.ts').then((m) => (icons = m));
 
 /** The one sprite: a symbol per enabled channel (and the copy icon); 24 × 24 line icons, a path starting with `*` filled instead of stroked. */
 const Sprite = ({ names, paths }: { names: string[]; paths: Record<string, string[]> }) => (
@@ -99,7 +88,7 @@ export function Share() {
   const [id] = useState(() => uid('l'));
   const [, drawn] = useState(0);
   const input = useRef<HTMLInputElement>(null);
-  const have = paths;
+  const have = icons;
   useEffect(() => {
     // Asked again whenever this render lacked the sprite: boot's request may have finished meanwhile.
     if (!have) loadIcons().then(() => drawn(1), () => undefined);
@@ -135,7 +124,7 @@ export function Share() {
           {copy(d?.copyButtonText, 'share.copy')}
         </button>
       </div>
-      {paths && <Sprite names={channels} paths={paths} />}
+      {icons && <Sprite names={channels} paths={icons.PATHS} />}
       <div class="row sb">
         {channels.map((c) => {
           const href = SHARE_URLS[c]!.replace('{u}', encodeURIComponent(url)).replace('{m}', encodeURIComponent(message)).replace('{s}', encodeURIComponent(subject));
