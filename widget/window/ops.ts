@@ -1,14 +1,13 @@
 // The participant API's operations only lazy code calls (issue #32 moved them out of api.ts, which
 // ships with the window's first load): the secondary, affiliate, tax, resource and application
-// panels, the sign-up chunk, the welcome, and the page's `growsurf` methods for them, which fetch
+// panels, and the page's `growsurf` methods for them, which fetch
 // this chunk when called (sdk.tsx). Each goes through the booted client (`ctx.api.call`): the same
-// session, participant token and error handling.
+// session, participant token and error handling. The sign-up operations are sign-ups.ts's.
 import type { z } from 'zod';
-import type * as MP from '../../shared/schemas/mobile-participants.ts';
 import type * as MC from '../../shared/schemas/mobile-campaign.ts';
 import type { sendInvitesResponse } from '../../shared/schemas/referral.ts';
 import type { triggerReferralResponse } from '../../shared/schemas/reward.ts';
-import type { Created, InvitesInput, Leaderboard, ParticipantInput, ReferralList, ReferralSummary, ReferredCreated, ReferredInput } from './api.ts';
+import type { InvitesInput, Leaderboard, ReferralList, ReferralSummary } from './api.ts';
 import type * as A from './affiliate-types.ts';
 import { ctx, fire, me } from './state.ts';
 
@@ -31,12 +30,6 @@ export const PENDING_PATHS = {
   resources: 'resources',
 } as const;
 
-/** MR1. */
-export const validateReferrer = (body: z.input<typeof MP.mobileReferrerValidate>) => ctx.api.call<z.infer<typeof MP.mobileReferrerValidation>>('post', 'referrer/validate', body);
-/** MP2. */
-export const addParticipant = (body: ParticipantInput) => ctx.api.call<Created>('post', 'participants', body);
-/** MP3. */
-export const addReferredParticipant = (body: ReferredInput) => ctx.api.call<ReferredCreated>('post', 'referred-participants', body);
 /** MT1. */
 export const triggerReferral = () => ctx.api.call<z.infer<typeof triggerReferralResponse>>('post', 'participant/referral-trigger', {});
 /** MRF1. */

@@ -2,10 +2,23 @@
 // attached (`growsurf.addParticipant`, `addReferredParticipant`, `validateReferrer`, and the sign-up
 // form). Only the sign-up form's chunk imports it, so its code travels with that chunk; the page's
 // methods fetch the chunk when called (issue #24: a signed-in participant's first load never carries it).
-import type { Participant, ReferredCreated } from './api.ts';
+import type { z } from 'zod';
+import type * as MP from '../../shared/schemas/mobile-participants.ts';
+import type { Created, Participant, ParticipantInput, ReferredCreated, ReferredInput } from './api.ts';
 import { hooks, type Fields } from './actions.ts';
 import { ctx, fire, recaptchaField, refresh, safely } from './state.ts';
-import * as op from './ops.ts';
+
+// The sign-up operations (MR1, MP2, MP3), with the code that calls them.
+const op = {
+  /** MR1. */
+  validateReferrer: (body: z.input<typeof MP.mobileReferrerValidate>) => ctx.api.call<z.infer<typeof MP.mobileReferrerValidation>>('post', 'referrer/validate', body),
+  /** MP2. */
+  addParticipant: (body: ParticipantInput) => ctx.api.call<Created>('post', 'participants', body),
+  /** MP3. */
+  addReferredParticipant: (body: ReferredInput) => ctx.api.call<ReferredCreated>('post', 'referred-participants', body),
+};
+/** MR1 (the welcome's referrer name too). */
+export const checkReferrer = op.validateReferrer;
 
 async function creationBody(fields: Fields) {
   if (!fields || typeof fields.email !== 'string') throw new TypeError('An email is required.');
