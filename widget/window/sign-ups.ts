@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type * as MP from '../../shared/schemas/mobile-participants.ts';
 import type { Created, Participant, ParticipantInput, ReferredCreated, ReferredInput } from './api.ts';
 import { hooks, type Fields } from './actions.ts';
-import { ctx, fire, recaptchaField, refresh, safely } from './state.ts';
+import { ctx, fire, refresh, safely, state } from './state.ts';
 
 // The sign-up operations (MR1, MP2, MP3), with the code that calls them.
 const op = {
@@ -19,6 +19,13 @@ const op = {
 };
 /** MR1 (the welcome's referrer name too). */
 export const checkReferrer = op.validateReferrer;
+
+/** `{recaptchaToken}` while the program has reCAPTCHA on (window payload `recaptchaSiteKey`), else `{}`. */
+export async function recaptchaField(): Promise<{ recaptchaToken?: string }> {
+  const s = state.value;
+  const key = s.status === 'ready' ? s.win.recaptchaSiteKey : (await ctx.api.window()).recaptchaSiteKey;
+  return key ? (await import('./recaptcha.ts')).recaptchaField(key) : {};
+}
 
 async function creationBody(fields: Fields) {
   if (!fields || typeof fields.email !== 'string') throw new TypeError('An email is required.');

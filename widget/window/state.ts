@@ -64,13 +64,6 @@ export async function refresh(): Promise<void> {
   }
 }
 
-/** `{recaptchaToken}` while the program has reCAPTCHA on (window payload `recaptchaSiteKey`), else `{}`. */
-export async function recaptchaField(): Promise<{ recaptchaToken?: string }> {
-  const s = state.value;
-  const key = s.status === 'ready' ? s.win.recaptchaSiteKey : (await ctx.api.window()).recaptchaSiteKey;
-  return key ? (await import('./recaptcha.ts')).recaptchaField(key) : {};
-}
-
 /** The participant shown, or null when nobody is signed in. */
 export function me() {
   const s = state.value;

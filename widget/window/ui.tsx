@@ -1,4 +1,4 @@
-// Small shared primitives: shadow-root mounting with the themed stylesheet, sections, fields,
+// Small shared primitives: shadow-root mounting with the themed stylesheet, sections,
 // the loading/error/empty wrapper and money/date formatting. Everything renders data as text.
 import { render, type ComponentChildren, type VNode } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -115,18 +115,6 @@ export function Section({ title, children }: { title: string; children: Componen
       <h2 id={id}>{title}</h2>
       {children}
     </section>
-  );
-}
-
-/** A labelled input (the label element gives it its accessible name). */
-export function Field(props: { label: string; name: string; type?: string; required?: boolean; value?: string; placeholder?: string; multiline?: boolean }) {
-  // The initial value only: typing must survive re-renders.
-  const { label, multiline, value, ...rest } = props;
-  return (
-    <label>
-      {label}
-      {multiline ? <textarea {...rest} defaultValue={value} rows={4} /> : <input {...rest} defaultValue={value} type={(rest.type ?? 'text') as 'text'} />}
-    </label>
   );
 }
 

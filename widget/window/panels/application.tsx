@@ -4,10 +4,11 @@ import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import type { ApplicationField } from '../affiliate-types.ts';
-import { ctx, me, recaptchaField, refresh } from '../state.ts';
+import { ctx, me, refresh } from '../state.ts';
+import { recaptchaField } from '../sign-ups.ts';
 import { applicationForm, apply } from '../ops.ts';
-import { Async } from '../kit.tsx';
-import { Field, Note, Section, copy, design, dtext, errorText } from '../ui.tsx';
+import { Async, Field } from '../kit.tsx';
+import { Note, Section, copy, design, dtext, errorText } from '../ui.tsx';
 
 const INLINE = 'display:inline;width:auto';
 

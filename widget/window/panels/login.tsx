@@ -6,7 +6,8 @@ import { useState } from 'preact/hooks';
 import { t } from '../../i18n/index.ts';
 import { ApiError } from '../api.ts';
 import { ctx, loginNotice, state } from '../state.ts';
-import { Field, Note, Section, copy, dtext, errorText } from '../ui.tsx';
+import { Note, Section, copy, dtext, errorText } from '../ui.tsx';
+import { Field } from '../kit.tsx';
 
 /** The query parameter a sign-in link carries its one-time token in. */
 const LOGIN_PARAM = 'grsfLogin';
