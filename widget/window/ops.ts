@@ -9,7 +9,7 @@ import type { sendInvitesResponse } from '../../shared/schemas/referral.ts';
 import type { triggerReferralResponse } from '../../shared/schemas/reward.ts';
 import type { InvitesInput, Leaderboard, ReferralList, ReferralSummary } from './api.ts';
 import type * as A from './affiliate-types.ts';
-import { ctx, fire, me } from './state.ts';
+import { countUnread, ctx, fire, me, refresh } from './state.ts';
 
 /**
  * Paths of the affiliate-side operations (issue #6) and the participant resource list (MRS2). One
@@ -84,3 +84,22 @@ export async function invite(body: InvitesInput) {
   fire('invite', { invitesSent: res.invitesSent, emailAddresses: body.emailAddresses });
   return res;
 }
+
+/** Marks every reward read and recounts the badge. */
+export async function markRewardsRead() {
+  const res = await ctx.api.markRewardsRead();
+  await countUnread();
+  return res;
+}
+
+/** `clearPendingAttribution()`: forgets the pending referral, then reloads. */
+export async function clearPendingAttribution() {
+  await ctx.rt.clearPendingAttribution();
+  await refresh();
+}
+
+/** `pendingAttribution()`: the pending referral, or null. */
+export const pendingAttribution = () => ctx.rt.pendingAttribution().then((p) => p ?? null);
+
+/** refloop (issue #25): the referrer's code for the merchant's backend to put into a Checkout Session's client_reference_id (docs/integrations.md). */
+export const getReferralCode = () => ctx.rt.pendingAttribution().then((p) => p?.referralCode ?? null);

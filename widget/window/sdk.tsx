@@ -8,7 +8,7 @@ import type { Fields } from './actions.ts';
 import { Api } from './api.ts';
 import { closeWindow, openWindow, type OpenOptions } from './dialog.tsx';
 import { PANELS, preloadFirstPanel, type Identity } from './panels/registry.tsx';
-import { ctx, markRewardsRead, me, preview, refresh, resetListeners, state, subscribe, unread } from './state.ts';
+import { ctx, me, preview, refresh, resetListeners, state, subscribe, unread } from './state.ts';
 import { Ready, Root, mount } from './ui.tsx';
 
 const BADGE_CLASS = '.growsurf-unread-notifications-badge';
@@ -118,13 +118,9 @@ function methods() {
     shutdown: act.shutdown,
     // The referred-friend welcome (the launcher calls it for a referred visitor): its own chunk.
     welcome: () => import('./welcome.tsx').then((w) => w.welcome()),
-    clearPendingAttribution: async () => {
-      await ctx.rt.clearPendingAttribution();
-      await refresh();
-    },
-    pendingAttribution: () => ctx.rt.pendingAttribution().then((p) => p ?? null),
-    // refloop (issue #25): the referrer's code for the merchant's backend to put into a Checkout Session's client_reference_id (docs/integrations.md).
-    getReferralCode: () => ctx.rt.pendingAttribution().then((p) => p?.referralCode ?? null),
+    clearPendingAttribution: op('clearPendingAttribution'),
+    pendingAttribution: op('pendingAttribution'),
+    getReferralCode: op('getReferralCode'),
     getParticipant: () => api.participant(),
     updateParticipant: api.updateParticipant,
     // The operations only the page's calls and the lazy panels use: ops.ts, fetched on the first call.
@@ -133,7 +129,7 @@ function methods() {
     sendInvites: op('invite'),
     trackShare: act.trackShare,
     getParticipantRewards: api.rewards,
-    markParticipantRewardsRead: markRewardsRead,
+    markParticipantRewardsRead: op('markRewardsRead'),
     getParticipantReferralSummary: op('referralSummary'),
     getParticipantCommissions: op('commissions'),
     getParticipantPayouts: op('payouts'),

@@ -125,9 +125,3 @@ export function subscribe(name: EventName, cb: (data: unknown) => void): () => v
 /** Forgets every subscriber (a fresh boot). */
 export const resetListeners = () => listeners.clear();
 
-/** Marks every reward read and recounts the badge. */
-export async function markRewardsRead() {
-  const res = await ctx.api.markRewardsRead();
-  await countUnread();
-  return res;
-}

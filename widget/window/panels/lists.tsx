@@ -3,8 +3,8 @@
 import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
-import { ctx, markRewardsRead, state } from '../state.ts';
-import { invite, leaderboard, referralSummary, referrals } from '../ops.ts';
+import { ctx, state } from '../state.ts';
+import { invite, leaderboard, markRewardsRead, referralSummary, referrals } from '../ops.ts';
 import { Async, Field, Tiles, day, money } from '../kit.tsx';
 import { Note, Section, copy, dtext, errorText, shareLink } from '../ui.tsx';
 
