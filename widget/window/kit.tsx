@@ -1,6 +1,5 @@
 // What only the lazy panels use (issue #24 moved it out of ui.tsx, which ships with the window's
-// first load): the loading/error/empty wrapper, labelled fields (the sign-up form's too, issue #32),
-// statistic tiles, money and dates.
+// first load): the loading/error/empty wrapper, statistic tiles, money and dates.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { locale, t } from '../i18n/index.ts';
@@ -61,18 +60,6 @@ function Shown<T>(props: { load: () => Promise<T>; empty?: (d: T) => boolean; em
     );
   if (props.empty?.(v.d)) return <p class="m">{props.emptyText}</p>;
   return <>{props.children(v.d, () => bump(n + 1))}</>;
-}
-
-/** A labelled input (the label element gives it its accessible name). */
-export function Field(props: { label: string; name: string; type?: string; required?: boolean; value?: string; placeholder?: string; multiline?: boolean }) {
-  // The initial value only: typing must survive re-renders.
-  const { label, multiline, value, ...rest } = props;
-  return (
-    <label>
-      {label}
-      {multiline ? <textarea {...rest} defaultValue={value} rows={4} /> : <input {...rest} defaultValue={value} type={(rest.type ?? 'text') as 'text'} />}
-    </label>
-  );
 }
 
 /** Statistic tiles: label (already resolved: design text or catalogue) and value. */

@@ -7,7 +7,8 @@ import type { ApplicationField } from '../affiliate-types.ts';
 import { ctx, me, refresh } from '../state.ts';
 import { recaptchaField } from '../sign-ups.ts';
 import { applicationForm, apply } from '../ops.ts';
-import { Async, Field } from '../kit.tsx';
+import { Async } from '../kit.tsx';
+import { Field } from '../field.tsx';
 import { Note, Section, copy, design, dtext, errorText } from '../ui.tsx';
 
 const INLINE = 'display:inline;width:auto';

@@ -5,7 +5,8 @@ import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { ctx, state } from '../state.ts';
 import { invite, leaderboard, markRewardsRead, referralSummary, referrals } from '../ops.ts';
-import { Async, Field, Tiles, day, money } from '../kit.tsx';
+import { Async, Tiles, day, money } from '../kit.tsx';
+import { Field } from '../field.tsx';
 import { Note, Section, copy, dtext, errorText, shareLink } from '../ui.tsx';
 
 const BOARDS = ['ALL_TIME', 'CURRENT_MONTH', 'PREV_MONTH'] as const;

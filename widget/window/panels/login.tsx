@@ -7,7 +7,7 @@ import { t } from '../../i18n/index.ts';
 import { ApiError } from '../api.ts';
 import { ctx, loginNotice, state } from '../state.ts';
 import { Note, Section, copy, dtext, errorText } from '../ui.tsx';
-import { Field } from '../kit.tsx';
+import { Field } from '../field.tsx';
 
 /** The query parameter a sign-in link carries its one-time token in. */
 const LOGIN_PARAM = 'grsfLogin';
