@@ -6,6 +6,7 @@
 // (store key `welcomed`) and whose design turns one of the pieces on; `welcome()` checks again
 // against the window payload. Each piece sits in its own shadow root or is plain text in the page;
 // none blocks the page for longer than the visitor wants.
+import '../i18n/en-signup.ts';
 import '../i18n/panels.ts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { render } from 'preact';

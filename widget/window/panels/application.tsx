@@ -1,5 +1,6 @@
 // Lazy chunk: the public affiliate application form (questions from the program's options).
 // A submission that enrolls at once signs the new affiliate in.
+import '../../i18n/en-signup.ts';
 import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';

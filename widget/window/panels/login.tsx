@@ -1,6 +1,7 @@
 // One-time email sign-in for returning participants (web-sdk.md §5), a lazy chunk: asking for a
 // link (MA2), the sign-in form, and redeeming the link's `grsfLogin` token when the page loads
 // with one (MA3). Pages without it never fetch this code.
+import '../../i18n/en-signup.ts';
 import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t } from '../../i18n/index.ts';
