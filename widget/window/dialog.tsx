@@ -2,7 +2,7 @@
 // close, focus returned to the opener, and the home with the other sections as tabs or a list per
 // design.window.navigationMode (sections.tsx).
 import { render } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { t } from '../i18n/index.ts';
 import { PANELS } from './panels/registry.tsx';
 import { ctx, mayTakeFocus, programType, refresh, safely, state, subscribe } from './state.ts';
@@ -91,7 +91,9 @@ function Window() {
   const title = useRef(uid('t')).current;
   const s = state.value;
   const list = s.status === 'ready' && s.win.design?.window?.navigationMode === 'LIST';
-  useEffect(() => {
+  // As soon as the dialog is drawn, not a frame later (useEffect): a late first focus took it back from
+  // a section the reader had already chosen (LIST navigation's Back button).
+  useLayoutEffect(() => {
     if (mayTakeFocus()) dlg.current?.querySelector<HTMLElement>(FOCUSABLE)?.focus();
   }, []);
   const onKey = (e: KeyboardEvent) => {
