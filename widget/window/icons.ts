@@ -1,12 +1,11 @@
 // The share panel's icons (issue #24): ONE inline SVG sprite holding a symbol for each channel the
 // program enables (never a font, never a fetch), and the brand colours `design.share.buttonStyle`
-// may ask for (issue #24). Its own lazy chunk (issue #32): boot requests it
-// beside the share panel's chunk, but the first paint does not wait for it; until it arrives each
-// button shows its text beside an empty 18 px icon box, so nothing moves when the icons fill in. The
-// icons are decorative (`aria-hidden`) and the colours a brand's look: every button keeps its text
-// name, and its size. Data only, no imports (a
-// component here would pull Preact out of window.js into a shared chunk): share.tsx draws the sprite.
-// The buttons' shape and shown label set their size, so those rules travel with the share panel.
+// may ask for. Its own lazy chunk (issue #32): boot requests it beside the share panel's chunk, but
+// the first paint does not wait for it; until it arrives each button shows its text label beside an
+// empty 18 px icon box, so nothing moves when the icons fill in. Icons and brand colours are a
+// brand's look (`aria-hidden`): every button keeps its text name and its size without them. Data
+// only, no imports (a component here would pull Preact out of window.js into a shared chunk):
+// share.tsx draws the sprite, and keeps the shape and label-shown rules, which set the buttons' size.
 /** 24 × 24 line icons; a path starting with `*` is filled instead of stroked. */
 export const PATHS: Record<string, string[]> = {
   copy: ['M9 9h11v11H9z', 'M5 15H4V4h11v1'],

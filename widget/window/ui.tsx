@@ -29,7 +29,8 @@ const VARS: Array<[keyof Theme, string]> = [
 
 // The tab strip is one row at any width (issue #32, which undid #19's wrapping: five tabs on two
 // rows read as clutter): where it does not fit it scrolls sideways, a thin scrollbar showing there
-// is more. The dialog is as tall as its content.
+// is more. The dialog is as tall as its content, but a tab panel is at least 240 px, so a lazy panel's
+// arrival after its loading note does not make the dialog jump (issue #24; registry.tsx `lazy`).
 const CSS = `:host{all:initial;display:block}
 .r{--p:#4f46e5;--t:#111827;--m:#6b7280;--b:#fff;--bt:#fff;--r:8px;color:var(--t);background:var(--b);font:14px/1.5 var(--f,system-ui,sans-serif)}
 .r,.r *{box-sizing:border-box}
@@ -53,6 +54,7 @@ ul{list-style:none;margin:0;padding:0}
 [role=tablist]{display:flex;gap:2px;margin:8px 0 12px;border-bottom:1px solid #e5e7eb;overflow-x:auto;scrollbar-width:thin}
 [role=tab]{flex:none;white-space:nowrap;background:transparent;color:var(--t);border:0;border-bottom:2px solid transparent;border-radius:0;padding:8px 10px}
 [role=tab][aria-selected=true]{border-color:var(--p);color:var(--p);font-weight:600}
+[role=tabpanel]{min-height:240px}
 .nav{margin-top:12px;border-top:1px solid #e5e7eb}.nav li{border-bottom:1px solid #e5e7eb}
 .nav button{display:flex;justify-content:space-between;width:100%;text-align:left;border:0;border-radius:0;padding:10px 4px}.nav button:after{content:'›'/''}
 @keyframes fi{from{opacity:0}}
