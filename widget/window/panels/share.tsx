@@ -12,6 +12,8 @@ import { me, programType, state } from '../state.ts';
 import { Note, Section, copy, design, dtext, money, shareLink, uid } from '../ui.tsx';
 import { nextText, progress, rewardName } from './progress-math.ts';
 
+// The progress panel takes the arithmetic from this chunk (a participant has it before that panel can
+// show): the home's first paint is one chunk, not this one and progress-math's (issue #32).
 export { nextText, progress, rewardName };
 
 // The home's own rules: the offer set large, the link and Copy on one row, the figures as tiles; an
