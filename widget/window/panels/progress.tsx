@@ -7,9 +7,9 @@ import { t } from '../../i18n/index.ts';
 import { state } from '../state.ts';
 import { Section, copy, design } from '../ui.tsx';
 import { KIT_CSS } from '../kit.tsx';
-// From the share panel's chunk, which holds the arithmetic for the home's first figures (a
-// participant has it loaded before this panel can be shown): one first-paint chunk instead of two.
-import { nextText, progress, rewardName } from './share.tsx';
+// From the home's figures' chunk (figures.tsx), which holds the arithmetic (boot requests it for a
+// participant, so it is loaded before this panel can be shown): progress-math.ts is no chunk of its own.
+import { nextText, progress, rewardName } from './figures.tsx';
 
 export { nextText, rewardName };
 

@@ -45,17 +45,21 @@ export function lazy(load: () => Promise<{ default: ComponentType<Props> }>): Co
 // chunks, so nobody downloads both before the window can draw (issue #24).
 const Signup = lazy(() => import('./signup.tsx').then((m) => ({ default: m.Signup })));
 const Share = lazy(() => import('./share.tsx').then((m) => ({ default: m.Share })));
-// The participant's home in the window (issue #32): the share panel's chunk, so one request paints it.
+// The participant's home in the window (issue #32): the share panel's chunk, so one request paints
+// it; its figures come in their own chunk (figures.tsx), which preloadFirstPanel requests beside it.
 const Home = lazy(() => import('./share.tsx').then((m) => ({ default: m.Home })));
 
 /**
  * Starts fetching the first panel's chunk (boot calls it before the window payload is asked for, so
- * both travel together): the share panel when a participant is (about to be) signed in, with its
- * icon sprite beside it (its own chunk, which the first paint does not wait for: share.tsx), else the
- * sign-up form. A wrong guess costs the other chunk later, never a wrong panel.
+ * both travel together): the share panel when a participant is (about to be) signed in, with the
+ * icon sprite and the home's figures beside it (their own chunks, which the first paint does not
+ * wait for: share.tsx), else the sign-up form. A wrong guess costs the other chunk later, never a wrong panel.
  */
 export const preloadFirstPanel = (participant: boolean) => {
-  if (participant) import('../icons.ts').catch(() => undefined);
+  if (participant) {
+    import('../icons.ts').catch(() => undefined);
+    import('./figures.tsx').catch(() => undefined);
+  }
   (participant ? Share : Signup).preload().catch(() => undefined);
 };
 

@@ -2,26 +2,23 @@
 // signed-in participant. Its own chunk, requested at boot beside the window payload when a
 // participant token is stored (the sign-up form is the other one, signup.tsx): a visitor never
 // downloads both at first paint (issue #24). The home draws from the window payload alone (no call
-// of its own), so it paints with the link.
+// of its own), so it paints with the link; its figures are their own chunk (figures.tsx), requested
+// at boot beside this one, into a box that keeps their place.
 import '../../i18n/en-share.ts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { trackShare } from '../actions.ts';
 import type { ShareType } from '../api.ts';
-import { me, programType, state } from '../state.ts';
-import { Note, Section, copy, design, dtext, money, shareLink, uid } from '../ui.tsx';
-import { nextText, progress, rewardName } from './progress-math.ts';
+import { me, state } from '../state.ts';
+import { Note, Section, copy, design, dtext, shareLink, uid } from '../ui.tsx';
 
-// The progress panel takes the arithmetic from this chunk (a participant has it before that panel can
-// show): the home's first paint is one chunk, not this one and progress-math's (issue #32).
-export { nextText, progress, rewardName };
-
-// The home's own rules: the offer set large, the link and Copy on one row, the figures as tiles; an
-// icon keeps its 18 px box while the sprite is on its way.
+// The home's own rules: the offer set large, the link and Copy on one row, the figures as tiles (their
+// grid as tall as a row of tiles, 2 + 16 + 36 + 21 px, before their chunk fills it); an icon keeps
+// its 18 px box while the sprite is on its way.
 const CSS = `.of{font-size:1.15em;font-weight:600;margin:0 0 4px}
 .lk{display:flex;gap:8px;align-items:stretch;margin:2px 0 8px}.lk input{margin:0;min-width:0;flex:1}.lk button{flex:none}
 .lk button,.sb .btn{display:inline-flex;gap:6px;align-items:center}.lk svg,.sb svg{flex:none}
-.hs{margin-top:12px}.hs .tile b{font-size:24px}
+.hs{margin-top:12px;min-height:75px}.hs .tile b{font-size:24px}
 .pb{height:8px;border-radius:4px;background:#e5e7eb;overflow:hidden;margin:6px 0 0}.pb i{display:block;height:100%;background:var(--p)}`;
 
 /** Channel → share URL (`{u}` the link, `{m}` the message); channels without a web share URL are not offered. */
@@ -144,63 +141,34 @@ export function Share() {
   );
 }
 
-/** A figure and what it counts. */
-const Tile = ({ v, label }: { v: string | number; label: string }) => (
-  <div class="tile">
-    <b>{v}</b>
-    <span class="m">{label}</span>
-  </div>
-);
+/**
+ * The home's figures (figures.tsx), their own chunk: boot requests it beside this one (registry.tsx
+ * `preloadFirstPanel`), so it normally arrives with it. The home paints without it, the figures' grid
+ * already as tall as a row of tiles (`.hs`), and never shows a loading note for them.
+ */
+let figures: typeof import('./figures.tsx') | undefined;
+export const loadFigures = () => import('./figures.tsx').then((m) => (figures = m));
 
 /**
  * The signed-in participant's home: the offer (the design's header for participants), the link with
- * Copy and the share channels, and the figures that matter: the referral count and the way to the
- * next reward (the progress panel's arithmetic) in a referral program; in an affiliate program the
- * referral count, the earnings so far and the upcoming payout (MW1's affiliate summary, present
- * once the program can pay out).
+ * Copy and the share channels, and the figures that matter (figures.tsx).
  */
 export function Home() {
+  const [, drawn] = useState(0);
+  const have = figures;
+  useEffect(() => {
+    // Asked again whenever this render lacked the figures: boot's request may have finished meanwhile.
+    if (!have) loadFigures().then(() => drawn(1), () => undefined);
+  }, []);
   const s = state.value;
-  const p = me();
-  if (s.status !== 'ready' || !p) return null;
+  if (s.status !== 'ready' || !me()) return null;
   const offer = dtext(design().header?.postText);
-  const count = p.referralCount ?? 0;
-  let figures;
-  if (programType() === 'AFFILIATE') {
-    const a = s.win.affiliate;
-    figures = a && [
-      <Tile key="e" v={money(a.totalPaidOut + a.upcomingPayout, a.currencyISO)} label={t('home.earned')} />,
-      <Tile key="u" v={money(a.upcomingPayout, a.currencyISO)} label={t('affiliate.upcoming')} />,
-    ];
-  } else {
-    // A starter reward is switched off (the rewards panel says so): nothing to make progress toward.
-    const rewards = s.win.rewards.filter((r) => !r.isStarter);
-    const g = progress(p, rewards, s.win.leaderboard);
-    const n = g.next;
-    // The bar measures the way to the next milestone, as on the progress panel.
-    const step = g.steps.find((x) => x.state === 'next');
-    const done = step ? step.at - step.remaining : 0;
-    figures = n ? (
-      <div class="tile">
-        <span>{nextText(n.reward, n.remaining)}</span>
-        {step && (
-          <div class="pb" role="progressbar" aria-label={t('progress.bar')} aria-valuemin={0} aria-valuemax={step.at} aria-valuenow={done} aria-valuetext={t('progress.of', { count: step.at, done })}>
-            <i style={{ width: `${(100 * done) / step.at}%` }} />
-          </div>
-        )}
-      </div>
-    ) : (
-      rewards.some((r) => r.type !== 'LEADERBOARD') && <p class="m">{t('progress.all')}</p>
-    );
-  }
+  const F = figures?.Figures;
   return (
     <div data-grsf-home="">
       {offer && <p class="of">{offer}</p>}
       <Share />
-      <div class="g hs">
-        <Tile v={count} label={t('progress.count', { count })} />
-        {figures}
-      </div>
+      <div class="g hs">{F && <F />}</div>
     </div>
   );
 }
