@@ -209,12 +209,30 @@ describe.skipIf(SKIP_BROWSER)('corner launcher and referred-friend welcome in Ch
     // and the share buttons, issue #32), never the sign-up form's; the icon sprite's and the home's
     // figures' chunks (the latter with the progress arithmetic) are requested beside it at boot and
     // painted when they arrive, nothing else.
+    // The figures' chunk is held back: the offer, the link, Copy and the share buttons paint without
+    // it, with no loading note, and the figures' grid already has their height, so nothing below moves.
     chunks.length = 0;
+    let showFigures!: () => void;
+    const figuresHeld = new Promise<void>((r) => (showFigures = r));
+    await page.route('**/widget/chunks/figures-*.js', async (route) => {
+      await figuresHeld;
+      await route.continue();
+    });
     await page.reload();
     await page.getByRole('link', { name: 'Invite friends' }).click();
     const home = page.getByRole('dialog', { name: 'Refer friends' });
     await home.getByRole('button', { name: design.share.copyButtonText }).waitFor();
+    expect(await home.locator('[data-grsf-home] .sb .btn').count()).toBeGreaterThan(0);
+    expect(await home.locator('[data-grsf-home] .tile').count()).toBe(0);
+    expect(await home.getByRole('tabpanel').getByRole('status').count()).toBe(0);
+    const figuresBox = home.locator('[data-grsf-home] .hs');
+    const reserved = (await figuresBox.boundingBox())!.height;
+    expect(reserved).toBeGreaterThanOrEqual(74);
+    showFigures();
     await home.locator('[data-grsf-home] .tile').first().waitFor();
+    // One row of tiles here (the count and a one-line way to the next reward at this width): the same height.
+    expect(Math.abs((await figuresBox.boundingBox())!.height - reserved)).toBeLessThan(1);
+    await page.unroute('**/widget/chunks/figures-*.js');
     expect(chunks.filter((c) => !['capture', 'launcher', 'form-capture'].includes(c)).sort()).toEqual(['figures', 'icons', 'share']);
     await context.close();
   }, 120_000);

@@ -9,16 +9,16 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { trackShare } from '../actions.ts';
 import type { ShareType } from '../api.ts';
-import { me, state } from '../state.ts';
+import { me, programType, state } from '../state.ts';
 import { Note, Section, copy, design, dtext, shareLink, uid } from '../ui.tsx';
 
-// The home's own rules: the offer set large, the link and Copy on one row, the figures as tiles (their
-// grid as tall as a row of tiles, 2 + 16 + 36 + 21 px, before their chunk fills it); an icon keeps
-// its 18 px box while the sprite is on its way.
+// The home's own rules: the offer set large, the link and Copy on one row, the figures as tiles (until
+// their chunk fills the grid, a hidden box per tile as tall as a tile, 2 + 16 + 36 + 21 px); an icon
+// keeps its 18 px box while the sprite is on its way.
 const CSS = `.of{font-size:1.15em;font-weight:600;margin:0 0 4px}
 .lk{display:flex;gap:8px;align-items:stretch;margin:2px 0 8px}.lk input{margin:0;min-width:0;flex:1}.lk button{flex:none}
 .lk button,.sb .btn{display:inline-flex;gap:6px;align-items:center}.lk svg,.sb svg{flex:none}
-.hs{margin-top:12px;min-height:75px}.hs .tile b{font-size:24px}
+.hs{margin-top:12px}.hs>u{visibility:hidden;min-height:75px}.hs .tile b{font-size:24px}
 .pb{height:8px;border-radius:4px;background:#e5e7eb;overflow:hidden;margin:6px 0 0}.pb i{display:block;height:100%;background:var(--p)}`;
 
 /** Channel → share URL (`{u}` the link, `{m}` the message); channels without a web share URL are not offered. */
@@ -144,7 +144,8 @@ export function Share() {
 /**
  * The home's figures (figures.tsx), their own chunk: boot requests it beside this one (registry.tsx
  * `preloadFirstPanel`), so it normally arrives with it. The home paints without it, the figures' grid
- * already as tall as a row of tiles (`.hs`), and never shows a loading note for them.
+ * holding a hidden tile-sized box (`.hs>u`) per tile to come (three for an affiliate program with
+ * earnings, else two), so it has their rows at any width; it never shows a loading note for them.
  */
 let figures: typeof import('./figures.tsx') | undefined;
 export const loadFigures = () => import('./figures.tsx').then((m) => (figures = m));
@@ -164,11 +165,12 @@ export function Home() {
   if (s.status !== 'ready' || !me()) return null;
   const offer = dtext(design().header?.postText);
   const F = figures?.Figures;
+  const boxes = programType() === 'AFFILIATE' && s.win.affiliate ? 3 : 2;
   return (
     <div data-grsf-home="">
       {offer && <p class="of">{offer}</p>}
       <Share />
-      <div class="g hs">{F && <F />}</div>
+      <div class="g hs">{F ? <F /> : Array.from({ length: boxes }, (_, i) => <u key={i} />)}</div>
     </div>
   );
 }
