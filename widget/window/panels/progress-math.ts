@@ -3,7 +3,7 @@
 // DOUBLE_SIDED rewards are earned on every referral, MILESTONE rewards when the count reaches a
 // multiple of `conversionsRequired`, up to the reward's limit; LEAD rewards count recorded sign-ups
 // as well. Only the window payload is read: no call of its own. Pure, so happy-dom tests check it
-// without a server. The home (share.tsx) shows its first figures, the progress panel all of them.
+// without a server. The home's figures (figures.tsx, whose chunk carries it) show the first figures, the progress panel all of them.
 import { t } from '../../i18n/index.ts';
 import type { Participant, WindowPayload } from '../api.ts';
 
