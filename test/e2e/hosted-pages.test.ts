@@ -177,7 +177,12 @@ describe.skipIf(SKIP_BROWSER)('hosted landing page and participant portal in Chr
       await expect.poll(() => tile('Clicks').innerText().catch(() => '')).toMatch(/1/);
       // Arrow keys move between the tabs, as in the window.
       await portal.getByRole('tab', { selected: true }).press('Home');
-      await expect.poll(() => portal.getByRole('tab', { selected: true }).innerText()).toBe('Share your link');
+      // Home goes to the first tab. The portal draws the participant's home (issue #32: the link, the
+      // figures) above its side list, so the list starts with the next section; the link stays in view.
+      await expect.poll(() => portal.getByRole('tab', { selected: true }).innerText()).toBe('Your progress');
+      expect(await portal.getByRole('tab').first().getAttribute('aria-selected')).toBe('true');
+      expect(await portal.getByRole('tab', { name: 'Home' }).count()).toBe(0);
+      expect(await portal.getByLabel('Your referral link', { exact: true }).inputValue()).toBe(sharer.shareUrl);
       await portal.getByRole('tab', { name: 'Summary' }).click();
       await expect.poll(() => tile('Referrals').count()).toBe(1);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);

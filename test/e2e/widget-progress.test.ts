@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
 import { ARTIFACTS, demoInBrowser, eventually, openPage, seriousA11yViolations, signInOnStore, SKIP_BROWSER } from './helpers.ts';
 
 // Issue #24 in real Chromium on the demo store: the progress panel (design `stats`) moves when the
@@ -121,6 +122,141 @@ describe.skipIf(SKIP_BROWSER)('progress toward the next reward, icons and images
     expect(await seriousA11yViolations(page)).toEqual([]);
     await context.close();
   }, 60_000);
+  /** The tabs' tops and whether the tab strip wraps: every tab on one row means one distinct top. */
+  const tabRows = (dialog: Locator) => dialog.getByRole('tablist').evaluate((list) => new Set([...list.querySelectorAll<HTMLElement>('[role=tab]')].map((t) => t.offsetTop)).size);
+
+  /** Every section through the tablist by keyboard: Home first, then ArrowRight to each, each panel drawn and labelled by its tab. */
+  async function everySectionByKeyboard(page: Page, dialog: Locator): Promise<string[]> {
+    const tabs = dialog.getByRole('tab');
+    const names = await tabs.allTextContents();
+    await tabs.first().focus();
+    await page.keyboard.press('Home');
+    for (let i = 0; i < names.length; i++) {
+      if (i) await page.keyboard.press('ArrowRight');
+      const tab = dialog.getByRole('tab', { name: names[i], exact: true });
+      await eventually(async () => (await tab.getAttribute('aria-selected')) === 'true' && (await tab.evaluate((el) => (el.getRootNode() as ShadowRoot).activeElement === el)), 10_000, `${names[i]} selected and focused`);
+      const panel = dialog.getByRole('tabpanel', { name: names[i], exact: true });
+      await eventually(async () => ((await panel.innerText()).trim().length > 0 && !(await panel.innerText()).includes('Loading…')), 10_000, `${names[i]}'s panel`);
+    }
+    return names;
+  }
+
+  it('the home (issue #32): the offer, the link with Copy and share buttons, the way to the next reward and the count; the sections in one row of tabs at 320, 390 and 1366 px, each reached by keyboard; LIST mode lists them under the home', async () => {
+    await env.demo.rest('PATCH', `/campaign/${pid()}/design`, { header: { postText: 'Give $10, get $10 for every friend who joins.' } });
+    env.demo.app.deps.mobilePrograms.forget(pid());
+    const referrer = await participant(env.demo.state.people.referrer);
+    const { context, page } = await openPage(env.browser, { viewport: { width: 1366, height: 900 }, reducedMotion: 'reduce' });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.demo.url });
+    await page.goto(`${env.demo.url}/`);
+    await signInOnStore(page, referrer.email);
+    await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Refer friends' });
+    const home = dialog.getByRole('tabpanel', { name: 'Home', exact: true });
+    await home.getByRole('textbox', { name: 'Your referral link', exact: true }).waitFor();
+    expect(await dialog.getByRole('tab', { selected: true }).textContent()).toBe('Home');
+    expect(await home.locator('.of').textContent()).toBe('Give $10, get $10 for every friend who joins.');
+    const link = await home.getByRole('textbox', { name: 'Your referral link', exact: true }).inputValue();
+    expect(link).toBe(referrer.shareUrl);
+    // The demo's per-referral reward is always one referral away (the progress panel's rule: the nearest reward).
+    await home.getByText(/^1 more referral to earn \S/).waitFor();
+    expect(await home.getByRole('progressbar', { name: 'Progress toward your next milestone' }).count()).toBe(1);
+    expect(await home.locator('.tile').first().innerText()).toBe(`${referrer.referralCount}\n${referrer.referralCount === 1 ? 'referral' : 'referrals'} so far`);
+    expect(await home.getByRole('link', { name: 'Share via WhatsApp' }).count()).toBe(1);
+    const design = await env.demo.rest('GET', `/campaign/${pid()}/design`);
+    await home.getByRole('button', { name: design.share.copyButtonText, exact: true }).click();
+    await home.getByRole('status').filter({ hasText: design.share.copiedText }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
+    // No empty half-dialog: the dialog ends where its content does.
+    const box = (await dialog.boundingBox())!;
+    expect(box.height).toBeLessThan(900);
+    expect(await tabRows(dialog)).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-32-window-home-referral-1366.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    const names = await everySectionByKeyboard(page, dialog);
+    expect(names).toEqual(['Home', 'Your progress', design.share.invite.title, design.rewards.title, design.referralStatus.title, design.leaderboard.title]);
+    for (const width of [390, 320]) {
+      await page.setViewportSize({ width, height: 800 });
+      expect(await tabRows(dialog), `one row of tabs at ${width} px`).toBe(1);
+      expect(await dialog.evaluate((el) => el.scrollWidth - el.clientWidth), `no sideways scroll of the dialog at ${width} px`).toBeLessThanOrEqual(0);
+    }
+    // End is the last tab, scrolled into view inside the strip.
+    await page.keyboard.press('End');
+    const last = dialog.getByRole('tab', { name: 'Leaderboard', exact: true });
+    await eventually(async () => (await last.getAttribute('aria-selected')) === 'true', 10_000, 'the last tab');
+    await eventually(async () => {
+      const [t, l] = [(await last.boundingBox())!, (await dialog.getByRole('tablist').boundingBox())!];
+      return t.x >= l.x - 1 && t.x + t.width <= l.x + l.width + 1;
+    }, 10_000, 'the last tab in view');
+    await page.keyboard.press('Home');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await home.getByRole('textbox', { name: 'Your referral link', exact: true }).waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-32-window-home-referral-390.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    // Escape closes the window.
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+
+    // LIST: the home with the sections listed under it; Enter opens one with Back focused; Back returns focus to its entry.
+    await env.demo.rest('PATCH', `/campaign/${pid()}/design`, { window: { navigationMode: 'LIST' } });
+    env.demo.app.deps.mobilePrograms.forget(pid());
+    await page.reload();
+    await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
+    const nav = dialog.getByRole('navigation', { name: 'Sections' });
+    await nav.waitFor();
+    await dialog.getByRole('textbox', { name: 'Your referral link', exact: true }).waitFor();
+    const entries = await nav.getByRole('button').allTextContents();
+    expect(entries).toEqual(names.slice(1));
+    for (const entry of entries) {
+      await nav.getByRole('button', { name: entry, exact: true }).focus();
+      await page.keyboard.press('Enter');
+      const back = dialog.getByRole('button', { name: 'Back', exact: true });
+      await eventually(() => back.evaluate((el) => (el.getRootNode() as ShadowRoot).activeElement === el), 10_000, `Back focused in ${entry}`);
+      await page.keyboard.press('Enter');
+      const again = nav.getByRole('button', { name: entry, exact: true });
+      await eventually(() => again.evaluate((el) => (el.getRootNode() as ShadowRoot).activeElement === el), 10_000, `${entry} focused again`);
+    }
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-32-window-home-list-390.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await env.demo.rest('PATCH', `/campaign/${pid()}/design`, { window: { navigationMode: 'TABS' } });
+    env.demo.app.deps.mobilePrograms.forget(pid());
+    await context.close();
+  }, 150_000);
+
+  it('the affiliate’s home (issue #32): the link with Copy, earnings so far, the upcoming payout and the count; every section in one row of tabs by keyboard', async () => {
+    const aid = env.demo.state.affiliateProgramId;
+    const affiliate = await env.demo.rest('GET', `/campaign/${aid}/participant/${encodeURIComponent(env.demo.state.people.affiliate)}`);
+    const { context, page } = await openPage(env.browser, { viewport: { width: 1366, height: 900 }, reducedMotion: 'reduce' });
+    await page.goto(`${env.demo.url}/partners`);
+    await signInOnStore(page, affiliate.email);
+    await page.locator('header').getByRole('button', { name: 'Partner portal' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Partner portal' });
+    const home = dialog.getByRole('tabpanel', { name: 'Home', exact: true });
+    const field = home.getByRole('textbox', { name: 'Your affiliate link', exact: true });
+    await field.waitFor();
+    expect(await field.inputValue()).toBe(affiliate.shareUrl);
+    const tiles = await home.locator('.tile').allInnerTexts();
+    expect(tiles[0]).toBe(`${affiliate.referralCount}\n${affiliate.referralCount === 1 ? 'referral' : 'referrals'} so far`);
+    expect(tiles[1]).toMatch(/^\$\d[\d,]*\.\d\d\nEarned so far$/);
+    expect(tiles[2]).toMatch(/^\$\d[\d,]*\.\d\d\nUpcoming payout$/);
+    expect(await tabRows(dialog)).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-32-window-home-affiliate-1366.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    const names = await everySectionByKeyboard(page, dialog);
+    expect(names[0]).toBe('Home');
+    expect(names.length).toBeGreaterThanOrEqual(7);
+    for (const width of [390, 320]) {
+      await page.setViewportSize({ width, height: 800 });
+      expect(await tabRows(dialog), `one row of tabs at ${width} px`).toBe(1);
+      expect(await dialog.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+    }
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.keyboard.press('Home');
+    await field.waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'issue-32-window-home-affiliate-390.png') });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await context.close();
+  }, 120_000);
+
   // Issue #27: the window in the program's languages. Last in this suite: it turns the demo program German.
   it('a German participant of a [de, en] program reads the window in German; switching to English in settings saves and re-renders; Japanese too; axe and screenshots at 1280 and 320 px', async () => {
     await env.demo.rest('PATCH', `/campaign/${pid()}/options`, { languages: { baseLanguage: 'de', additionalLanguages: ['en'] } });
@@ -145,9 +281,15 @@ describe.skipIf(SKIP_BROWSER)('progress toward the next reward, icons and images
     await dialog.getByRole('link', { name: 'Über Facebook teilen' }).waitFor();
     const language = dialog.getByRole('combobox', { name: 'Sprache' });
     await language.waitFor();
-    // No English outside the owner's texts (the reward titles are the owner's): the window's own words are German.
+    // No English outside the owner's texts (the rewards' titles and descriptions are the owner's; the
+    // home names the next reward, issue #32): the window's own words are German.
     const ENGLISH = /\b(Refer|friends?|Share|Copy|Your|link|Sign|out|Rewards?|Leaderboard|Referrals?|Invite|Loading|Close|Progress|Language|via|more|earn|Next|to go|rank)\b/;
-    const words = (await dialog.innerText()).replace(/A branded mug|A hoodie|Mug|Hoodie/g, '');
+    const owners = ((await env.demo.rest('GET', `/campaign/${pid()}/reward-configs`)).rewards as Array<{ title?: string | null; description?: string | null }>)
+      .flatMap((r) => [r.description, r.title])
+      .filter((x): x is string => !!x)
+      .sort((a, b) => b.length - a.length);
+    expect(owners).toContain('A branded mug');
+    const words = owners.reduce((text, own) => text.split(own).join(''), await dialog.innerText());
     expect(words.match(ENGLISH)?.[0] ?? null, words).toBeNull();
     expect(await dialog.getByRole('button', { name: 'Schließen' }).count()).toBe(1);
     expect(await language.locator('option').allTextContents()).toEqual(['Deutsch', 'English']);

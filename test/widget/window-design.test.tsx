@@ -41,8 +41,10 @@ describe('design texts in the window', () => {
     gs().open();
     const d = await until(dialog);
     await until(() => d.querySelector('input[readonly]'));
-    expect(d.querySelector('.hd + p')!.textContent).toBe('Hi <b>Ann</b>, you have 0 referrals at Acme Store.');
-    expect(d.querySelector('b')).toBeNull();
+    // A participant's header.postText is the offer their home opens with (issue #32).
+    expect(d.querySelector('[data-grsf-home] > p.of')!.textContent).toBe('Hi <b>Ann</b>, you have 0 referrals at Acme Store.');
+    // The first name stayed text: no element came of it (the home's figures are <b> tiles of their own).
+    expect([...d.querySelectorAll('b')].map((b) => b.textContent)).not.toContain('Ann');
     expect(textOf(d)).toContain(`Your link: ${ann.participant.shareUrl} no code yet`);
     expect(textOf(d)).not.toContain('{{');
   });
@@ -102,7 +104,8 @@ describe('design texts in the window', () => {
       return t.length > 1 && t;
     });
     // The progress panel (issue #24) takes the design's `stats` title.
-    expect(names).toEqual([before.share.title, before.stats.title, 'Prizes', 'Friends', 'Stats']);
+    // The first is the participant's home (issue #32), which holds the share section.
+    expect(names).toEqual(['Home', before.stats.title, 'Prizes', 'Friends', 'Stats']);
     [...d.querySelectorAll<HTMLElement>('[role="tab"]')].find((x) => x.textContent === 'Prizes')!.click();
     await until(() => [...d.querySelectorAll('h2')].some((h) => h.textContent === 'Prizes'));
     await until(() => textOf(d).includes(before.rewards.emptyState));

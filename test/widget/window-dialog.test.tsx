@@ -80,7 +80,7 @@ describe('growsurf.open()', () => {
     const d = await until(dialog);
     await until(() => d.querySelectorAll('[role="tab"]').length > 1 && d);
     for (const b of d.querySelectorAll('button, a')) expect((b.getAttribute('aria-label') ?? b.textContent ?? '').trim()).not.toBe('');
-    for (const input of d.querySelectorAll('input, textarea')) expect(input.closest('label'), input.outerHTML).not.toBeNull();
+    for (const input of d.querySelectorAll('input, textarea')) expect(input.closest('label') ?? d.querySelector(`label[for="${input.id}"]`), input.outerHTML).not.toBeNull();
     const tabs = () => [...d.querySelectorAll<HTMLElement>('[role="tab"]')];
     expect(tabs()[0]!.getAttribute('aria-selected')).toBe('true');
     key(tabs()[0]!, 'ArrowRight');
@@ -115,10 +115,13 @@ describe('growsurf.open()', () => {
     expect(d.querySelector('[role="tablist"]')).toBeNull();
     const nav = d.querySelector('nav')!;
     expect(nav.getAttribute('aria-label')).toBe('Sections');
+    // The home (issue #32) is shown above the list: the share section with the design's title; the list holds the others.
+    await until(() => [...d.querySelectorAll('h2')].some((h) => h.textContent === 'Spread the word'));
     const first = nav.querySelector('button')!;
-    expect(first.textContent).toBe('Spread the word');
+    expect(first.textContent).toBe('Your progress');
     first.click();
-    await until(() => d.querySelector('h2') && [...d.querySelectorAll('h2')].some((h) => h.textContent === 'Spread the word'));
+    // The chosen section replaces the home: the share section is gone, Back takes focus.
+    await until(() => ![...d.querySelectorAll('h2')].some((h) => h.textContent === 'Spread the word'));
     const root = host()!.shadowRoot!;
     await until(() => root.activeElement?.textContent === 'Back');
     const r = root.querySelector<HTMLElement>('.r')!;

@@ -121,7 +121,7 @@ describe('share panel', () => {
     const input = await until(() => el.shadowRoot?.querySelector<HTMLInputElement>('input[readonly]'));
     expect(input.value).toBe(ann.participant.shareUrl);
     expect(el.shadowRoot!.querySelector('h2')!.textContent).toBe(share.title);
-    expect(input.closest('label')!.textContent).toBe(share.linkLabel);
+    expect(el.shadowRoot!.querySelector(`label[for="${input.id}"]`)!.textContent).toBe(share.linkLabel);
     const copy = [...el.shadowRoot!.querySelectorAll('button')].find((b) => b.textContent === share.copyButtonText)!;
     copy.click();
     await until(() => shares.length === 1);

@@ -53,4 +53,13 @@ export const messages = {
   'channel.email': 'E-Mail',
   'channel.sms': 'SMS',
   'channel.qrcode': 'QR-Code',
+  'window.home': 'Übersicht',
+  'home.earned': 'Bisher verdient',
+  'rewards.reward': 'Prämie',
+  'affiliate.upcoming': 'Nächste Auszahlung',
+  'progress.count': { one: 'Empfehlung bisher', other: 'Empfehlungen bisher' },
+  'progress.next': { one: 'Noch {count} Empfehlung bis {reward}', other: 'Noch {count} Empfehlungen bis {reward}' },
+  'progress.bar': 'Fortschritt bis zum nächsten Meilenstein',
+  'progress.of': { one: '{done} von {count} Empfehlung', other: '{done} von {count} Empfehlungen' },
+  'progress.all': 'Du hast alle Prämien erhalten. Danke!',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

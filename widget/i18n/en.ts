@@ -1,6 +1,7 @@
 // English, the base language: the part of the catalogue the window's first load needs (window,
-// states, tab titles, the sign-up and share words other chunks share too). The first panels' own
-// messages travel with their chunks: `en-signup.ts` (the sign-up form) and `en-share.ts` (the share
+// states, tab titles, the share words other chunks share too). The first panels' own
+// messages travel with their chunks: `en-signup.ts` (the sign-up form, and the login, welcome and
+// application forms' shared words) and `en-share.ts` (the share
 // panel and its channel names); the secondary panels' are in `en-panels.ts`, registered by those
 // panels' chunks. Together they are complete; every other
 // language may be partial, and `t` falls back to English key by key.
@@ -18,12 +19,6 @@ export const en = {
   'state.unavailable': 'This is not available right now.',
   'state.signedOut': 'Sign up to see this.',
   'signup.title': 'Join and share',
-  'signup.email': 'Email',
-  'signup.firstName': 'First name',
-  'signup.lastName': 'Last name',
-  'login.button': 'Email me a sign-in link',
-  'signup.referred': 'You were invited by a friend. Sign up to claim your reward.',
-  'signup.referredHeading': 'Your friend sent you a gift',
   'referrer.fallback': 'A friend',
   'share.title': 'Share your link',
   'share.copied': 'Copied!',
@@ -42,6 +37,15 @@ export const en = {
   'traffic.title': 'Traffic',
   'progress.title': 'Your progress',
   'application.title': 'Apply to become an affiliate',
+  'window.home': 'Home',
+  'home.earned': 'Earned so far',
+  'rewards.reward': 'Reward',
+  'affiliate.upcoming': 'Upcoming payout',
+  'progress.count': { one: 'referral so far', other: 'referrals so far' },
+  'progress.next': { one: '{count} more referral to earn {reward}', other: '{count} more referrals to earn {reward}' },
+  'progress.bar': 'Progress toward your next milestone',
+  'progress.of': { one: '{done} of {count} referral', other: '{done} of {count} referrals' },
+  'progress.all': 'You have earned every reward on offer. Thank you!',
   'settings.logout': 'Sign out',
   'badge.label': { one: '{count} unread notification', other: '{count} unread notifications' },
 } as const;

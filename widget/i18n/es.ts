@@ -53,4 +53,13 @@ export const messages = {
   'channel.email': 'Correo',
   'channel.sms': 'SMS',
   'channel.qrcode': 'Código QR',
+  'window.home': 'Inicio',
+  'home.earned': 'Ganado hasta ahora',
+  'rewards.reward': 'Recompensa',
+  'affiliate.upcoming': 'Próximo pago',
+  'progress.count': { one: 'referido hasta ahora', many: 'referidos hasta ahora', other: 'referidos hasta ahora' },
+  'progress.next': { one: 'Te falta {count} referido para ganar {reward}', many: 'Te faltan {count} referidos para ganar {reward}', other: 'Te faltan {count} referidos para ganar {reward}' },
+  'progress.bar': 'Progreso hacia tu próximo objetivo',
+  'progress.of': { one: '{done} de {count} referido', many: '{done} de {count} referidos', other: '{done} de {count} referidos' },
+  'progress.all': 'Has ganado todas las recompensas disponibles. ¡Gracias!',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

@@ -53,4 +53,13 @@ export const messages = {
   'channel.email': 'E-mail',
   'channel.sms': 'SMS',
   'channel.qrcode': 'QR code',
+  'window.home': 'Accueil',
+  'home.earned': 'Gagné à ce jour',
+  'rewards.reward': 'Récompense',
+  'affiliate.upcoming': 'Prochain paiement',
+  'progress.count': { one: 'parrainage jusqu’ici', many: 'parrainages jusqu’ici', other: 'parrainages jusqu’ici' },
+  'progress.next': { one: 'Encore {count} parrainage pour gagner {reward}', many: 'Encore {count} parrainages pour gagner {reward}', other: 'Encore {count} parrainages pour gagner {reward}' },
+  'progress.bar': 'Progression vers votre prochain palier',
+  'progress.of': { one: '{done} parrainage sur {count}', many: '{done} parrainages sur {count}', other: '{done} parrainages sur {count}' },
+  'progress.all': 'Vous avez gagné toutes les récompenses proposées. Merci !',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

@@ -53,4 +53,13 @@ export const messages = {
   'channel.email': 'Email',
   'channel.sms': 'SMS',
   'channel.qrcode': 'Kode QR',
+  'window.home': 'Beranda',
+  'home.earned': 'Pendapatan sejauh ini',
+  'rewards.reward': 'Hadiah',
+  'affiliate.upcoming': 'Pembayaran berikutnya',
+  'progress.count': { other: 'referensi sejauh ini' },
+  'progress.next': { other: '{count} referensi lagi untuk mendapatkan {reward}' },
+  'progress.bar': 'Progres menuju target berikutnya',
+  'progress.of': { other: '{done} dari {count} referensi' },
+  'progress.all': 'Anda sudah mendapatkan semua hadiah yang tersedia. Terima kasih!',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

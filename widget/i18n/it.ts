@@ -53,4 +53,13 @@ export const messages = {
   'channel.email': 'Email',
   'channel.sms': 'SMS',
   'channel.qrcode': 'Codice QR',
+  'window.home': 'Home',
+  'home.earned': 'Guadagnato finora',
+  'rewards.reward': 'Premio',
+  'affiliate.upcoming': 'Prossimo pagamento',
+  'progress.count': { one: 'invito riuscito finora', many: 'inviti riusciti finora', other: 'inviti riusciti finora' },
+  'progress.next': { one: 'Ancora {count} invito per ottenere {reward}', many: 'Ancora {count} inviti per ottenere {reward}', other: 'Ancora {count} inviti per ottenere {reward}' },
+  'progress.bar': 'Progressi verso il prossimo traguardo',
+  'progress.of': { one: '{done} su {count} invito', many: '{done} su {count} inviti', other: '{done} su {count} inviti' },
+  'progress.all': 'Hai ottenuto tutti i premi disponibili. Grazie!',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

@@ -53,4 +53,13 @@ export const messages = {
   'channel.email': 'メール',
   'channel.sms': 'SMS',
   'channel.qrcode': 'QRコード',
+  'window.home': 'ホーム',
+  'home.earned': 'これまでの獲得額',
+  'rewards.reward': '特典',
+  'affiliate.upcoming': '次回の支払い',
+  'progress.count': { other: '人を紹介済み' },
+  'progress.next': { other: 'あと {count} 人の紹介で{reward}を獲得' },
+  'progress.bar': '次の目標までの進捗',
+  'progress.of': { other: '{count} 人中 {done} 人' },
+  'progress.all': '用意されたすべての特典を獲得しました。ありがとうございます！',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

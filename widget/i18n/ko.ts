@@ -53,4 +53,13 @@ export const messages = {
   'channel.email': '이메일',
   'channel.sms': '문자',
   'channel.qrcode': 'QR 코드',
+  'window.home': '홈',
+  'home.earned': '지금까지 받은 금액',
+  'rewards.reward': '리워드',
+  'affiliate.upcoming': '다음 지급',
+  'progress.count': { other: '명 추천 완료' },
+  'progress.next': { other: '{count}명 더 추천하면 {reward} 획득' },
+  'progress.bar': '다음 목표까지의 진행률',
+  'progress.of': { other: '{count}명 중 {done}명' },
+  'progress.all': '준비된 리워드를 모두 받았어요. 감사합니다!',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

@@ -53,4 +53,13 @@ export const messages = {
   'channel.email': 'E-mail',
   'channel.sms': 'Sms',
   'channel.qrcode': 'QR-code',
+  'window.home': 'Overzicht',
+  'home.earned': 'Tot nu toe verdiend',
+  'rewards.reward': 'Beloning',
+  'affiliate.upcoming': 'Volgende uitbetaling',
+  'progress.count': { one: 'verwijzing tot nu toe', other: 'verwijzingen tot nu toe' },
+  'progress.next': { one: 'Nog {count} verwijzing voor {reward}', other: 'Nog {count} verwijzingen voor {reward}' },
+  'progress.bar': 'Voortgang naar je volgende mijlpaal',
+  'progress.of': { one: '{done} van {count} verwijzing', other: '{done} van {count} verwijzingen' },
+  'progress.all': 'Je hebt alle beloningen verdiend. Bedankt!',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

@@ -58,4 +58,28 @@ export const messages = {
   'channel.email': 'E-mail',
   'channel.sms': 'SMS',
   'channel.qrcode': 'Kod QR',
+  'window.home': 'Start',
+  'home.earned': 'Zarobiono do tej pory',
+  'rewards.reward': 'Nagroda',
+  'affiliate.upcoming': 'Najbliższa wypłata',
+  'progress.count': {
+    one: 'polecenie do tej pory',
+    few: 'polecenia do tej pory',
+    many: 'poleceń do tej pory',
+    other: 'polecenia do tej pory',
+  },
+  'progress.next': {
+    one: 'Jeszcze {count} polecenie do nagrody: {reward}',
+    few: 'Jeszcze {count} polecenia do nagrody: {reward}',
+    many: 'Jeszcze {count} poleceń do nagrody: {reward}',
+    other: 'Jeszcze {count} polecenia do nagrody: {reward}',
+  },
+  'progress.bar': 'Postęp do następnego progu',
+  'progress.of': {
+    one: '{done} z {count} polecenia',
+    few: '{done} z {count} poleceń',
+    many: '{done} z {count} poleceń',
+    other: '{done} z {count} polecenia',
+  },
+  'progress.all': 'Zdobyto wszystkie dostępne nagrody. Dziękujemy!',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

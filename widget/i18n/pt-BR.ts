@@ -53,4 +53,13 @@ export const messages = {
   'channel.email': 'E-mail',
   'channel.sms': 'SMS',
   'channel.qrcode': 'QR code',
+  'window.home': 'Início',
+  'home.earned': 'Ganho até agora',
+  'rewards.reward': 'Recompensa',
+  'affiliate.upcoming': 'Próximo pagamento',
+  'progress.count': { one: 'indicação até agora', many: 'indicações até agora', other: 'indicações até agora' },
+  'progress.next': { one: 'Falta {count} indicação para ganhar {reward}', many: 'Faltam {count} indicações para ganhar {reward}', other: 'Faltam {count} indicações para ganhar {reward}' },
+  'progress.bar': 'Progresso até a próxima meta',
+  'progress.of': { one: '{done} de {count} indicação', many: '{done} de {count} indicações', other: '{done} de {count} indicações' },
+  'progress.all': 'Você ganhou todas as recompensas disponíveis. Obrigado!',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

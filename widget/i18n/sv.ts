@@ -53,4 +53,13 @@ export const messages = {
   'channel.email': 'E-post',
   'channel.sms': 'Sms',
   'channel.qrcode': 'QR-kod',
+  'window.home': 'Översikt',
+  'home.earned': 'Intjänat hittills',
+  'rewards.reward': 'Belöning',
+  'affiliate.upcoming': 'Kommande utbetalning',
+  'progress.count': { one: 'värvning hittills', other: 'värvningar hittills' },
+  'progress.next': { one: '{count} värvning till för att få {reward}', other: '{count} värvningar till för att få {reward}' },
+  'progress.bar': 'Framsteg mot nästa milstolpe',
+  'progress.of': { one: '{done} av {count} värvning', other: '{done} av {count} värvningar' },
+  'progress.all': 'Du har tjänat alla belöningar som finns. Tack!',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

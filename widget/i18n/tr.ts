@@ -53,4 +53,13 @@ export const messages = {
   'channel.email': 'E-posta',
   'channel.sms': 'SMS',
   'channel.qrcode': 'QR kod',
+  'window.home': 'Ana sayfa',
+  'home.earned': 'Şimdiye kadar kazanılan',
+  'rewards.reward': 'Ödül',
+  'affiliate.upcoming': 'Yaklaşan ödeme',
+  'progress.count': { one: 'tavsiyeniz var', other: 'tavsiyeniz var' },
+  'progress.next': { one: '{reward} için {count} tavsiye daha', other: '{reward} için {count} tavsiye daha' },
+  'progress.bar': 'Sonraki hedefe doğru ilerleme',
+  'progress.of': { one: '{count} tavsiyeden {done}', other: '{count} tavsiyeden {done}' },
+  'progress.all': 'Sunulan tüm ödülleri kazandınız. Teşekkürler!',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

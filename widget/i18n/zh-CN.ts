@@ -55,4 +55,13 @@ export const messages = {
   'channel.linkedin': '领英',
   'channel.wechat': '微信',
   'channel.qrcode': '二维码',
+  'window.home': '首页',
+  'home.earned': '累计收益',
+  'rewards.reward': '奖励',
+  'affiliate.upcoming': '即将付款',
+  'progress.count': { other: '次成功推荐' },
+  'progress.next': { other: '再推荐 {count} 位即可获得{reward}' },
+  'progress.bar': '距下一个里程碑的进度',
+  'progress.of': { other: '{done}/{count} 位' },
+  'progress.all': '您已获得所有奖励。谢谢！',
 } satisfies Partial<Record<MessageKey, string | Plural>>;

@@ -1,13 +1,16 @@
 // The full-page participant portal of the hosted pages: the window's own panels (registry.tsx), state
 // and sign-in, laid out for a page instead of a dialog. A visitor sees the sign-up form (landing page)
-// or the email sign-in (portal page); a participant sees every panel the window would show, as tabs.
+// or the email sign-in (portal page); a participant sees their home at the top and every other
+// section the window would show below it: a side list on wide screens, the window's one-row tabs on
+// narrow ones (issue #32).
 import { useEffect, useState } from 'preact/hooks';
 import type { ComponentType } from 'preact';
 import { t } from '../i18n/index.ts';
 import { PANELS } from '../window/panels/registry.tsx';
 import { me, programType, state } from '../window/state.ts';
 import { shutdown } from '../window/actions.ts';
-import { Ready, Root, copy, dtext, uid } from '../window/ui.tsx';
+import { Ready, Root, copy } from '../window/ui.tsx';
+import { Sections } from '../window/sections.tsx';
 
 /** Which page the portal is on: the landing page opens on sign-up, the portal page on sign-in. */
 export type Mode = 'landing' | 'portal';
@@ -24,7 +27,13 @@ export const PORTAL_CSS = `.pt{font-size:16px;padding:20px;border-radius:var(--r
 .pt [role=tab]{padding:10px 14px;min-height:44px}
 .pt .who{display:flex;flex-wrap:wrap;gap:8px;align-items:center;justify-content:space-between;margin-bottom:8px}
 .pt a:not(.btn){color:var(--p)}
-@media (min-width:900px){.pt{padding:32px}}`;
+.pt .side{margin-top:24px}
+@media (min-width:900px){.pt{padding:32px}
+.pt [data-grsf-home]{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:8px 32px;align-items:start}.pt [data-grsf-home] .of{grid-column:1/-1}.pt .hs{margin-top:40px}
+.side{display:grid;grid-template-columns:minmax(180px,220px) minmax(0,1fr);gap:32px;align-items:start}
+.side [role=tablist]{flex-direction:column;overflow:visible;border:0;border-right:1px solid #e5e7eb;margin:0}
+.side [role=tab]{white-space:normal;text-align:left;border-bottom:0;border-right:3px solid transparent;margin-right:-1px}
+.side [role=tablist] [aria-selected=true]{border-color:var(--p)}}`;
 
 /** The sign-in form, fetched as the window's own login chunk. */
 function SignIn({ back }: { back: () => void }) {
@@ -40,29 +49,15 @@ function SignIn({ back }: { back: () => void }) {
   return m ? <m.Login back={back} /> : <p role="status">{t('state.loading')}</p>;
 }
 
-/** The signed-in participant's panels as tabs (arrow keys, Home and End move between them), as in the window. */
-function Tabs({ mode, programId }: { mode: Mode; programId: string }) {
-  const [tab, setTab] = useState<string | null>(null);
-  const [ids] = useState(() => ({ panel: uid('pp') }));
+/** The signed-in participant's page: who is signed in, their home, and the other sections. */
+function Member({ mode, programId }: { mode: Mode; programId: string }) {
   const s = state.value;
   const p = me();
   if (s.status !== 'ready' || !p) return null;
   const panels = PANELS.filter((x) => x.shown());
-  const active = panels.find((x) => x.id === tab) ?? panels[0];
-  const onKey = (e: KeyboardEvent) => {
-    const i = panels.findIndex((x) => x === active);
-    const k = e.key;
-    const next = k === 'ArrowRight' || k === 'ArrowDown' ? i + 1 : k === 'ArrowLeft' || k === 'ArrowUp' ? i - 1 : k === 'Home' ? 0 : k === 'End' ? panels.length - 1 : null;
-    if (next === null) return;
-    e.preventDefault();
-    const to = panels[(next + panels.length) % panels.length]!;
-    setTab(to.id);
-    const root = (e.currentTarget as HTMLElement).getRootNode() as ShadowRoot;
-    requestAnimationFrame(() => (root.getElementById(`${ids.panel}-${to.id}`) as HTMLElement | null)?.focus());
-  };
   const name = [p.firstName, p.lastName].filter(Boolean).join(' ') || p.email;
   const design = s.win.design;
-  const C = active?.C as ComponentType<{ inWindow?: boolean }> | undefined;
+  const Home = panels[0]!.C as ComponentType<{ inWindow?: boolean }>;
   return (
     <>
       <div class="who">
@@ -73,35 +68,13 @@ function Tabs({ mode, programId }: { mode: Mode; programId: string }) {
           </button>
         )}
       </div>
-      {dtext(design?.header?.postText) && <p class="m">{dtext(design?.header?.postText)}</p>}
       {mode === 'landing' && (
         <p class="m">
           {t('portal.portalHint')} <a href={portalHref(programId)}>{t('portal.openPortal')}</a>
         </p>
       )}
-      {panels.length > 1 && (
-        <div role="tablist" aria-label={t(programType() === 'AFFILIATE' ? 'window.titleAffiliate' : 'window.title')} onKeyDown={onKey}>
-          {panels.map((x) => (
-            <button
-              type="button"
-              role="tab"
-              key={x.id}
-              id={`${ids.panel}-${x.id}`}
-              aria-selected={x === active}
-              aria-controls={ids.panel}
-              tabIndex={x === active ? 0 : -1}
-              onClick={() => setTab(x.id)}
-            >
-              {x.title()}
-            </button>
-          ))}
-        </div>
-      )}
-      {active && C && (
-        <div id={ids.panel} role={panels.length > 1 ? 'tabpanel' : undefined} aria-labelledby={panels.length > 1 ? `${ids.panel}-${active.id}` : undefined}>
-          <C inWindow />
-        </div>
-      )}
+      <Home inWindow />
+      <Sections panels={panels.slice(1)} label={t(programType() === 'AFFILIATE' ? 'window.titleAffiliate' : 'window.title')} side />
     </>
   );
 }
@@ -115,7 +88,7 @@ export function Portal({ mode, programId }: { mode: Mode; programId: string }) {
       <div class="pt">
         <Ready>
           {me() ? (
-            <Tabs mode={mode} programId={programId} />
+            <Member mode={mode} programId={programId} />
           ) : view === 'signin' ? (
             <SignIn back={() => setView('signup')} />
           ) : (

@@ -1,5 +1,6 @@
 // What `window.growsurf` does besides signing visitors up (sign-ups.ts, in the sign-up form's chunk):
-// auto-authentication, referral triggers, shares and the events they fire, shutdown.
+// auto-authentication, shares and the events they fire, shutdown (referral triggers and invitations:
+// ops.ts, fetched when called).
 import type { Participant, ShareType, UpfrontDiscount } from './api.ts';
 import { countUnread, ctx, fire, me, refresh, state } from './state.ts';
 
@@ -18,17 +19,6 @@ export async function init(opts?: { email?: string; hash?: string }): Promise<Pa
   }
   await refresh();
   return me();
-}
-
-/** `triggerReferral({email})`: only for the signed-in participant's own referral (MT1); the server decides whether it is allowed. */
-export async function triggerReferral(who?: { email?: string }) {
-  const p = me();
-  if (!p || (who?.email && who.email.trim().toLowerCase() !== p.email.toLowerCase())) {
-    throw new Error('triggerReferral works for the signed-in participant only; trigger other referrals from your server (REST).');
-  }
-  const res = await ctx.api.triggerReferral();
-  if (res.success) fire('referral', { participant: p, triggered: true });
-  return res;
 }
 
 /** Counts a share, then tells subscribers. */

@@ -7,8 +7,8 @@ import type * as M from '../../shared/schemas/mobile.ts';
 import type * as MP from '../../shared/schemas/mobile-participants.ts';
 import type * as MC from '../../shared/schemas/mobile-campaign.ts';
 import type * as MW from '../../shared/schemas/mobile-window.ts';
-import type { referralList, sendInvitesResponse } from '../../shared/schemas/referral.ts';
-import type { participantRewardList, triggerReferralResponse } from '../../shared/schemas/reward.ts';
+import type { referralList } from '../../shared/schemas/referral.ts';
+import type { participantRewardList } from '../../shared/schemas/reward.ts';
 import type { CampaignDesign } from '../../shared/schemas/program-config-design.ts';
 import type { DeepPartial } from '../../shared/schemas/program-config.ts';
 import { STORE_KEYS, type WidgetRuntime } from '../runtime.ts';
@@ -58,25 +58,6 @@ export type InvitesInput = z.input<typeof MC.mobileInvitesSend>;
 /** Share types MSH1 accepts. */
 export type ShareType = z.infer<typeof MP.mobileShareTrack>['type'];
 
-/**
- * Paths of the affiliate-side operations (issue #6) and the participant resource list (MRS2). One
- * table, so a path change is one edit; the panels show "not available" while an operation answers 404.
- */
-export const PENDING_PATHS = {
-  affiliateSummary: 'participant/affiliate-summary',
-  commissions: 'participant/commissions',
-  commissionsRead: 'participant/commissions/read',
-  payouts: 'participant/payouts',
-  payoutsRead: 'participant/payouts/read',
-  payoutDestination: 'participant/payout-destination',
-  payoutConfirmation: 'participant/payout-destination/request-confirmation',
-  taxSession: 'participant/tax-info/session',
-  taxStatus: 'participant/tax-info',
-  applicationForm: 'affiliate-application-form',
-  applications: 'affiliate-applications',
-  resources: 'resources',
-} as const;
-
 /** A participant-API error: the REST error object's status, first field and code. */
 export class ApiError extends Error {
   constructor(
@@ -95,7 +76,10 @@ interface StoredSession {
 }
 type Body = Record<string, unknown>;
 
-/** One client per booted runtime: session token, participant token and every operation. */
+/**
+ * One client per booted runtime: session token, participant token and the operations the first
+ * load uses; the others are functions of ops.ts (issue #32), a chunk of the panels and methods that call them.
+ */
 export class Api {
   private session?: StoredSession;
   private sessionPromise?: Promise<string>;
@@ -176,60 +160,17 @@ export class Api {
   participant = () => this.call<Participant>('get', 'participant');
   /** MA1. */
   autoAuth = (email: string, hash: string) => this.call<z.infer<typeof M.mobileParticipantToken>>('post', 'participant-token', { email, hash });
-  /** MR1. */
-  validateReferrer = (body: z.input<typeof MP.mobileReferrerValidate>) => this.call<z.infer<typeof MP.mobileReferrerValidation>>('post', 'referrer/validate', body);
-  /** MP2. */
-  addParticipant = (body: ParticipantInput) => this.call<Created>('post', 'participants', body);
-  /** MP3. */
-  addReferredParticipant = (body: ReferredInput) => this.call<ReferredCreated>('post', 'referred-participants', body);
   /** MP4. */
   updateParticipant = (body: z.input<typeof MP.mobileParticipantUpdate>) => this.call<Participant>('patch', 'participant', body);
   /** MSH1. */
   trackShare = (type: ShareType) => this.call<z.infer<typeof MP.mobileShareTracked>>('post', 'participant/shares', { type });
-  /** MT1. */
-  triggerReferral = () => this.call<z.infer<typeof triggerReferralResponse>>('post', 'participant/referral-trigger', {});
-  /** MRF1. */
-  referrals = (q: { limit?: number; offset?: number } = {}) => this.call<ReferralList>('get', 'participant/referrals', undefined, q);
-  /** MI1. */
-  sendInvites = (body: InvitesInput) => this.call<z.infer<typeof sendInvitesResponse>>('post', 'participant/invites', body);
   /** MRW1. */
   rewards = (q: { limit?: number; nextId?: string } = {}) => this.call<RewardList>('get', 'participant/rewards', undefined, q);
   /** MRW2. */
   markRewardsRead = (rewardIds?: string[]) => this.call<z.infer<typeof MC.mobileRewardsReadResult>>('post', 'participant/rewards/read', rewardIds ? { rewardIds } : {});
-  /** MSM1. */
-  referralSummary = () => this.call<ReferralSummary>('get', 'participant/referral-summary');
-  /** ML1. */
-  leaderboard = (q: { leaderboardType?: string; limit?: number; offsetKey?: string } = {}) => this.call<Leaderboard>('get', 'leaderboard', undefined, q);
-  /** MVL2. */
-  setVanityKeys = (vanityKeys: string[]) => this.call<z.infer<typeof MC.mobileVanityLinks>>('post', 'participant/vanity-links', { vanityKeys });
-  /** MRS1: a fresh short-lived link on every call. */
-  downloadUrl = (resourceId: string) => this.call<z.infer<typeof MC.mobileDownloadUrl>>('post', `resources/${encodeURIComponent(resourceId)}/download-url`, {});
-
   // Affiliate side (issue #6): shapes from shared/schemas/{commission,payout,affiliate}.ts.
   /** Affiliate summary. */
-  affiliateSummary = () => this.call<A.AffiliateSummary>('get', PENDING_PATHS.affiliateSummary);
-  /** Commissions page. */
-  commissions = (q: { limit?: number; nextId?: string } = {}) => this.call<A.CommissionList>('get', PENDING_PATHS.commissions, undefined, q);
-  /** Marks every commission read. */
-  markCommissionsRead = () => this.call<{ success: boolean }>('post', PENDING_PATHS.commissionsRead, {});
-  /** Payouts page. */
-  payouts = (q: { limit?: number; nextId?: string } = {}) => this.call<A.PayoutList>('get', PENDING_PATHS.payouts, undefined, q);
-  /** Marks every payout read. */
-  markPayoutsRead = () => this.call<{ success: boolean }>('post', PENDING_PATHS.payoutsRead, {});
-  /** Payout destinations (P14 shape). */
-  payoutDestination = () => this.call<A.PayoutDestination>('get', PENDING_PATHS.payoutDestination);
-  /** Sends a confirmation link for one provider (P15 shape). */
-  requestPayoutConfirmation = (provider: string) => this.call<A.PayoutConfirmation>('post', PENDING_PATHS.payoutConfirmation, { provider });
-  /** Starts a hosted tax form session. */
-  taxSession = () => this.call<A.TaxSession>('post', PENDING_PATHS.taxSession, {});
-  /** The stored tax status. */
-  taxStatus = () => this.call<A.TaxSession['taxStatus']>('get', PENDING_PATHS.taxStatus);
-  /** The public affiliate application form. */
-  applicationForm = () => this.call<A.ApplicationForm>('get', PENDING_PATHS.applicationForm);
-  /** Submits an affiliate application. */
-  apply = (body: A.ApplicationInput) => this.call<A.ApplicationResult>('post', PENDING_PATHS.applications, body);
-  /** MRS2: the published resources a participant may see (FILE without a link: MRS1 signs one per open). */
-  resources = () => this.call<z.infer<typeof MC.mobileResourceList>>('get', PENDING_PATHS.resources);
+  affiliateSummary = () => this.call<A.AffiliateSummary>('get', 'participant/affiliate-summary');
 }
 
 /** The body of a 200, or an ApiError built from the REST error object. */

@@ -1,13 +1,15 @@
 // The participant window: a modal dialog in its own shadow root, with a focus trap, Escape to
-// close, focus returned to the opener, and tabs or a list per design.window.navigationMode.
+// close, focus returned to the opener, and the home with the other sections as tabs or a list per
+// design.window.navigationMode (sections.tsx).
 import { render } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { t } from '../i18n/index.ts';
 import { PANELS } from './panels/registry.tsx';
 import { ctx, mayTakeFocus, programType, refresh, safely, state, subscribe } from './state.ts';
 import { effect } from '@preact/signals';
 import { hooks, init, shutdown } from './actions.ts';
 import { Ready, Root, copy, dtext, mount, themeOverride, uid, type Theme } from './ui.tsx';
+import { Sections } from './sections.tsx';
 
 const FOCUSABLE = 'a[href],button:not([disabled]),input:not([disabled]),select,textarea,[tabindex]:not([tabindex="-1"])';
 
@@ -86,17 +88,14 @@ export function closeWindow(): void {
 
 function Window() {
   const dlg = useRef<HTMLDivElement>(null);
-  const [tab, setTab] = useState<string | null>(null);
-  const [ids] = useState(() => ({ title: uid('t'), panel: uid('p') }));
+  const title = useRef(uid('t')).current;
   const s = state.value;
-  const tabs = s.status !== 'ready' || s.win.design?.window?.navigationMode !== 'LIST';
-  useEffect(() => {
+  const list = s.status === 'ready' && s.win.design?.window?.navigationMode === 'LIST';
+  // As soon as the dialog is drawn, not a frame later (useEffect): a late first focus took it back from
+  // a section the reader had already chosen (LIST navigation's Back button).
+  useLayoutEffect(() => {
     if (mayTakeFocus()) dlg.current?.querySelector<HTMLElement>(FOCUSABLE)?.focus();
   }, []);
-  // LIST mode replaces the button that had focus: move it to the panel's Back button, or back to the list.
-  useEffect(() => {
-    if (!tabs) dlg.current?.querySelector<HTMLElement>(tab ? `#${ids.panel} button` : 'nav button')?.focus();
-  }, [tab]);
   const onKey = (e: KeyboardEvent) => {
     if (e.key === 'Escape') {
       e.stopPropagation();
@@ -116,66 +115,21 @@ function Window() {
     }
   };
   const panels = s.status === 'ready' ? PANELS.filter((p) => p.shown()) : [];
-  const active = panels.find((p) => p.id === tab) ?? (tabs ? panels[0] : undefined);
-  const onTabKey = (e: KeyboardEvent) => {
-    const i = panels.findIndex((p) => p === active);
-    const next = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? panels.length - 1 : null;
-    if (next === null) return;
-    e.preventDefault();
-    const p = panels[(next + panels.length) % panels.length]!;
-    setTab(p.id);
-    requestAnimationFrame(() => (dlg.current?.querySelector(`#${ids.panel}-${p.id}`) as HTMLElement | null)?.focus());
-  };
-  const header = s.status === 'ready' ? dtext(s.win.participant ? s.win.design?.header?.postText : s.win.design?.header?.preText) : '';
+  // A visitor's header sits above the sign-up form; a participant's is the offer their home opens with.
+  const header = s.status === 'ready' && !s.win.participant ? dtext(s.win.design?.header?.preText) : '';
   return (
     <Root>
       <div class="ov" onClick={(e) => e.target === e.currentTarget && closeWindow()}>
-        <div class="dlg" role="dialog" aria-modal="true" aria-labelledby={ids.title} ref={dlg} onKeyDown={onKey}>
+        <div class="dlg" role="dialog" aria-modal="true" aria-labelledby={title} ref={dlg} onKeyDown={onKey}>
           <div class="hd">
-            <h2 id={ids.title}>{t(programType() === 'AFFILIATE' ? 'window.titleAffiliate' : 'window.title')}</h2>
+            <h2 id={title}>{t(programType() === 'AFFILIATE' ? 'window.titleAffiliate' : 'window.title')}</h2>
             <button type="button" class="s" aria-label={t('window.close')} onClick={closeWindow}>
               ×
             </button>
           </div>
           {header && <p class="m">{header}</p>}
           <Ready>{null}</Ready>
-          {tabs && panels.length > 1 && (
-            <div role="tablist" aria-label={t('window.nav')} onKeyDown={onTabKey}>
-              {panels.map((p) => (
-                <button
-                  type="button"
-                  role="tab"
-                  key={p.id}
-                  id={`${ids.panel}-${p.id}`}
-                  aria-selected={p === active}
-                  aria-controls={ids.panel}
-                  tabIndex={p === active ? 0 : -1}
-                  onClick={() => setTab(p.id)}
-                >
-                  {p.title()}
-                </button>
-              ))}
-            </div>
-          )}
-          {!tabs && !active && (
-            <nav class="nav" aria-label={t('window.nav')}>
-              {panels.map((p) => (
-                <button type="button" class="s" key={p.id} onClick={() => setTab(p.id)}>
-                  {p.title()}
-                </button>
-              ))}
-            </nav>
-          )}
-          {active && (
-            <div id={ids.panel} role={tabs ? 'tabpanel' : undefined} aria-labelledby={tabs ? `${ids.panel}-${active.id}` : undefined}>
-              {!tabs && (
-                <button type="button" class="s" onClick={() => setTab(null)}>
-                  {t('window.back')}
-                </button>
-              )}
-              <active.C inWindow />
-            </div>
-          )}
+          <Sections key={list ? 'l' : 't'} panels={panels} label={t('window.nav')} list={list} />
           {/* The language setting, when i18n/load.tsx is loaded (a program with more than English, issue #27). */}
           {ctx.L && <ctx.L />}
           {s.status === 'ready' && s.win.participant && s.win.design?.participantSettings?.isLogoutShown !== false && (

@@ -5,12 +5,36 @@ import { useEffect, useState } from 'preact/hooks';
 import { locale, t } from '../i18n/index.ts';
 import { ApiError } from './api.ts';
 import { loads } from './state.ts';
-import { Note, errorText } from './ui.tsx';
+import { Note, errorText, money } from './ui.tsx';
+
+/**
+ * The lazy panels' own rules (issue #32 moved them out of ui.tsx's stylesheet, which ships with the
+ * window's first load): list rows, sub-headings, tables and "new" markers. Every `Async` draws them
+ * (a shadow root's stylesheet applies to all of it), and a panel with rows outside one draws `KitCss`.
+ */
+export const KIT_CSS = `h3{font-size:14px;margin:8px 0 4px}li{padding:6px 0;border-bottom:1px solid #e5e7eb;display:flex;gap:8px;justify-content:space-between;flex-wrap:wrap}
+table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:4px;border-bottom:1px solid #e5e7eb}
+.new{background:var(--p);color:var(--bt);border-radius:9px;padding:0 6px;font-size:12px}p.new{width:fit-content}`;
+
+/** The lazy panels' rules as a style element. */
+export const KitCss = () => <style>{KIT_CSS}</style>;
+
+/** Minor units as a localized amount (the home shows money too, so it lives with the first load). */
+export { money };
 
 type Load<T> = { s: 'loading' } | { s: 'ready'; d: T } | { s: 'error'; e: unknown };
 
 /** Loads data for a panel and shows loading, error (404 = unavailable), empty or the content; loads again after every `refresh` (the old content stays until then). */
-export function Async<T>(props: { load: () => Promise<T>; empty?: (d: T) => boolean; emptyText?: string; children: (d: T, reload: () => void) => ComponentChildren }) {
+export function Async<T>(props: Parameters<typeof Shown<T>>[0]) {
+  return (
+    <>
+      <KitCss />
+      <Shown {...props} />
+    </>
+  );
+}
+
+function Shown<T>(props: { load: () => Promise<T>; empty?: (d: T) => boolean; emptyText?: string; children: (d: T, reload: () => void) => ComponentChildren }) {
   const [v, set] = useState<Load<T>>({ s: 'loading' });
   const [n, bump] = useState(0);
   const k = loads.value;
@@ -50,17 +74,6 @@ export function Tiles({ items }: { items: Array<[string, string | number]> }) {
       ))}
     </div>
   );
-}
-
-/** Minor units as a localized amount. */
-export function money(minor: number | null | undefined, currency = 'USD'): string {
-  if (minor == null) return '—';
-  try {
-    const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    return new Intl.NumberFormat(locale(), { style: 'currency', currency }).format(minor / 10 ** digits);
-  } catch {
-    return `${minor} ${currency}`;
-  }
 }
 
 /** Epoch ms as a short date in the window's language. */

@@ -8,7 +8,7 @@ import type { Fields } from './actions.ts';
 import { Api } from './api.ts';
 import { closeWindow, openWindow, type OpenOptions } from './dialog.tsx';
 import { PANELS, preloadFirstPanel, type Identity } from './panels/registry.tsx';
-import { ctx, markRewardsRead, me, preview, refresh, resetListeners, sendInvites, state, subscribe, unread } from './state.ts';
+import { ctx, me, preview, refresh, resetListeners, state, subscribe, unread } from './state.ts';
 import { Ready, Root, mount } from './ui.tsx';
 
 const BADGE_CLASS = '.growsurf-unread-notifications-badge';
@@ -87,6 +87,16 @@ export async function handleDeepLink(url: string) {
 
 const signUps = () => import('./panels/signup.tsx');
 
+type Ops = typeof import('./ops.ts');
+/**
+ * A method calling one of ops.ts's operations, the chunk fetched on the first call (issue #32: what
+ * only the page's calls and the lazy panels use stays out of the first load).
+ */
+const op =
+  <K extends keyof Ops>(k: K) =>
+  (...a: unknown[]) =>
+    import('./ops.ts').then((m) => (m[k] as (...x: unknown[]) => unknown)(...a));
+
 /** The GrowSurf-compatible methods (web-sdk.md §2) plus our own. */
 function methods() {
   const api = ctx.api;
@@ -96,7 +106,7 @@ function methods() {
     // Sign-up code travels in the sign-up form's chunk (a participant's first load never needs it).
     addParticipant: (f: Fields) => signUps().then((m) => m.addParticipant(f)),
     addReferredParticipant: (f: Fields & { referredBy?: string }) => signUps().then((m) => m.addReferredParticipant(f)),
-    triggerReferral: act.triggerReferral,
+    triggerReferral: op('triggerReferralFor'),
     validateReferrer: (id?: string) => signUps().then((m) => m.validateReferrer(id)),
     getUpfrontDiscount: act.getUpfrontDiscount,
     open,
@@ -108,29 +118,26 @@ function methods() {
     shutdown: act.shutdown,
     // The referred-friend welcome (the launcher calls it for a referred visitor): its own chunk.
     welcome: () => import('./welcome.tsx').then((w) => w.welcome()),
-    clearPendingAttribution: async () => {
-      await ctx.rt.clearPendingAttribution();
-      await refresh();
-    },
-    pendingAttribution: () => ctx.rt.pendingAttribution().then((p) => p ?? null),
-    // refloop (issue #25): the referrer's code for the merchant's backend to put into a Checkout Session's client_reference_id (docs/integrations.md).
-    getReferralCode: () => ctx.rt.pendingAttribution().then((p) => p?.referralCode ?? null),
+    clearPendingAttribution: op('clearPendingAttribution'),
+    pendingAttribution: op('pendingAttribution'),
+    getReferralCode: op('getReferralCode'),
     getParticipant: () => api.participant(),
     updateParticipant: api.updateParticipant,
-    updateVanityLinks: api.setVanityKeys,
-    getParticipantReferrals: api.referrals,
-    sendInvites: sendInvites,
+    // The operations only the page's calls and the lazy panels use: ops.ts, fetched on the first call.
+    updateVanityLinks: op('setVanityKeys'),
+    getParticipantReferrals: op('referrals'),
+    sendInvites: op('invite'),
     trackShare: act.trackShare,
     getParticipantRewards: api.rewards,
-    markParticipantRewardsRead: markRewardsRead,
-    getParticipantReferralSummary: api.referralSummary,
-    getParticipantCommissions: api.commissions,
-    getParticipantPayouts: api.payouts,
+    markParticipantRewardsRead: op('markRewardsRead'),
+    getParticipantReferralSummary: op('referralSummary'),
+    getParticipantCommissions: op('commissions'),
+    getParticipantPayouts: op('payouts'),
     getParticipantAffiliateSummary: api.affiliateSummary,
     getCampaign: api.campaign,
-    getLeaderboard: api.leaderboard,
+    getLeaderboard: op('leaderboard'),
     getWindow: api.window,
-    getParticipantResourceDownloadURL: api.downloadUrl,
+    getParticipantResourceDownloadURL: op('downloadUrl'),
     setParticipantToken: async (token: string) => {
       await api.setToken(token || undefined);
       await refresh();

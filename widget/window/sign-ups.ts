@@ -2,9 +2,30 @@
 // attached (`growsurf.addParticipant`, `addReferredParticipant`, `validateReferrer`, and the sign-up
 // form). Only the sign-up form's chunk imports it, so its code travels with that chunk; the page's
 // methods fetch the chunk when called (issue #24: a signed-in participant's first load never carries it).
-import type { Participant, ReferredCreated } from './api.ts';
+import type { z } from 'zod';
+import type * as MP from '../../shared/schemas/mobile-participants.ts';
+import type { Created, Participant, ParticipantInput, ReferredCreated, ReferredInput } from './api.ts';
 import { hooks, type Fields } from './actions.ts';
-import { ctx, fire, recaptchaField, refresh, safely } from './state.ts';
+import { ctx, fire, refresh, safely, state } from './state.ts';
+
+// The sign-up operations (MR1, MP2, MP3), with the code that calls them.
+const op = {
+  /** MR1. */
+  validateReferrer: (body: z.input<typeof MP.mobileReferrerValidate>) => ctx.api.call<z.infer<typeof MP.mobileReferrerValidation>>('post', 'referrer/validate', body),
+  /** MP2. */
+  addParticipant: (body: ParticipantInput) => ctx.api.call<Created>('post', 'participants', body),
+  /** MP3. */
+  addReferredParticipant: (body: ReferredInput) => ctx.api.call<ReferredCreated>('post', 'referred-participants', body),
+};
+/** MR1 (the welcome's referrer name too). */
+export const checkReferrer = op.validateReferrer;
+
+/** `{recaptchaToken}` while the program has reCAPTCHA on (window payload `recaptchaSiteKey`), else `{}`. */
+export async function recaptchaField(): Promise<{ recaptchaToken?: string }> {
+  const s = state.value;
+  const key = s.status === 'ready' ? s.win.recaptchaSiteKey : (await ctx.api.window()).recaptchaSiteKey;
+  return key ? (await import('./recaptcha.ts')).recaptchaField(key) : {};
+}
 
 async function creationBody(fields: Fields) {
   if (!fields || typeof fields.email !== 'string') throw new TypeError('An email is required.');
@@ -40,11 +61,11 @@ export async function addParticipant(fields: Fields): Promise<Participant | null
   const body = await creationBody(fields);
   const code = (await ctx.rt.pendingAttribution())?.referralCode;
   if (code) {
-    const r = await ctx.api.addReferredParticipant({ ...body, ...(await recaptchaField()), referredBy: code });
+    const r = await op.addReferredParticipant({ ...body, ...(await recaptchaField()), referredBy: code });
     if (r.added || r.notAddedReason === 'participant_already_exists') return afterReferred(r);
   }
   // A reCAPTCHA token is good for one check, so each call gets its own.
-  const created = await ctx.api.addParticipant({ ...body, ...(await recaptchaField()) });
+  const created = await op.addParticipant({ ...body, ...(await recaptchaField()) });
   await signedIn(created.participantToken, created.participant);
   return created.participant;
 }
@@ -62,7 +83,7 @@ export async function addReferredParticipant(fields: Fields & { referredBy?: str
   const { referredBy, ...rest } = fields ?? ({} as Fields);
   const body = await creationBody(rest as Fields);
   const code = referredBy ?? (await ctx.rt.pendingAttribution())?.referralCode;
-  const r = await ctx.api.addReferredParticipant({ ...body, ...(await recaptchaField()), ...(code ? { referredBy: code } : {}) });
+  const r = await op.addReferredParticipant({ ...body, ...(await recaptchaField()), ...(code ? { referredBy: code } : {}) });
   await afterReferred(r);
   return { added: r.added, participant: r.participant, referredBy: r.referredBy, validReferral: r.validReferral, notAddedReason: r.notAddedReason };
 }
@@ -73,5 +94,5 @@ export async function validateReferrer(id?: string): Promise<boolean> {
   const receipts = await ctx.rt.receipts();
   const list = [receipts.firstVisit, receipts.lastVisit].filter((r): r is string => !!r);
   if (!code && !list.length) return false;
-  return (await ctx.api.validateReferrer(code ? { referredBy: code } : { receipts: list })).valid;
+  return (await op.validateReferrer(code ? { referredBy: code } : { receipts: list })).valid;
 }

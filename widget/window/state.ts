@@ -64,13 +64,6 @@ export async function refresh(): Promise<void> {
   }
 }
 
-/** `{recaptchaToken}` while the program has reCAPTCHA on (window payload `recaptchaSiteKey`), else `{}`. */
-export async function recaptchaField(): Promise<{ recaptchaToken?: string }> {
-  const s = state.value;
-  const key = s.status === 'ready' ? s.win.recaptchaSiteKey : (await ctx.api.window()).recaptchaSiteKey;
-  return key ? (await import('./recaptcha.ts')).recaptchaField(key) : {};
-}
-
 /** The participant shown, or null when nobody is signed in. */
 export function me() {
   const s = state.value;
@@ -132,16 +125,3 @@ export function subscribe(name: EventName, cb: (data: unknown) => void): () => v
 /** Forgets every subscriber (a fresh boot). */
 export const resetListeners = () => listeners.clear();
 
-/** Sends invitations, then tells subscribers. */
-export async function sendInvites(body: InvitesInput) {
-  const res = await ctx.api.sendInvites(body);
-  fire('invite', { invitesSent: res.invitesSent, emailAddresses: body.emailAddresses });
-  return res;
-}
-
-/** Marks every reward read and recounts the badge. */
-export async function markRewardsRead() {
-  const res = await ctx.api.markRewardsRead();
-  await countUnread();
-  return res;
-}

@@ -1,4 +1,4 @@
-// Small shared primitives: shadow-root mounting with the themed stylesheet, sections, fields,
+// Small shared primitives: shadow-root mounting with the themed stylesheet, sections,
 // the loading/error/empty wrapper and money/date formatting. Everything renders data as text.
 import { render, type ComponentChildren, type VNode } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -27,12 +27,14 @@ const VARS: Array<[keyof Theme, string]> = [
   ['borderRadius', '--r'],
 ];
 
-// The tab strip wraps instead of scrolling, and a long tab title wraps inside its tab: every tab
-// stays on screen at any width, with no scroll position to discover (issue #19).
+// The tab strip is one row at any width (issue #32, which undid #19's wrapping: five tabs on two
+// rows read as clutter): where it does not fit it scrolls sideways, a thin scrollbar showing there
+// is more. The dialog is as tall as its content, but a tab panel is at least 240 px, so a lazy panel's
+// arrival after its loading note does not make the dialog jump (issue #24; registry.tsx `lazy`).
 const CSS = `:host{all:initial;display:block}
 .r{--p:#4f46e5;--t:#111827;--m:#6b7280;--b:#fff;--bt:#fff;--r:8px;color:var(--t);background:var(--b);font:14px/1.5 var(--f,system-ui,sans-serif)}
 .r,.r *{box-sizing:border-box}
-h2{font-size:16px;margin:0 0 8px}h3{font-size:14px;margin:8px 0 4px}
+h2{font-size:16px;margin:0 0 8px}
 p{margin:4px 0}.m{color:var(--m)}
 button,.btn{font:inherit;cursor:pointer;border:1px solid var(--p);background:var(--p);color:var(--bt);border-radius:var(--r);padding:8px 12px;min-height:36px;text-decoration:none;display:inline-block}
 button.s{background:transparent;color:var(--p)}
@@ -40,22 +42,21 @@ button:disabled{opacity:.5;cursor:default}
 :focus-visible{outline:2px solid var(--p);outline-offset:2px}
 label{display:block;margin:6px 0}
 input,textarea,select{display:block;width:100%;font:inherit;color:inherit;background:var(--b);border:1px solid var(--m);border-radius:var(--r);padding:8px;margin-top:2px}
-ul{list-style:none;margin:0;padding:0}li{padding:6px 0;border-bottom:1px solid #e5e7eb;display:flex;gap:8px;justify-content:space-between;flex-wrap:wrap}
-table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:4px;border-bottom:1px solid #e5e7eb}
+ul{list-style:none;margin:0;padding:0}
 .row{display:flex;gap:8px;flex-wrap:wrap;align-items:center;margin:8px 0}
 .g{display:grid;grid-template-columns:repeat(auto-fit,minmax(120px,1fr));gap:8px}
 .tile{border:1px solid #e5e7eb;border-radius:var(--r);padding:8px}.tile b{display:block;font-size:20px}
-.new{background:var(--p);color:var(--bt);border-radius:9px;padding:0 6px;font-size:12px}p.new{width:fit-content}
 .ban{background:var(--p);color:var(--bt);padding:8px;border-radius:var(--r);margin-bottom:8px}
 .ov{position:fixed;inset:0;background:rgba(0,0,0,.45);display:flex;align-items:center;justify-content:center;z-index:2147483647;animation:fi .15s}
-.dlg{background:var(--b);width:min(100vw,520px);max-height:100vh;overflow:auto;padding:16px;border-radius:var(--r);position:relative}
+.dlg{background:var(--b);width:min(100vw,540px);max-height:100vh;overflow:auto;padding:16px 20px;border-radius:var(--r);position:relative}
 .sh .dlg{box-shadow:0 10px 40px rgba(0,0,0,.3)}
 .hd{display:flex;justify-content:space-between;align-items:center;gap:8px}
-[role=tablist]{display:flex;flex-wrap:wrap;gap:4px;margin:8px 0;border-bottom:1px solid #e5e7eb}
-[role=tab]{background:transparent;color:var(--t);border:0;border-bottom:2px solid transparent;border-radius:0}
-[role=tab][aria-selected=true]{border-color:var(--p);color:var(--p)}
+[role=tablist]{display:flex;gap:2px;margin:8px 0 12px;border-bottom:1px solid #e5e7eb;overflow-x:auto;scrollbar-width:thin}
+[role=tab]{flex:none;white-space:nowrap;background:transparent;color:var(--t);border:0;border-bottom:2px solid transparent;border-radius:0;padding:8px 10px}
+[role=tab][aria-selected=true]{border-color:var(--p);color:var(--p);font-weight:600}
 [role=tabpanel]{min-height:240px}
-.nav button{display:block;width:100%;text-align:left;margin:4px 0}
+.nav{margin-top:12px;border-top:1px solid #e5e7eb}.nav li{border-bottom:1px solid #e5e7eb}
+.nav button{display:flex;justify-content:space-between;width:100%;text-align:left;border:0;border-radius:0;padding:10px 4px}.nav button:after{content:'›'/''}
 @keyframes fi{from{opacity:0}}
 @media (prefers-reduced-motion:reduce){*{animation:none!important;transition:none!important}}`;
 
@@ -119,18 +120,6 @@ export function Section({ title, children }: { title: string; children: Componen
   );
 }
 
-/** A labelled input (the label element gives it its accessible name). */
-export function Field(props: { label: string; name: string; type?: string; required?: boolean; value?: string; placeholder?: string; multiline?: boolean }) {
-  // The initial value only: typing must survive re-renders.
-  const { label, multiline, value, ...rest } = props;
-  return (
-    <label>
-      {label}
-      {multiline ? <textarea {...rest} defaultValue={value} rows={4} /> : <input {...rest} defaultValue={value} type={(rest.type ?? 'text') as 'text'} />}
-    </label>
-  );
-}
-
 /** A polite live region for results and errors of an action. */
 export function Note({ text }: { text: string }) {
   return (
@@ -189,6 +178,17 @@ export function dtext(value: unknown, vars?: Record<string, string | number>): s
 /** A design text when the program set a non-empty one, else the catalogue's message. */
 export function copy(value: unknown, key: MessageKey, vars?: Record<string, string | number>): string {
   return dtext(value, vars) || t(key, vars);
+}
+
+/** Minor units as a localized amount. */
+export function money(minor: number | null | undefined, currency = 'USD'): string {
+  if (minor == null) return '—';
+  try {
+    const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    return new Intl.NumberFormat(locale(), { style: 'currency', currency }).format(minor / 10 ** digits);
+  } catch {
+    return `${minor} ${currency}`;
+  }
 }
 
 /** The referral link (mobile rule 12): participant.shareUrl, then share.preferredUrl, then share.fallbackUrl. */

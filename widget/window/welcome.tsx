@@ -6,11 +6,13 @@
 // (store key `welcomed`) and whose design turns one of the pieces on; `welcome()` checks again
 // against the window payload. Each piece sits in its own shadow root or is plain text in the page;
 // none blocks the page for longer than the visitor wants.
+import '../i18n/en-signup.ts';
 import '../i18n/panels.ts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { render } from 'preact';
 import { t } from '../i18n/index.ts';
 import { ctx, mayTakeFocus, me, referrer, state } from './state.ts';
+import { checkReferrer } from './sign-ups.ts';
 import { Root, copy, design, dtext, mount, uid } from './ui.tsx';
 
 /** The store key that remembers a dismissed or completed welcome (widget/attribution/launcher.ts reads it too, as LAUNCHER_KEYS.welcomed). */
@@ -68,7 +70,7 @@ async function referrerName(): Promise<void> {
   const r = await ctx.rt.receipts();
   const receipts = [r.firstVisit, r.lastVisit].filter((x): x is string => !!x);
   if (!code && !receipts.length) return;
-  const v = await ctx.api.validateReferrer({ ...(code ? { referredBy: code } : { receipts }), name: true }).catch(() => null);
+  const v = await checkReferrer({ ...(code ? { referredBy: code } : { receipts }), name: true }).catch(() => null);
   if (v?.valid) referrer.value = { name: v.referrerName, first: v.referrerFirstName };
 }
 

@@ -4,7 +4,8 @@ import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { countUnread, ctx, me, state } from '../state.ts';
-import { Async, Tiles, day, money } from '../kit.tsx';
+import { commissions, markCommissionsRead, markPayoutsRead, payouts, requestPayoutConfirmation } from '../ops.ts';
+import { Async, KitCss, Tiles, day, money } from '../kit.tsx';
 import { Note, Section, copy, design, errorText } from '../ui.tsx';
 
 /** Affiliate summary tiles: clicks, referral revenue, total paid out, upcoming payout. */
@@ -67,12 +68,12 @@ function Ledger(props: { title: MessageKey; prefix: 'commissions' | 'payouts'; l
 
 /** The affiliate's commissions. */
 export function Commissions() {
-  return <Ledger title="commissions.title" prefix="commissions" load={() => ctx.api.commissions({ limit: 50 }).then((l) => l.commissions)} unread="unreadCommissionsCount" markRead={ctx.api.markCommissionsRead} />;
+  return <Ledger title="commissions.title" prefix="commissions" load={() => commissions({ limit: 50 }).then((l) => l.commissions)} unread="unreadCommissionsCount" markRead={markCommissionsRead} />;
 }
 
 /** The affiliate's payouts. */
 export function Payouts() {
-  return <Ledger title="payouts.title" prefix="payouts" load={() => ctx.api.payouts({ limit: 50 }).then((l) => l.payouts)} unread="unreadPayoutsCount" markRead={ctx.api.markPayoutsRead} />;
+  return <Ledger title="payouts.title" prefix="payouts" load={() => payouts({ limit: 50 }).then((l) => l.payouts)} unread="unreadPayoutsCount" markRead={markPayoutsRead} />;
 }
 
 /** Payout settings: what is still required, and the program's enabled providers (confirm only when canConfirm). */
@@ -84,7 +85,7 @@ export function PayoutSettings() {
   const required = s.win.participant?.payoutSettings?.requiredActions ?? [];
   const confirm = async (provider: string) => {
     try {
-      const r = await ctx.api.requestPayoutConfirmation(provider);
+      const r = await requestPayoutConfirmation(provider);
       setMsg(t('payoutSettings.requested', { provider: r.providerDisplayName }));
     } catch (e) {
       setMsg(errorText(e));
@@ -94,6 +95,7 @@ export function PayoutSettings() {
     <Section title={copy(s.win.design?.participantSettings?.title, 'payoutSettings.title')}>
       {required.length > 0 && <p>{t('payoutSettings.required', { actions: required.map((a) => t(`payoutSettings.${a}` as MessageKey)).join(', ') })}</p>}
       {!providers.length && <p class="m">{t('payoutSettings.empty')}</p>}
+      <KitCss />
       <ul>
         {providers.map((p) => (
           <li key={p.provider}>

@@ -1,12 +1,16 @@
 // Lazy chunk: the public affiliate application form (questions from the program's options).
 // A submission that enrolls at once signs the new affiliate in.
+import '../../i18n/en-signup.ts';
 import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import type { ApplicationField } from '../affiliate-types.ts';
-import { ctx, me, recaptchaField, refresh } from '../state.ts';
+import { ctx, me, refresh } from '../state.ts';
+import { recaptchaField } from '../sign-ups.ts';
+import { applicationForm, apply } from '../ops.ts';
 import { Async } from '../kit.tsx';
-import { Field, Note, Section, copy, design, dtext, errorText } from '../ui.tsx';
+import { Field } from '../field.tsx';
+import { Note, Section, copy, design, dtext, errorText } from '../ui.tsx';
 
 const INLINE = 'display:inline;width:auto';
 
@@ -41,7 +45,7 @@ export default function Application({ inWindow }: { inWindow?: boolean }) {
   return (
     <Section title={t('application.title')}>
       {!inWindow && dtext(d.header?.preText) && <p class="m">{dtext(d.header?.preText)}</p>}
-      <Async load={ctx.api.applicationForm}>
+      <Async load={applicationForm}>
         {(form) => (
           <form
             onSubmit={async (e) => {
@@ -54,7 +58,7 @@ export default function Application({ inWindow }: { inWindow?: boolean }) {
                 else if (text(q.fieldId)) answers[q.fieldId] = q.type === 'number' ? Number(text(q.fieldId)) : text(q.fieldId);
               }
               try {
-                const res = await ctx.api.apply({
+                const res = await apply({
                   email: p?.email ?? text('email'),
                   ...(text('firstName') ? { firstName: text('firstName') } : {}),
                   ...(text('lastName') ? { lastName: text('lastName') } : {}),

@@ -3,9 +3,11 @@
 import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
-import { ctx, markRewardsRead, sendInvites, state } from '../state.ts';
+import { ctx, state } from '../state.ts';
+import { invite, leaderboard, markRewardsRead, referralSummary, referrals } from '../ops.ts';
 import { Async, Tiles, day, money } from '../kit.tsx';
-import { Field, Note, Section, copy, dtext, errorText, shareLink } from '../ui.tsx';
+import { Field } from '../field.tsx';
+import { Note, Section, copy, dtext, errorText, shareLink } from '../ui.tsx';
 
 const BOARDS = ['ALL_TIME', 'CURRENT_MONTH', 'PREV_MONTH'] as const;
 
@@ -60,7 +62,7 @@ export function Leaderboard() {
       </label>
       <Async
         key={board}
-        load={() => (first && (!board || board === first.leaderboardType) ? Promise.resolve(first) : ctx.api.leaderboard(board ? { leaderboardType: board } : {}))}
+        load={() => (first && (!board || board === first.leaderboardType) ? Promise.resolve(first) : leaderboard(board ? { leaderboardType: board } : {}))}
         empty={(b) => !b.rows.length}
         emptyText={copy(d?.emptyState, 'leaderboard.empty')}
       >
@@ -113,7 +115,7 @@ export function Rewards() {
     Promise.all([
       ctx.api.rewards({ limit: 50 }),
       // Names of the friends: a list that fails to load only leaves the rewards unnamed.
-      ctx.api.referrals({ limit: 50 }).then(
+      referrals({ limit: 50 }).then(
         (l) => new Map(l.referrals.map((r) => [r.id, [r.firstName, r.lastName].filter(Boolean).join(' ') || r.email])),
         () => new Map<string, string>(),
       ),
@@ -172,7 +174,7 @@ export function ReferralStatus() {
   const d = s.win.design?.referralStatus;
   return (
     <Section title={copy(d?.title, 'referrals.title')}>
-      <Async load={() => ctx.api.referrals({ limit: 50 })} empty={(l) => !l.referrals.length} emptyText={copy(d?.emptyState, 'referrals.empty')}>
+      <Async load={() => referrals({ limit: 50 })} empty={(l) => !l.referrals.length} emptyText={copy(d?.emptyState, 'referrals.empty')}>
         {(l) => (
           <ul>
             {l.referrals.map((r) => (
@@ -202,7 +204,7 @@ export function ReferralSummary() {
     d?.tiles?.[k]?.isVisible === false ? [] : [[copy(d?.tiles?.[k]?.label, key), v]];
   return (
     <Section title={copy(d?.title, 'summary.title')}>
-      <Async load={ctx.api.referralSummary}>
+      <Async load={referralSummary}>
         {(m) => (
           <Tiles
             items={[
@@ -234,7 +236,7 @@ export function Invite() {
     const emailAddresses = data.emails!.split(/[\s,;]+/).filter(Boolean);
     setBusy(true);
     try {
-      const res = await sendInvites({ emailAddresses, messageText: data.message!, ...(data.subject ? { subjectText: data.subject } : {}) });
+      const res = await invite({ emailAddresses, messageText: data.message!, ...(data.subject ? { subjectText: data.subject } : {}) });
       setMsg(copy(d?.successText, 'invite.sent', { count: res.invitesSent }));
       form.reset();
     } catch (err) {

@@ -1,12 +1,14 @@
 // One-time email sign-in for returning participants (web-sdk.md §5), a lazy chunk: asking for a
 // link (MA2), the sign-in form, and redeeming the link's `grsfLogin` token when the page loads
 // with one (MA3). Pages without it never fetch this code.
+import '../../i18n/en-signup.ts';
 import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t } from '../../i18n/index.ts';
 import { ApiError } from '../api.ts';
 import { ctx, loginNotice, state } from '../state.ts';
-import { Field, Note, Section, copy, dtext, errorText } from '../ui.tsx';
+import { Note, Section, copy, dtext, errorText } from '../ui.tsx';
+import { Field } from '../field.tsx';
 
 /** The query parameter a sign-in link carries its one-time token in. */
 const LOGIN_PARAM = 'grsfLogin';

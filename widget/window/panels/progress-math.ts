@@ -3,7 +3,8 @@
 // DOUBLE_SIDED rewards are earned on every referral, MILESTONE rewards when the count reaches a
 // multiple of `conversionsRequired`, up to the reward's limit; LEAD rewards count recorded sign-ups
 // as well. Only the window payload is read: no call of its own. Pure, so happy-dom tests check it
-// without a server.
+// without a server. The home's figures (figures.tsx, whose chunk carries it) show the first figures, the progress panel all of them.
+import { t } from '../../i18n/index.ts';
 import type { Participant, WindowPayload } from '../api.ts';
 
 /** A reward configuration as the window payload lists it. */
@@ -87,3 +88,12 @@ export function progress(p: Counts, rewards: RewardConfig[], board: WindowPayloa
   const rank = !board ? null : ((type === 'CURRENT_MONTH' ? p.monthlyRank : type === 'PREV_MONTH' ? p.prevMonthlyRank : p.rank) ?? null);
   return { count: p.referralCount ?? 0, next, steps, rank, prizes: sorted.filter((r) => r.type === 'LEADERBOARD') };
 }
+/** The name a participant sees for a reward: its description, else its title. */
+export const rewardName = (r: RewardConfig) => r.description || r.title || t('rewards.reward');
+
+/** A MILESTONE reward's own progress copy (`nextMilestonePrefix` count `nextMilestoneSuffix`), else the catalogue's. */
+export function nextText(r: RewardConfig, remaining: number): string {
+  if (r.type === 'MILESTONE' && (r.nextMilestonePrefix?.trim() || r.nextMilestoneSuffix?.trim())) return [r.nextMilestonePrefix?.trim(), remaining, r.nextMilestoneSuffix?.trim()].filter(Boolean).join(' ');
+  return t('progress.next', { count: remaining, reward: rewardName(r) });
+}
+

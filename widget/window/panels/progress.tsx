@@ -6,7 +6,12 @@ import '../../i18n/panels.ts';
 import { t } from '../../i18n/index.ts';
 import { state } from '../state.ts';
 import { Section, copy, design } from '../ui.tsx';
-import { progress, type RewardConfig } from './progress-math.ts';
+import { KIT_CSS } from '../kit.tsx';
+// From the home's figures' chunk (figures.tsx), which holds the arithmetic (boot requests it for a
+// participant, so it is loaded before this panel can be shown): progress-math.ts is no chunk of its own.
+import { nextText, progress, rewardName } from './figures.tsx';
+
+export { nextText, rewardName };
 
 const CSS = `.pg{display:flex;gap:12px;align-items:baseline;flex-wrap:wrap}.pg b{font-size:28px;line-height:1}
 .pb{height:8px;border-radius:4px;background:#e5e7eb;overflow:hidden;margin:6px 0}
@@ -16,15 +21,6 @@ const CSS = `.pg{display:flex;gap:12px;align-items:baseline;flex-wrap:wrap}.pg b
 .st .done .k{background:var(--p);border-color:var(--p);color:var(--bt)}.st .next .k{border-color:var(--p);color:var(--p)}
 .st img,.ri{width:28px;height:28px;object-fit:cover;border-radius:50%;flex:none}
 .st span:last-child{margin-left:auto}`;
-
-/** The name a participant sees for a reward: its description, else its title. */
-export const rewardName = (r: RewardConfig) => r.description || r.title || t('rewards.reward');
-
-/** A MILESTONE reward's own progress copy (`nextMilestonePrefix` count `nextMilestoneSuffix`), else the catalogue's. */
-export function nextText(r: RewardConfig, remaining: number): string {
-  if (r.type === 'MILESTONE' && (r.nextMilestonePrefix?.trim() || r.nextMilestoneSuffix?.trim())) return [r.nextMilestonePrefix?.trim(), remaining, r.nextMilestoneSuffix?.trim()].filter(Boolean).join(' ');
-  return t('progress.next', { count: remaining, reward: rewardName(r) });
-}
 
 /** The progress panel (referral programs, signed-in participant). */
 export default function Progress() {
@@ -42,7 +38,7 @@ export default function Progress() {
   const done = step ? step.at - step.remaining : 0;
   return (
     <Section title={title}>
-      <style>{CSS}</style>
+      <style>{KIT_CSS + CSS}</style>
       <p class="pg">
         <b>{p.count}</b> {t('progress.count', { count: p.count })}
       </p>

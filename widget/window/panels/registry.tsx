@@ -45,13 +45,23 @@ export function lazy(load: () => Promise<{ default: ComponentType<Props> }>): Co
 // chunks, so nobody downloads both before the window can draw (issue #24).
 const Signup = lazy(() => import('./signup.tsx').then((m) => ({ default: m.Signup })));
 const Share = lazy(() => import('./share.tsx').then((m) => ({ default: m.Share })));
+// The participant's home in the window (issue #32): the share panel's chunk, so one request paints
+// it; its figures come in their own chunk (figures.tsx), which preloadFirstPanel requests beside it.
+const Home = lazy(() => import('./share.tsx').then((m) => ({ default: m.Home })));
 
 /**
  * Starts fetching the first panel's chunk (boot calls it before the window payload is asked for, so
- * both travel together): the share panel when a participant is (about to be) signed in, else the
- * sign-up form. A wrong guess costs the other chunk later, never a wrong panel.
+ * both travel together): the share panel when a participant is (about to be) signed in, with the
+ * icon sprite and the home's figures beside it (their own chunks, which the first paint does not
+ * wait for: share.tsx), else the sign-up form. A wrong guess costs the other chunk later, never a wrong panel.
  */
-export const preloadFirstPanel = (participant: boolean) => void (participant ? Share : Signup).preload().catch(() => undefined);
+export const preloadFirstPanel = (participant: boolean) => {
+  if (participant) {
+    import('../icons.ts').catch(() => undefined);
+    import('./figures.tsx').catch(() => undefined);
+  }
+  (participant ? Share : Signup).preload().catch(() => undefined);
+};
 
 // Secondary panels are one chunk, fetched when the first of them is shown.
 const lists = () => import('./lists.tsx');
@@ -107,11 +117,12 @@ const win = () => {
 const Application = lazy(() => import('./application.tsx'));
 
 /**
- * The embedded form (web-sdk.md §4): the share panel for participants; for visitors, the sign-up
- * form, or on an affiliate program the application form (which also covers open enrollment).
+ * The embedded form (web-sdk.md §4): the share panel for participants (in the window and the
+ * portal, their home around it); for visitors, the sign-up form, or on an affiliate program the
+ * application form (which also covers open enrollment).
  */
 function Form(props: Props) {
-  return me() ? <Share /> : programType() === 'AFFILIATE' ? <Application {...props} /> : <Signup {...props} />;
+  return me() ? props.inWindow ? <Home /> : <Share /> : programType() === 'AFFILIATE' ? <Application {...props} /> : <Signup {...props} />;
 }
 
 const d = design;
@@ -120,7 +131,8 @@ const on = (section: { isEnabled?: boolean } | undefined) => section?.isEnabled 
 
 /** Every panel, in window order. */
 export const PANELS: Panel[] = ([
-  { id: 'form', title: () => (me() ? copy(d().share?.title, 'share.title') : t(programType() === 'AFFILIATE' ? 'application.title' : 'signup.title')), shown: () => true, C: Form },
+  // The first is the home: the participant's (issue #32) or the visitor's sign-up.
+  { id: 'form', title: () => (me() ? t('window.home') : t(programType() === 'AFFILIATE' ? 'application.title' : 'signup.title')), shown: () => true, C: Form },
   // The design's `stats` panel (refloop's element name: data-grsf-block-progress). Its default title is the
   // referral list's ("Your referrals"): two tabs of one name would be ambiguous, so the catalogue's then.
   { id: 'progress', title: () => (d().stats?.title === d().referralStatus?.title ? t('progress.title') : copy(d().stats?.title, 'progress.title')), shown: referral, C: lazy(() => import('./progress.tsx')), own: 1 },

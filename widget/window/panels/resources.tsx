@@ -2,7 +2,7 @@
 // LINK and TEXT resources are shown inline.
 import '../../i18n/panels.ts';
 import { t } from '../../i18n/index.ts';
-import { ctx } from '../state.ts';
+import { downloadUrl, resources } from '../ops.ts';
 import { useState } from 'preact/hooks';
 import { Async } from '../kit.tsx';
 import { Note, Section, copy, design } from '../ui.tsx';
@@ -13,7 +13,7 @@ const safeHref = (u: string | null) => (u && /^https?:\/\//i.test(u) ? u : undef
 export async function openFile(id: string): Promise<string> {
   const w = window.open('', '_blank');
   try {
-    const { url } = await ctx.api.downloadUrl(id);
+    const { url } = await downloadUrl(id);
     if (!safeHref(url)) throw new Error('Not a web link.');
     if (w) {
       w.opener = null;
@@ -41,7 +41,7 @@ export default function Resources() {
   };
   return (
     <Section title={copy(d?.title, 'resources.title')}>
-      <Async load={ctx.api.resources} empty={(l) => !l.resources.length} emptyText={copy(d?.emptyState, 'resources.empty')}>
+      <Async load={resources} empty={(l) => !l.resources.length} emptyText={copy(d?.emptyState, 'resources.empty')}>
         {(l) => (
           <ul>
             {l.resources.map((r) => (

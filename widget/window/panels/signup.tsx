@@ -6,7 +6,8 @@ import { useState } from 'preact/hooks';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import { addParticipant } from '../sign-ups.ts';
 import { loginNotice, state } from '../state.ts';
-import { Field, Note, Section, copy, dtext, errorText } from '../ui.tsx';
+import { Note, Section, copy, dtext, errorText } from '../ui.tsx';
+import { Field } from '../field.tsx';
 import type { Identity } from './registry.tsx';
 
 // The page's sign-up methods (sdk.tsx) fetch this chunk for them.

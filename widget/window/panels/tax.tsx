@@ -3,7 +3,7 @@
 import '../../i18n/panels.ts';
 import { useState } from 'preact/hooks';
 import { t } from '../../i18n/index.ts';
-import { ctx } from '../state.ts';
+import { taxSession } from '../ops.ts';
 import { Note, Section, copy, design, errorText } from '../ui.tsx';
 
 /** Opens the hosted tax form in a new tab. */
@@ -14,7 +14,7 @@ export default function Tax() {
     // Opened synchronously inside the click so popup blockers allow it; pointed at the URL once known.
     const w = window.open('', '_blank');
     try {
-      const session = await ctx.api.taxSession();
+      const session = await taxSession();
       if (!/^https?:\/\//.test(session.hostedUrl)) throw new Error(t('state.error'));
       if (w) {
         w.opener = null;
