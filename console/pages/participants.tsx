@@ -68,7 +68,8 @@ function Table({ rows, c }: { rows: Participant[]; c: Campaign }) {
   const base = `/console/programs/${encodeURIComponent(c.id)}/participants/`;
   return (
     <div class="table-wrap">
-      <table>
+      {/* Below 640 px each participant is a card of labelled lines (table.stack). */}
+      <table class="stack">
         <caption>
           {t('participants.table', { name: c.name })} ({t('participants.count', { count: rows.length })})
         </caption>
@@ -90,11 +91,13 @@ function Table({ rows, c }: { rows: Participant[]; c: Campaign }) {
               <th scope="row">
                 <Link href={base + encodeURIComponent(p.id)}>{p.email}</Link>
               </th>
-              <td>{[p.firstName, p.lastName].filter(Boolean).join(' ') || '—'}</td>
-              <td class="num">{num(p.referralCount)}</td>
-              <td>{p.referralStatus ? t(`pt.status.${p.referralStatus}` as MessageKey) : '—'}</td>
-              <td>{t(`pt.fraud.${p.fraudRiskLevel}` as MessageKey)}</td>
-              <td>{when(p.createdAt)}</td>
+              <td data-label={t('col.name')}>{[p.firstName, p.lastName].filter(Boolean).join(' ') || '—'}</td>
+              <td class="num" data-label={t('col.referrals')}>
+                {num(p.referralCount)}
+              </td>
+              <td data-label={t('pt.field.status')}>{p.referralStatus ? t(`pt.status.${p.referralStatus}` as MessageKey) : '—'}</td>
+              <td data-label={t('pt.col.risk')}>{t(`pt.fraud.${p.fraudRiskLevel}` as MessageKey)}</td>
+              <td data-label={t('col.joined')}>{when(p.createdAt)}</td>
             </tr>
           ))}
         </tbody>

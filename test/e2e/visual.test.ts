@@ -42,7 +42,6 @@ describe.skipIf(SKIP_BROWSER)('visual regression of the key screens (issue #32)'
   it('builds two programs on the fixed clock', async () => {
     owner = await signedInConsole(app, browser, 1366);
     key = await shownKey(owner.page, app.url);
-    await owner.context.clock.setFixedTime(app.clock.now());
     // A referral program with a reward that waits for approval, a few participants over the past days and two referrals.
     const r = await rest('POST', '/campaigns', { type: 'REFERRAL', name: 'Bean Club', companyName: 'Acme Coffee', rewards: [{ type: 'DOUBLE_SIDED', title: 'Give a bag, get a bag', description: 'A free bag of beans', referralDescription: '$5 off your first bag', isVisible: true }] });
     referral = r.id;
@@ -58,13 +57,16 @@ describe.skipIf(SKIP_BROWSER)('visual regression of the key screens (issue #32)'
       const p = await rest('POST', `/campaign/${referral}/participant`, { email, firstName: email.split('@')[0]!.replace(/^./, (c) => c.toUpperCase()), ...(i < 2 ? { referredBy: ann.id, referralStatus: 'CREDIT_PENDING' } : {}) });
       if (i < 2) await rest('POST', `/campaign/${referral}/participant/${p.id}/ref`, {});
     }
-    app.clock.current = start;
+    // A minute apart, so lists ordered by creation time have one order.
+    app.clock.current = start + 60_000;
     // An affiliate program anyone may join, paying 20 % of each sale.
     const a = await rest('POST', '/campaigns', { type: 'AFFILIATE', name: 'Acme Partners', companyName: 'Acme Coffee' });
     affiliate = a.id;
     await rest('PATCH', `/campaign/${affiliate}/options`, { affiliateApplicationMode: 'OPEN_ENROLLMENT' });
     await rest('PATCH', `/campaign/${affiliate}`, { status: 'IN_PROGRESS' });
     for (const id of [referral, affiliate]) app.deps.mobilePrograms.forget(id);
+    app.clock.advance(60_000);
+    await owner.context.clock.setFixedTime(app.clock.now());
   }, 120_000);
 
   afterAll(() => {
@@ -142,10 +144,11 @@ describe.skipIf(SKIP_BROWSER)('visual regression of the key screens (issue #32)'
     const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, reducedMotion: 'reduce' });
     await context.clock.setFixedTime(app.clock.now());
     const page = await context.newPage();
-    await page.route('http://shop.example/**', (route) =>
+    // A shop page on the server's own origin (Playwright answers it; the server never sees it), so the program's allowed domains need no entry.
+    await page.route(`${app.url}/visual-shop`, (route) =>
       route.fulfill({ contentType: 'text/html', body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Acme Coffee</title><meta name="viewport" content="width=device-width"><script>(function(g,r,s,f){g.grsfSettings={campaignId:"${programId}",version:"2.0.0"};s=r.getElementsByTagName("head")[0];f=r.createElement("script");f.async=1;f.src="${app.url}/growsurf.js"+"?v="+g.grsfSettings.version;f.setAttribute("grsf-campaign",g.grsfSettings.campaignId);!g.grsfInit?s.appendChild(f):"";})(window,document);</script></head><body style="font-family:sans-serif;margin:2rem"><main><h1>Acme Coffee</h1><p>Fresh beans, roasted weekly.</p><button type="button" class="growsurf-open-window">Refer a friend</button></main></body></html>` }),
     );
-    await page.goto('http://shop.example/');
+    await page.goto(`${app.url}/visual-shop`);
     return { context, page };
   }
 

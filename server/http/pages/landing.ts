@@ -255,7 +255,7 @@ ${meta}
   .sub { font-size: 1.15rem; margin: 0 0 1rem; }
   .cta { display: inline-block; padding: .75rem 1.25rem; border-radius: .5rem; background: ${accent}; color: ${accentText}; font-weight: 600; text-decoration: none; }
   a { color: inherit; }
-  .cols { display: grid; gap: 2rem; grid-template-columns: 1fr; padding-bottom: 2rem; }
+  .cols { display: grid; gap: 2rem; grid-template-columns: minmax(0, 1fr); padding-bottom: 2rem; }
   @media (min-width: 60rem) { .cols { grid-template-columns: minmax(0, 1fr) minmax(22rem, 28rem); align-items: start; } }
   .offer { padding: 1rem 1.25rem; border-radius: .5rem; border-left: 4px solid ${accent}; background: rgba(127,127,127,.1); margin-bottom: 1.5rem; }
   .offer h2 { margin: 0 0 .5rem; font-size: 1.2rem; }
