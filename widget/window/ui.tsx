@@ -52,7 +52,7 @@ ul{list-style:none;margin:0;padding:0}
 .sh .dlg{box-shadow:0 10px 40px rgba(0,0,0,.3)}
 .hd{display:flex;justify-content:space-between;align-items:center;gap:8px}
 [role=tablist]{display:flex;gap:2px;margin:8px 0 12px;border-bottom:1px solid #e5e7eb;overflow-x:auto;scrollbar-width:thin}
-[role=tab]{flex:none;white-space:nowrap;background:transparent;color:var(--t);border:0;border-bottom:2px solid transparent;border-radius:0;padding:8px 10px}
+[role=tab]{flex:none;white-space:nowrap;max-width:16em;overflow:hidden;text-overflow:ellipsis;background:transparent;color:var(--t);border:0;border-bottom:2px solid transparent;border-radius:0;padding:8px 10px}
 [role=tab][aria-selected=true]{border-color:var(--p);color:var(--p);font-weight:600}
 [role=tabpanel]{min-height:240px}
 .nav{margin-top:12px;border-top:1px solid #e5e7eb}.nav li{border-bottom:1px solid #e5e7eb}
