@@ -106,13 +106,16 @@ export function attributionSuite(mode: Mode & { open(spec: PageSpec, origin: str
       } finally {
         globalThis.fetch = realFetch;
       }
-      expect(sent).toEqual([
-        {
-          url: `${proxy.origin}/mobile/v2/visits`,
-          keepalive: true,
-          body: { visitId: expect.stringMatching(UUID), attribution: expect.objectContaining({ referralCode: shareKey(bob) }), firstVisit: first!.firstVisit },
-        },
-      ]);
+      // One visit, sent with the first receipt. On a loaded machine a 5xx or a network error makes the
+      // script send that same visit again (its retry, capture.ts): every send is the same visit id.
+      expect(sent.length).toBeGreaterThan(0);
+      expect(new Set(sent.map((x) => x.body.visitId)).size).toBe(1);
+      expect(sent[0]).toEqual({
+        url: `${proxy.origin}/mobile/v2/visits`,
+        keepalive: true,
+        body: { visitId: expect.stringMatching(UUID), attribution: expect.objectContaining({ referralCode: shareKey(bob) }), firstVisit: first!.firstVisit },
+      });
+      for (const again of sent.slice(1)) expect(again).toEqual(sent[0]);
       const later = await db.get<{ firstVisit: string; lastVisit: string }>(STORE_KEYS.receipts);
       // Receipts are r1.<program>.<referrer>.<time>.<expiry>.<signature>.
       expect(first!.firstVisit.split('.')[2]).toBe(ann.id);
