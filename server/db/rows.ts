@@ -166,3 +166,19 @@ export function forUpdate(q: Knex | Knex.Transaction): string {
 export function forNoKeyUpdate(q: Knex | Knex.Transaction): string {
   return (q.client as { dialect: string }).dialect === 'postgresql' ? ' FOR NO KEY UPDATE' : '';
 }
+
+/**
+ * A `GROUP BY` count's rows (`state` the group's value, `n` the count as the driver returns it: a
+ * number on SQLite, a string on PostgreSQL) folded into counts per state, `ALL` their sum; a group
+ * whose value is not one of `zeros`' states (null, an unknown status) counts in `ALL` only. The
+ * counts operations (AF16–AF18, FR2) share it.
+ */
+export function countsByState<S extends string>(rows: Array<{ state: string | null; n: number | string }>, zeros: Record<S, 0>): Record<S | 'ALL', number> {
+  const out = { ...zeros, ALL: 0 } as Record<S | 'ALL', number>;
+  for (const r of rows) {
+    const n = Number(r.n);
+    if (r.state !== null && r.state !== 'ALL' && Object.hasOwn(zeros, r.state)) out[r.state as S] += n;
+    out.ALL += n;
+  }
+  return out;
+}

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { countsByState } from '../../db/rows.ts';
 import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
 import type { Program } from '../programs/programs.ts';
@@ -99,14 +100,8 @@ export class AffiliateApplications {
    * with program_id).
    */
   async counts(program: Program): Promise<ApplicationCounts> {
-    const rows: Array<{ status: string; n: number | string }> = await this.db.knex('affiliate_applications').where({ program_id: program.id }).groupBy('status').select('status').count({ n: '*' });
-    const out: ApplicationCounts = { PENDING: 0, APPROVED: 0, DENIED: 0, ALL: 0 };
-    for (const r of rows) {
-      const n = Number(r.n);
-      if (r.status !== 'ALL' && r.status in out) out[r.status as keyof ApplicationCounts] += n;
-      out.ALL += n;
-    }
-    return out;
+    const rows: Array<{ state: string; n: number | string }> = await this.db.knex('affiliate_applications').where({ program_id: program.id }).groupBy('status').select({ state: 'status' }).count({ n: '*' });
+    return countsByState(rows, { PENDING: 0, APPROVED: 0, DENIED: 0 }) satisfies ApplicationCounts;
   }
 
   /** AF2. */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { countsByState } from '../../db/rows.ts';
 import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
 import type { Program } from '../programs/programs.ts';
@@ -167,14 +168,8 @@ export class Commissions {
   async counts(program: Program): Promise<CommissionCounts> {
     const knex = this.db.knex;
     await this.settle(knex, program.id);
-    const rows: Array<{ status: string; n: number | string }> = await knex('commissions').where('program_id', program.id).groupBy('status').select('status').count({ n: '*' });
-    const out: CommissionCounts = { PENDING: 0, APPROVED: 0, PAID: 0, REVERSED: 0, DELETED: 0, ALL: 0 };
-    for (const r of rows) {
-      const n = Number(r.n);
-      if (r.status !== 'ALL' && r.status in out) out[r.status as keyof CommissionCounts] += n;
-      out.ALL += n;
-    }
-    return out;
+    const rows: Array<{ state: string; n: number | string }> = await knex('commissions').where('program_id', program.id).groupBy('status').select({ state: 'status' }).count({ n: '*' });
+    return countsByState(rows, { PENDING: 0, APPROVED: 0, PAID: 0, REVERSED: 0, DELETED: 0 }) satisfies CommissionCounts;
   }
 
   /** One page of the program's commissions, or of one affiliate's (the participant API reads this too). */

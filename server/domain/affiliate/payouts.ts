@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { countsByState } from '../../db/rows.ts';
 import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
 import type { Program, Programs } from '../programs/programs.ts';
@@ -95,14 +96,8 @@ export class Payouts {
    * over the program's rows (`payouts_program_created` leads with program_id).
    */
   async counts(program: Program): Promise<PayoutCounts> {
-    const rows: Array<{ status: string; n: number | string }> = await this.db.knex('payouts').where('program_id', program.id).groupBy('status').select('status').count({ n: '*' });
-    const out: PayoutCounts = { UPCOMING: 0, QUEUED: 0, ISSUED: 0, FAILED: 0, REVERSED: 0, ALL: 0 };
-    for (const r of rows) {
-      const n = Number(r.n);
-      if (r.status !== 'ALL' && r.status in out) out[r.status as keyof PayoutCounts] += n;
-      out.ALL += n;
-    }
-    return out;
+    const rows: Array<{ state: string; n: number | string }> = await this.db.knex('payouts').where('program_id', program.id).groupBy('status').select({ state: 'status' }).count({ n: '*' });
+    return countsByState(rows, { UPCOMING: 0, QUEUED: 0, ISSUED: 0, FAILED: 0, REVERSED: 0 }) satisfies PayoutCounts;
   }
 
   /** One page of the program's payouts, or of one affiliate's. */

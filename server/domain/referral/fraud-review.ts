@@ -1,3 +1,4 @@
+import { countsByState } from '../../db/rows.ts';
 import type { Db } from '../../db/connect.ts';
 import type { Program } from '../programs/programs.ts';
 import { parseJson, type ParticipantRow } from '../participants/model.ts';
@@ -50,13 +51,7 @@ export class FraudReview {
       .groupByRaw(state)
       .select(knex.raw(`${state} AS state`))
       .count({ n: '*' });
-    const out: FraudReviewCounts = { OPEN: 0, DECIDED: 0, ALL: 0 };
-    for (const r of rows) {
-      const n = Number(r.n);
-      if (r.state === 'OPEN' || r.state === 'DECIDED') out[r.state] += n;
-      out.ALL += n;
-    }
-    return out;
+    return countsByState(rows, { OPEN: 0, DECIDED: 0 }) satisfies FraudReviewCounts;
   }
 
   /** A page of the program's participants under review in `query.state`, newest first. */
