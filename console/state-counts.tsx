@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { api } from './api.ts';
-import { params } from './router.tsx';
+import { Link, params } from './router.tsx';
 import { num, t } from './i18n/index.ts';
 
 /** Counts by state, with the total under `ALL`. */
@@ -57,4 +57,21 @@ export function CountedStates<S extends string>({
 export function withCount(label: string, counts: Counts | null, state: string): string {
   const n = counts?.[state || 'ALL'];
   return n === undefined ? label : t('filter.count', { label, count: num(n) });
+}
+
+/** A list's states as links with their counts (`?<param>=<state>` addresses), the shown one marked current. */
+export function StateTabs<S extends string>({ label, states, current, base, param = 'state', name, counts }: { label: string; states: readonly S[]; current: S; base: string; param?: string; name: (state: S) => string; counts: Counts | null }) {
+  return (
+    <nav aria-label={label} class="tabs">
+      <ul>
+        {states.map((s) => (
+          <li key={s}>
+            <Link href={`${base}?${param}=${s}`} aria-current={s === current ? 'page' : undefined}>
+              {withCount(name(s), counts, s)}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
 }

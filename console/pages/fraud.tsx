@@ -1,10 +1,9 @@
 // A program's fraud review (FR1): the participants the anti-fraud checks flagged, why (each reason
 // code in plain words, the server's details beside it), and the owner's decision recorded through
 // P5 `fraudRiskLevel`: mark safe (LOW) or keep blocked (HIGH), shown under "Decided" afterwards.
-import { CountedStates, withCount } from '../state-counts.tsx';
+import { CountedStates, StateTabs } from '../state-counts.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
-import { Link, params } from '../router.tsx';
 import { announce, ErrorSummary, PageTitle } from '../ui.tsx';
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import { FRAUD_REASONS } from '../i18n/en-fraud.ts';
@@ -197,17 +196,7 @@ export default function Fraud({ params: route }: { params: Record<string, string
           const state = (chosen || 'ALL') as State;
           return (
             <>
-              <nav aria-label={t('fraud.states')} class="tabs">
-                <ul>
-                  {STATES.map((s) => (
-                    <li key={s}>
-                      <Link href={`${here}?state=${s}`} aria-current={s === state ? 'page' : undefined}>
-                        {withCount(t(`fraud.state.${s}`), counts, s)}
-                      </Link>
-                    </li>
-                  ))}
-                </ul>
-              </nav>
+              <StateTabs label={t('fraud.states')} states={STATES} current={state} base={here} name={(s) => t(`fraud.state.${s}`)} counts={counts} />
               <Review programId={id} state={state} changed={recount} />
             </>
           );

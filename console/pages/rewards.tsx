@@ -3,12 +3,11 @@
 // result listed), with the rules the API enforces (406) said in words beside the buttons.
 import { useEffect, useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
-import { Link, params } from '../router.tsx';
 import { announce, Async, ErrorSummary, MoreButton, PageTitle, problem, usePages } from '../ui.tsx';
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import type { ProgramReward } from '../../shared/schemas/reward.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
-import { CountedStates, withCount } from '../state-counts.tsx';
+import { CountedStates, StateTabs } from '../state-counts.tsx';
 
 const STATES = ['AWAITING_APPROVAL', 'APPROVED', 'FULFILLED', 'ALL'] as const;
 type State = (typeof STATES)[number];
@@ -231,17 +230,7 @@ export default function Rewards({ params: route }: { params: Record<string, stri
                 const state = (chosen || 'ALL') as State;
                 return (
                   <>
-                    <nav aria-label={t('rewards.states')} class="tabs">
-                      <ul>
-                        {STATES.map((s) => (
-                          <li key={s}>
-                            <Link href={`${here}?state=${s}`} aria-current={s === state ? 'page' : undefined}>
-                              {withCount(t(`rewards.state.${s}`), counts, s)}
-                            </Link>
-                          </li>
-                        ))}
-                      </ul>
-                    </nav>
+                    <StateTabs label={t('rewards.states')} states={STATES} current={state} base={here} name={(s) => t(`rewards.state.${s}`)} counts={counts} />
                     <Queue c={c} state={state} changed={recount} />
                   </>
                 );
