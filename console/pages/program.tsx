@@ -2,7 +2,7 @@
 // applications, commissions and payouts waiting, the script not seen yet, emails held until the
 // team is verified), headline numbers with the last 30 days against the 30 before and a trend
 // line, its rewards, and the state moves the API allows (launch, end, clone), each explained first.
-// Every number comes from the REST operations the rest of the console uses; one the owner's scopes
+// Every number comes from the REST operations the rest of the console uses (the lists' counts operations); one the owner's scopes
 // do not allow is left out rather than shown as an error.
 import { api, can, query, session } from '../api.ts';
 import { navigate } from '../router.tsx';
@@ -12,9 +12,6 @@ import { num, t, type MessageKey } from '../i18n/index.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
 import type { CampaignAnalytics } from '../../shared/schemas/analytics.ts';
 
-/** A list read for its length: up to `PAGE`, "100+" beyond. */
-const PAGE = 100;
-type Count = { n: number; more: boolean };
 
 /** One thing that needs the owner: how many, what it is, where to act. */
 interface Todo {
@@ -29,14 +26,13 @@ interface Todo {
 interface Loaded {
   c: Campaign;
   rewards?: number;
-  fraud?: Count;
+  fraud?: number;
   applications?: number;
-  commissions?: Count;
-  payouts?: Count;
+  commissions?: number;
+  payouts?: number;
   analytics?: CampaignAnalytics;
 }
 
-const counted = (items: unknown[], nextId: string | null): Count => ({ n: items.length, more: nextId !== null });
 const settled = async <T,>(ok: boolean, read: () => Promise<T>): Promise<T | undefined> => (ok ? read().catch(() => undefined) : undefined);
 
 async function load(id: string): Promise<Loaded> {
@@ -45,10 +41,11 @@ async function load(id: string): Promise<Loaded> {
   const aff = c.type === 'AFFILIATE';
   const [rewards, fraud, applications, commissions, payouts, analytics] = await Promise.all([
     settled(!aff && can('reward:read'), () => api<{ AWAITING_APPROVAL: number }>('GET', `${base}/rewards/counts`).then((r) => r.AWAITING_APPROVAL)),
-    settled(can('participant:read'), () => api<{ participants: unknown[]; nextId: string | null }>('GET', `${base}/fraud-reviews${query({ state: 'OPEN', limit: PAGE })}`).then((r) => counted(r.participants, r.nextId))),
-    settled(aff && can('participant:read'), () => api<{ total: number }>('GET', `${base}/affiliate-applications${query({ status: 'PENDING', limit: 1 })}`).then((r) => r.total)),
-    settled(aff && can('reward:read'), () => api<{ commissions: unknown[]; nextId: string | null }>('GET', `${base}/commissions${query({ status: 'PENDING', limit: PAGE })}`).then((r) => counted(r.commissions, r.nextId))),
-    settled(aff && can('reward:read'), () => api<{ payouts: unknown[]; nextId: string | null }>('GET', `${base}/payouts${query({ status: 'UPCOMING', limit: PAGE })}`).then((r) => counted(r.payouts, r.nextId))),
+    // The lists' counts operations (FR2, AF16–AF18): one grouped read each, exact, the same numbers their filters show.
+    settled(can('participant:read'), () => api<{ OPEN: number }>('GET', `${base}/fraud-reviews/counts`).then((r) => r.OPEN)),
+    settled(aff && can('participant:read'), () => api<{ PENDING: number }>('GET', `${base}/affiliate-applications/counts`).then((r) => r.PENDING)),
+    settled(aff && can('reward:read'), () => api<{ PENDING: number }>('GET', `${base}/commissions/counts`).then((r) => r.PENDING)),
+    settled(aff && can('reward:read'), () => api<{ UPCOMING: number }>('GET', `${base}/payouts/counts`).then((r) => r.UPCOMING)),
     settled(can('analytics:read'), () => api<CampaignAnalytics>('GET', `${base}/analytics${query({ days: 30, interval: 'day', include: 'previousPeriod' })}`)),
   ]);
   return { c, rewards, fraud, applications, commissions, payouts, analytics };
@@ -62,15 +59,14 @@ function todos(d: Loaded): Todo[] {
   const s = session.value;
   if (s && s.team && s.team.verificationStatus !== 'VERIFIED')
     list.push({ id: 'verify', text: t(c.type === 'AFFILIATE' ? 'home.todo.verifyAffiliate' : 'home.todo.verify'), href: '/console/team', action: t('home.todo.verifyAction'), tone: 'warning' });
-  const add = (id: string, count: Count | number | undefined, key: MessageKey, href: string, action: MessageKey, many: MessageKey = key) => {
-    const k = typeof count === 'number' ? { n: count, more: false } : count;
-    if (k && k.n > 0) list.push({ id, text: k.more ? t(many, { amount: num(k.n) }) : t(key, { count: k.n }), href: at(href), action: t(action), tone: 'attention' });
+  const add = (id: string, count: number | undefined, key: MessageKey, href: string, action: MessageKey) => {
+    if (count) list.push({ id, text: t(key, { count }), href: at(href), action: t(action), tone: 'attention' });
   };
   add('rewards', d.rewards, 'home.todo.rewards', '/rewards', 'home.todo.rewardsAction');
-  add('fraud', d.fraud, 'home.todo.fraud', '/fraud', 'home.todo.fraudAction', 'home.todo.fraudMany');
+  add('fraud', d.fraud, 'home.todo.fraud', '/fraud', 'home.todo.fraudAction');
   add('applications', d.applications, 'home.todo.applications', '/affiliates/applications?status=PENDING', 'home.todo.applicationsAction');
-  add('commissions', d.commissions, 'home.todo.commissions', '/affiliates/commissions?status=PENDING', 'home.todo.commissionsAction', 'home.todo.commissionsMany');
-  add('payouts', d.payouts, 'home.todo.payouts', '/affiliates/payouts', 'home.todo.payoutsAction', 'home.todo.payoutsMany');
+  add('commissions', d.commissions, 'home.todo.commissions', '/affiliates/commissions?status=PENDING', 'home.todo.commissionsAction');
+  add('payouts', d.payouts, 'home.todo.payouts', '/affiliates/payouts', 'home.todo.payoutsAction');
   if (c.status !== 'COMPLETE' && c.impressionCount === 0)
     list.push({ id: 'install', text: t('home.todo.install'), href: at('/settings/installation'), action: t('home.todo.installAction'), tone: 'info' });
   if (c.status === 'DRAFT') list.push({ id: 'launch', text: t('home.todo.launch'), href: '', action: t('home.todo.launchAction'), tone: 'info' });
