@@ -28,6 +28,7 @@ Commands:
   payouts mark PAYOUT        Report what happened to a payout's money
   export TABLE               Write a program's participants, referrals, rewards or commissions as CSV
   import participants        Add participants from a CSV file (all or nothing; --dry-run checks only)
+  import growsurf            Move programs in from GrowSurf (or another refloop) with ids and share links kept
 
 Configuration comes only from environment variables; see .env.example.
 Run 'refloop <command> --help' for a command's options.`,
@@ -54,6 +55,8 @@ Run 'refloop <command> --help' for a command's options.`,
     'Usage: refloop export participants|referrals|rewards|commissions --program ID [--out FILE]\n\nWrites the table as CSV (RFC 4180, a header row, oldest first; cells starting with = + - @ get an apostrophe; money in minor units beside its currency) to FILE (readable by you only) or standard output. Streamed: memory stays flat at any size. The same file as GET /v2/campaign/{id}/export/TABLE.csv; commissions are for affiliate programs.',
   'import participants':
     'Usage: refloop import participants --program ID --file FILE.csv [--dry-run] [--json]\n\nAdds the participants of a CSV file with a header row. Columns: email (required), firstName, lastName, referredBy (id, share key, vanity key or email of a participant in the program or on an earlier row), referralStatus, language, isAffiliate, vanityKeys (space-separated), metadata (a JSON object), metadata.KEY. At most 10,000 rows and 5 MiB.\n  --dry-run  check every row and list each problem by line and field; nothing is written\nWithout --dry-run the import is all or nothing: one problem and no row is added. Existing emails are left unchanged. Exit code 1 when the file has problems.',
+  'import growsurf':
+    'Usage: refloop import growsurf --from URL --key KEY [--program ID ...] [--into TEAM] [--dry-run] [--resume] [--json]\n\nReads programs through the GrowSurf v2 REST API of the source (GrowSurf at https://api.growsurf.com/v2, or another refloop) and writes them here with their ids: the program, its design, emails, options and installation, its reward configurations, and its participants with their ids, share keys, vanity keys, referrers, counters and states, so every share link keeps resolving to the same person. Only GET requests reach the source, paced by its rate limits.\n  --program ID  a program to import (repeat for several; default: every program of the source)\n  --into TEAM   the team to import into (default: the only team here)\n  --dry-run     read everything and list what would be created and every record that would be refused; nothing is written\n  --resume      continue a run that stopped (a crash, Ctrl-C): it goes on from the last page written\n  --json        one JSON line per progress event and per program report\nRunning it again after it finished changes nothing. A record that cannot be imported is reported with its source id and the reason; exit code 1 when any was refused. docs/migrating.md says what carries over.',
 };
 
 const OPTIONS = {
@@ -76,6 +79,11 @@ const OPTIONS = {
   reason: { type: 'string' },
   file: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  // `import growsurf` (it parses its own arguments again: --program may repeat there).
+  from: { type: 'string' },
+  key: { type: 'string' },
+  into: { type: 'string' },
+  resume: { type: 'boolean' },
 } as const;
 
 type Out = { log(s: string): void; error(s: string): void };
@@ -149,6 +157,7 @@ export async function main(argv: string[], out: Out = console, loadConfig: () =>
   const deps = await createDeps({ ...config, logLevel: 'silent' } as Config);
   try {
     if (cmd === 'export') return await (await import('./cli-data.ts')).exportCommand(sub || undefined, values, deps, out, HELP.export!, out === console ? process.stdout : undefined);
+    if (two === 'import growsurf') return await (await import('./cli-import.ts')).importGrowsurfCommand(argv, deps, out, HELP[two]!, out === console ? { tty: !!process.stderr.isTTY, write: (s) => process.stderr.write(s) } : undefined);
     if (two === 'import participants') return await (await import('./cli-data.ts')).importCommand(sub, values, deps, out, HELP[two]!);
     return await run(two, arg, values, deps, out);
   } catch (err) {

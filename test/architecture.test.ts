@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const root = path.resolve(import.meta.dirname, '..');
 
 /** The domain's contexts, lowest first (server/domain/<context>/README.md says what each owns). */
-export const CONTEXTS = ['platform', 'programs', 'participants', 'messaging', 'referral', 'affiliate', 'billing', 'analytics', 'participant-api'];
+export const CONTEXTS = ['platform', 'programs', 'participants', 'messaging', 'referral', 'affiliate', 'billing', 'analytics', 'participant-api', 'imports'];
 
 /** A file's layer: a larger number may import a smaller or equal one, never the reverse. */
 function layerOf(rel: string): { rank: number; name: string } | null {

@@ -157,9 +157,10 @@ export class RewardConfigs {
 
   /**
    * Creates several configurations inside the caller's transaction (RC2, `rewards` on C3, starters).
-   * All are checked first; any violation throws one 400 naming each field under `prefix(i)`.
+   * All are checked first; any violation throws one 400 naming each field under `prefix(i)`. `idOf`:
+   * the ids to keep (a program moved in from another server keeps its reward keys, issue #33).
    */
-  async createIn(trx: Knex.Transaction, program: Program, bodies: RewardConfigCreate[], prefix: (i: number) => string, starter = false): Promise<CampaignReward[]> {
+  async createIn(trx: Knex.Transaction, program: Program, bodies: RewardConfigCreate[], prefix: (i: number) => string, starter = false, idOf?: (i: number) => string): Promise<CampaignReward[]> {
     if (!bodies.length) return [];
     const stats = await trx('reward_configs')
       .where({ program_id: program.id })
@@ -188,8 +189,8 @@ export class RewardConfigs {
     if (errors.length) throw invalid(errors);
     const now = this.clock.now();
     const out: CampaignReward[] = [];
-    for (const r of resolved) {
-      const id = `crew_${newId()}`;
+    for (const [i, r] of resolved.entries()) {
+      const id = idOf?.(i) ?? `crew_${newId()}`;
       const wire = campaignReward.parse(toWire(id, starter ? { ...r, isStarter: true } : r));
       forgetConfigRows(trx);
       await trx('reward_configs').insert({ id, program_id: program.id, ...toColumns(r), ...(starter ? { is_starter: true } : {}), seq: seq++, created_at: now, updated_at: now });

@@ -1,0 +1,634 @@
+// Moving a program in from a server that speaks the GrowSurf v2 REST API (issue #33): the program
+// with its id, its four configuration documents, its reward configurations, and its participants
+// with their ids, share keys and vanity keys unchanged, so every link already shared resolves here
+// to the same person. The run is a row of `import_runs` whose stage and source cursor move in the
+// same transaction as the rows of each page: a run killed at any moment continues with --resume
+// and writes nothing twice; a finished run run again changes nothing. A record that cannot be
+// imported is refused by its source id with the reason, and the rest goes on.
+import type { Knex } from 'knex';
+import type { Db } from '../../db/connect.ts';
+import type { Clock } from '../../clock.ts';
+import { newId } from '../../crypto.ts';
+import { AppError, ConflictError } from '../../errors.ts';
+import { ERROR_CODES } from '../../../shared/errors.ts';
+import { toProgram, type Program } from '../programs/programs.ts';
+import { defaultDocuments, type ProgramConfig } from '../programs/program-config.ts';
+import type { DocumentKind } from '../../../shared/schemas/program-config-fields.ts';
+import type { RewardConfigs } from '../programs/reward-configs.ts';
+import { rewardConfigCreate, type CampaignReward, type RewardConfigCreate } from '../../../shared/schemas/reward-config.ts';
+import { COLUMN_BOARD_NAMES, boardSpec, monthBoard, monthKey } from '../participants/boards.ts';
+import { ScoreLedger } from '../participants/score-ledger.ts';
+import { encodeRecent, programLanguages, valueHash } from '../participants/model.ts';
+import { GrowSurfSource } from './source.ts';
+import { participantRow, type SourceParticipant, type SourceReward } from './participant-rows.ts';
+
+/** The stages of one program's import, in order. */
+export const IMPORT_STAGES = ['documents', 'rewards', 'participants', 'referrals', 'done'] as const;
+export type ImportStage = (typeof IMPORT_STAGES)[number];
+
+/** Record kinds an import counts and refuses. */
+export type ImportKind = 'program' | 'documents' | 'rewards' | 'participants' | 'issuedRewards';
+
+/** What one kind came to: created here, already here (skipped), refused. */
+export interface KindCounts {
+  created: number;
+  skipped: number;
+  refused: number;
+}
+
+/** One refused record: its kind, its id on the source, and why. */
+export interface Refusal {
+  kind: ImportKind;
+  sourceId: string;
+  reason: string;
+}
+
+/** What an import (or its dry run) reports at the end, per program. */
+export interface ProgramImportReport {
+  programId: string;
+  name: string;
+  type: 'REFERRAL' | 'AFFILIATE';
+  dryRun: boolean;
+  resumed: boolean;
+  /** True when an earlier run had finished: this one found nothing to do. */
+  alreadyImported: boolean;
+  counts: Record<ImportKind, KindCounts>;
+  refusals: Refusal[];
+  requests: number;
+}
+
+/** A moment worth reporting: a stage reached, a page written, a pause. */
+export interface ImportProgress {
+  programId: string;
+  stage: ImportStage | 'program';
+  done: number;
+  /** What the source says there is (participants: the program's participantCount). */
+  total: number | null;
+  message?: string;
+}
+
+/** One program's import, as the CLI and the console start it. */
+export interface ImportRequest {
+  source: GrowSurfSource;
+  programId: string;
+  teamId: string;
+  dryRun?: boolean;
+  resume?: boolean;
+  onProgress?: (p: ImportProgress) => void;
+}
+
+/** The services an import writes through. */
+export interface ImportDeps {
+  db: Db;
+  clock: Clock;
+  programConfig: ProgramConfig;
+  rewardConfigs: RewardConfigs;
+}
+
+/** The source's campaign object (rest-v2 §2.3), the fields read. */
+interface SourceCampaign {
+  id: string;
+  name: string;
+  type: 'REFERRAL' | 'AFFILIATE';
+  status: string;
+  currencyISO?: string;
+  participantCount?: number;
+  impressionCount?: number;
+  inviteCount?: number;
+}
+
+/** Participants read per source request (the list's maximum). */
+const PAGE = 100;
+const DOCUMENTS: DocumentKind[] = ['design', 'emails', 'options', 'installation'];
+
+/** 409 for a program that cannot be imported into this team as it stands. */
+export class ImportConflictError extends ConflictError {}
+
+const zero = (): Record<ImportKind, KindCounts> => ({
+  program: { created: 0, skipped: 0, refused: 0 },
+  documents: { created: 0, skipped: 0, refused: 0 },
+  rewards: { created: 0, skipped: 0, refused: 0 },
+  participants: { created: 0, skipped: 0, refused: 0 },
+  issuedRewards: { created: 0, skipped: 0, refused: 0 },
+});
+
+/** Imports programs from a GrowSurf-compatible source into this refloop. */
+export class ProgramImports {
+  constructor(private readonly deps: ImportDeps) {}
+
+  /** Imports (or, with `dryRun`, checks) one program of the source into team `teamId`. */
+  async importProgram(req: ImportRequest): Promise<ProgramImportReport> {
+    const { db } = this.deps;
+    const campaign = await req.source.get<SourceCampaign>(`/campaign/${encodeURIComponent(req.programId)}`);
+    if (campaign.type !== 'REFERRAL' && campaign.type !== 'AFFILIATE') throw new AppError(422, ERROR_CODES.BAD_REQUEST, 'BadRequestError', `Program ${req.programId} has a type refloop does not know (${String(campaign.type)}).`);
+    const report: ProgramImportReport = {
+      programId: campaign.id,
+      name: campaign.name,
+      type: campaign.type,
+      dryRun: !!req.dryRun,
+      resumed: false,
+      alreadyImported: false,
+      counts: zero(),
+      refusals: [],
+      requests: 0,
+    };
+    const progress = (stage: ImportProgress['stage'], done: number, total: number | null, message?: string) =>
+      req.onProgress?.({ programId: campaign.id, stage, done, total, ...(message ? { message } : {}) });
+
+    let run = await db.knex('import_runs').where({ program_id: campaign.id }).first();
+    if (run && run.team_id !== req.teamId) throw new ImportConflictError(`Program ${campaign.id} was imported into another team of this refloop.`);
+    const existing = await db.knex('programs').where({ id: campaign.id }).first('id', 'team_id');
+    if (!run && existing) throw new ImportConflictError(`A program with the id ${campaign.id} already exists here and was not made by an import; nothing was written.`);
+    if (run?.status === 'DONE') {
+      report.alreadyImported = true;
+      report.counts = JSON.parse(run.counts);
+      report.refusals = await this.#refusals(run.id);
+      report.requests = req.source.requests;
+      return report;
+    }
+    if (run && !req.resume && !req.dryRun) {
+      throw new ImportConflictError(`The import of program ${campaign.id} stopped at its ${run.stage} stage; run it again with --resume to continue where it stopped.`);
+    }
+    if (run) report.resumed = true;
+
+    if (req.dryRun) return this.#dryRun(req, campaign, report, run);
+
+    if (!run) {
+      progress('program', 0, null, `creating program ${campaign.id}`);
+      run = await this.#createProgram(req.teamId, req.source.base, campaign);
+      report.counts.program.created = 1;
+    } else report.counts = JSON.parse(run.counts);
+    const runId: string = run.id;
+    let stage: ImportStage = run.stage;
+    let cursor: string | null = run.cursor ?? null;
+
+    if (stage === 'documents') {
+      const program = await this.#program(campaign.id);
+      for (const kind of DOCUMENTS) {
+        const doc = await req.source.get<Record<string, unknown>>(`/campaign/${encodeURIComponent(campaign.id)}/${kind}`);
+        await this.deps.programConfig.update(program, kind, importableDocument(kind, doc));
+      }
+      report.counts.documents.created = DOCUMENTS.length;
+      stage = await this.#advance(runId, 'rewards', null, report.counts);
+      progress('documents', DOCUMENTS.length, DOCUMENTS.length);
+    }
+
+    if (stage === 'rewards') {
+      const program = await this.#program(campaign.id);
+      const list = await req.source.get<{ rewards?: CampaignReward[] } | CampaignReward[]>(`/campaign/${encodeURIComponent(campaign.id)}/reward-configs`);
+      const rewards = Array.isArray(list) ? list : (list.rewards ?? []);
+      await db.knex.transaction(async (trx) => {
+        const have = new Set((await trx('reward_configs').where({ program_id: program.id }).select('id')).map((r: { id: string }) => r.id));
+        const fresh: Array<{ id: string; body: RewardConfigCreate }> = [];
+        for (const r of rewards) {
+          if (have.has(r.id)) {
+            report.counts.rewards.skipped++;
+            continue;
+          }
+          const body = rewardBody(r);
+          if ('refused' in body) await this.#refuse(trx, runId, report, { kind: 'rewards', sourceId: String(r.id), reason: body.refused });
+          else fresh.push({ id: r.id, body: body.body });
+        }
+        // One by one: a configuration our rules refuse is reported, and the others still come in.
+        for (const f of fresh) {
+          try {
+            await trx.transaction((inner) => this.deps.rewardConfigs.createIn(inner, program, [f.body], () => '', false, () => f.id));
+            report.counts.rewards.created++;
+          } catch (err) {
+            if (!(err instanceof AppError)) throw err;
+            await this.#refuse(trx, runId, report, { kind: 'rewards', sourceId: f.id, reason: refusalText(err) });
+          }
+        }
+        stage = await this.#advance(runId, 'participants', null, report.counts, trx);
+      });
+      progress('rewards', rewards.length, rewards.length);
+    }
+
+    if (stage === 'participants') {
+      const program = await this.#program(campaign.id);
+      const total = typeof campaign.participantCount === 'number' ? campaign.participantCount : null;
+      let done = report.counts.participants.created + report.counts.participants.skipped + report.counts.participants.refused;
+      for (;;) {
+        const page = await req.source.get<{ participants?: SourceParticipant[]; nextId?: string | null }>(`/campaign/${encodeURIComponent(campaign.id)}/participants`, { limit: PAGE, nextId: cursor ?? undefined });
+        const people = page.participants ?? [];
+        const next = page.nextId ?? null;
+        await this.#completeRewards(req.source, campaign.id, people);
+        await db.knex.transaction(async (trx) => {
+          await this.#writeParticipants(trx, program, runId, people, report);
+          stage = await this.#advance(runId, next ? 'participants' : 'referrals', next, report.counts, trx);
+        });
+        done += people.length;
+        progress('participants', done, total);
+        if (!next || !people.length) break;
+        cursor = next;
+      }
+    }
+
+    if (stage === 'referrals') {
+      await db.knex.transaction(async (trx) => {
+        await this.#linkReferrals(trx, campaign.id);
+        // The program's own counters the participants do not carry, as the source counts them.
+        await trx('program_counters')
+          .where({ program_id: campaign.id })
+          .update({ impression_count: Math.max(0, Math.floor(campaign.impressionCount ?? 0)), invite_count: Math.max(0, Math.floor(campaign.inviteCount ?? 0)) });
+        await trx('import_runs').where({ id: runId }).update({ stage: 'done', status: 'DONE', cursor: null, counts: JSON.stringify(report.counts), updated_at: this.deps.clock.now(), finished_at: this.deps.clock.now() });
+      });
+      stage = 'done';
+      progress('done', report.counts.participants.created, null);
+    }
+    report.refusals = await this.#refusals(runId);
+    report.requests = req.source.requests;
+    return report;
+  }
+
+  /** The program row (same id, name, type, status, currency), its counters and the run, in one transaction. */
+  async #createProgram(teamId: string, sourceUrl: string, campaign: SourceCampaign): Promise<any> {
+    const now = this.deps.clock.now();
+    const docs = defaultDocuments(campaign.type, null);
+    const status = ['DRAFT', 'IN_PROGRESS', 'COMPLETE'].includes(campaign.status) ? campaign.status : 'DRAFT';
+    const run = {
+      id: newId(),
+      team_id: teamId,
+      program_id: campaign.id,
+      source_url: sourceUrl.slice(0, 2048),
+      source_kind: 'GROWSURF',
+      status: 'RUNNING',
+      stage: 'documents',
+      cursor: null,
+      counts: JSON.stringify({ ...zero(), program: { created: 1, skipped: 0, refused: 0 } }),
+      started_at: now,
+      updated_at: now,
+    };
+    await this.deps.db.knex.transaction(async (trx) => {
+      // Checked again inside: two importers started at once create it once.
+      if (await trx('programs').where({ id: campaign.id }).first('id')) throw new ImportConflictError(`A program with the id ${campaign.id} already exists here; nothing was written.`);
+      await trx('programs').insert({
+        id: campaign.id,
+        team_id: teamId,
+        type: campaign.type,
+        name: String(campaign.name || campaign.id).slice(0, 255),
+        status,
+        currency_iso: /^[A-Z]{3}$/.test(campaign.currencyISO ?? '') ? campaign.currencyISO : 'USD',
+        goal: null,
+        design: JSON.stringify(docs.design),
+        emails: JSON.stringify(docs.emails),
+        options: JSON.stringify(docs.options),
+        installation: JSON.stringify(docs.installation),
+        ...(status !== 'DRAFT' ? { launched_at: now } : {}),
+        ...(status === 'COMPLETE' ? { ended_at: now } : {}),
+        created_at: now,
+        updated_at: now,
+      });
+      await trx('program_counters').insert({ program_id: campaign.id });
+      await trx('import_runs').insert(run);
+    });
+    return run;
+  }
+
+  /**
+   * Writes one page of participants: each new, already here, or refused with its reason. The checks
+   * and writes are a few statements per page, not per participant (the import of 100,000
+   * participants is bounded by the source's rate limit, not by this side).
+   */
+  async #writeParticipants(trx: Knex.Transaction, program: Program, runId: string, people: SourceParticipant[], report: ProgramImportReport): Promise<void> {
+    if (!people.length) return;
+    const now = this.deps.clock.now();
+    const ctx = rowContext(program, now);
+    const ids = people.map((p) => String(p.id));
+    const taken = new Map<string, string>((await trx('participants').whereIn('id', ids).select('id', 'program_id')).map((r: { id: string; program_id: string }) => [r.id, r.program_id]));
+    const mapped: Array<{ p: SourceParticipant; row: Record<string, unknown>; vanityKeys: string[]; metadata: Record<string, string>; keys: string[] }> = [];
+    for (const p of people) {
+      const where = taken.get(String(p.id));
+      if (where === program.id) {
+        report.counts.participants.skipped++;
+        continue;
+      }
+      if (where) {
+        await this.#refuse(trx, runId, report, { kind: 'participants', sourceId: String(p.id), reason: 'A participant of another program on this refloop has this id.' });
+        continue;
+      }
+      const m = participantRow(p, program.id, ctx);
+      if ('refused' in m) await this.#refuse(trx, runId, report, { kind: 'participants', sourceId: String(p.id), reason: m.refused });
+      else mapped.push({ p, ...m, keys: [String(m.row.share_key).toLowerCase(), ...m.vanityKeys.map((k) => k.toLowerCase())] });
+    }
+    // What this program already holds of the page's emails and keys, in three statements.
+    const emails = new Set<string>();
+    const heldKeys = new Set<string>();
+    if (mapped.length) {
+      const allKeys = [...new Set(mapped.flatMap((m) => [...m.keys, String(m.row.share_key)]))];
+      for (const r of await trx('participants').where({ program_id: program.id }).whereIn('email_key', mapped.map((m) => String(m.row.email_key))).select('email_key')) emails.add(r.email_key);
+      for (const r of await trx('participant_vanity_keys').where({ program_id: program.id }).whereIn('key_lower', allKeys).select('key_lower')) heldKeys.add(r.key_lower);
+      for (const r of await trx('participants').where({ program_id: program.id }).whereIn('share_key', allKeys).select('share_key')) heldKeys.add(String(r.share_key).toLowerCase());
+    }
+    const ledger = new ScoreLedger(program.id);
+    const rows: Array<Record<string, unknown>> = [];
+    const vanity: Array<Record<string, unknown>> = [];
+    const meta: Array<Record<string, unknown>> = [];
+    const accepted: typeof mapped = [];
+    for (const m of mapped) {
+      const email = String(m.row.email_key);
+      const clash = emails.has(email) ? 'Another participant of the program here has this email address.' : m.keys.find((k) => heldKeys.has(k));
+      if (clash) {
+        const reason = clash.includes(' ') ? clash : `The key ${clash} is already another participant's share or vanity key here.`;
+        await this.#refuse(trx, runId, report, { kind: 'participants', sourceId: String(m.p.id), reason });
+        continue;
+      }
+      emails.add(email);
+      for (const k of m.keys) heldKeys.add(k);
+      rows.push(m.row);
+      for (const k of m.vanityKeys) vanity.push({ program_id: program.id, key_lower: k.toLowerCase(), participant_id: m.p.id });
+      for (const [meta_key, value] of Object.entries(m.metadata)) meta.push({ participant_id: m.p.id, program_id: program.id, meta_key, value, value_hash: valueHash(value) });
+      addScores(ledger, m.row, now);
+      accepted.push(m);
+    }
+    for (const chunk of chunks(rows, 200)) await trx('participants').insert(chunk);
+    for (const chunk of chunks(vanity, 500)) await trx('participant_vanity_keys').insert(chunk);
+    for (const chunk of chunks(meta, 500)) await trx('participant_metadata').insert(chunk);
+    report.counts.participants.created += rows.length;
+    await this.#writeRewards(trx, program, runId, accepted.map((m) => ({ p: m.p, joinedAt: Number(m.row.created_at) })), report);
+    await ledger.flush(trx);
+  }
+
+  /** A participant's list shows its newest 100 rewards: for one with more, the whole list from PR1's pages. */
+  async #completeRewards(source: GrowSurfSource, programId: string, people: SourceParticipant[]): Promise<void> {
+    for (const p of people) {
+      if (!Array.isArray(p.rewards) || p.rewards.length < 100) continue;
+      const all: SourceReward[] = [];
+      let nextId: string | undefined;
+      do {
+        const page = await source.get<{ rewards?: SourceReward[]; nextId?: string | null }>(`/campaign/${encodeURIComponent(programId)}/participant/${encodeURIComponent(p.id)}/rewards`, { limit: 100, nextId });
+        all.push(...(page.rewards ?? []));
+        nextId = page.nextId ?? undefined;
+      } while (nextId);
+      p.rewards = all;
+    }
+  }
+
+  /**
+   * The rewards the page's participants received, with their ids, states and times. The API does not
+   * say when a reward was issued: they keep their order (newest first) on times just after the
+   * sign-up. Each gets the issue key our engine would have given it, so the same occasion never
+   * earns it again.
+   */
+  async #writeRewards(trx: Knex.Transaction, program: Program, runId: string, people: Array<{ p: SourceParticipant; joinedAt: number }>, report: ProgramImportReport): Promise<void> {
+    const all = people.flatMap(({ p, joinedAt }) => (Array.isArray(p.rewards) ? p.rewards.map((r, i, list) => ({ r, recipient: p.id, at: joinedAt + (list.length - i) })) : []));
+    if (!all.length) return;
+    // Issued rewards name their configuration; its type decides the issue key.
+    const configs = new Map<string, string>((await trx('reward_configs').where({ program_id: program.id }).select('id', 'type')).map((c: { id: string; type: string }) => [c.id, c.type]));
+    const ids = all.map(({ r }) => String(r.id));
+    const here = new Set<string>();
+    for (const chunk of chunks(ids, 500)) for (const r of await trx('participant_rewards').whereIn('id', chunk).select('id')) here.add(r.id);
+    const candidates = all.map(({ r, recipient, at }) => {
+      const type = configs.get(String(r.rewardId));
+      const referrerId = typeof r.referrerId === 'string' ? r.referrerId : null;
+      const referredId = typeof r.referredId === 'string' ? r.referredId : null;
+      const key =
+        (type === 'SINGLE_SIDED' || type === 'DOUBLE_SIDED') && referrerId && referredId
+          ? r.isReferrer
+            ? `${r.rewardId}:${referrerId}:ref:${referredId}`
+            : `${r.rewardId}:${referredId}:friend`
+          : `import:${r.id}`;
+      return { r, recipient, at, type, referrerId, referredId, key };
+    });
+    const keys = new Set<string>();
+    for (const chunk of chunks(candidates.map((c) => c.key), 500)) for (const r of await trx('participant_rewards').whereIn('issue_key', chunk).select('issue_key')) keys.add(r.issue_key);
+    const rows: Array<Record<string, unknown>> = [];
+    for (const c of candidates) {
+      const { r } = c;
+      const refuse = (reason: string) => this.#refuse(trx, runId, report, { kind: 'issuedRewards', sourceId: String(r.id), reason });
+      if (typeof r.id !== 'string' || !/^[A-Za-z0-9_-]{1,32}$/.test(r.id)) {
+        await refuse('Its id is not one refloop can keep.');
+        continue;
+      }
+      if (here.has(r.id)) {
+        report.counts.issuedRewards.skipped++;
+        continue;
+      }
+      if (!c.type) {
+        await refuse(`Its reward configuration ${String(r.rewardId).slice(0, 40)} is not among the source's configurations (deleted there, or refused here).`);
+        continue;
+      }
+      here.add(r.id);
+      const key = keys.has(c.key) ? `import:${r.id}` : c.key;
+      keys.add(key);
+      const fulfilled = r.status === 'FULFILLED' || r.isFulfilled === true;
+      rows.push({
+        id: r.id,
+        program_id: program.id,
+        participant_id: c.recipient,
+        reward_config_id: r.rewardId,
+        issue_key: key,
+        status: fulfilled ? 'FULFILLED' : 'PENDING',
+        approved: !!r.approved,
+        approved_at: typeof r.approvedAt === 'number' ? r.approvedAt : null,
+        fulfilled_at: typeof r.fulfilledAt === 'number' ? r.fulfilledAt : null,
+        is_available: !!r.isAvailable,
+        is_referrer: !!r.isReferrer,
+        referrer_id: c.referrerId,
+        referred_id: c.referredId,
+        unread: r.unread !== false,
+        amount: typeof r.amount === 'number' && Number.isFinite(r.amount) ? r.amount : null,
+        currency_iso: typeof r.currencyISO === 'string' && /^[A-Z]{3}$/.test(r.currencyISO) ? r.currencyISO : null,
+        commission_structure: r.commissionStructure ? JSON.stringify(r.commissionStructure) : null,
+        created_at: c.at,
+        deleted_at: null,
+      });
+    }
+    for (const chunk of chunks(rows, 200)) await trx('participant_rewards').insert(chunk);
+    report.counts.issuedRewards.created += rows.length;
+  }
+
+  /**
+   * Each referrer's recent-referrals list in the source's own order (its `referrals`, newest first,
+   * kept at insert), with each referral's time from the referred row; a referral that was not
+   * imported leaves the list.
+   */
+  async #linkReferrals(trx: Knex.Transaction, programId: string): Promise<void> {
+    const referred: Array<{ id: string; referred_at: number }> = await trx('participants').where({ program_id: programId }).whereNotNull('referred_by').select('id', 'referred_at');
+    const at = new Map(referred.map((r) => [r.id, Number(r.referred_at)]));
+    const referrers: Array<{ id: string; recent_referrals: string }> = await trx('participants').where({ program_id: programId }).whereNotNull('recent_referrals').whereNull('recent_referrals_at').select('id', 'recent_referrals');
+    for (const r of referrers) {
+      const list = r.recent_referrals
+        .split(',')
+        .filter((id) => at.has(id))
+        .map((id) => [id, at.get(id)!] as [string, number]);
+      await trx('participants').where({ id: r.id }).update(encodeRecent(list));
+    }
+  }
+
+  /** Everything a real run would do, read and checked, nothing written. */
+  async #dryRun(req: ImportRequest, campaign: SourceCampaign, report: ProgramImportReport, run: any): Promise<ProgramImportReport> {
+    const id = encodeURIComponent(campaign.id);
+    const here = run ? await this.#program(campaign.id) : null;
+    if (!run) report.counts.program.created = 1;
+    const stage: ImportStage = run?.stage ?? 'documents';
+    const after = (s: ImportStage) => IMPORT_STAGES.indexOf(stage) > IMPORT_STAGES.indexOf(s);
+    for (const kind of DOCUMENTS) {
+      const doc = await req.source.get<Record<string, unknown>>(`/campaign/${id}/${kind}`);
+      if (after('documents')) report.counts.documents.skipped++;
+      else {
+        // The same merge and rules a real run applies, over the program as it would be.
+        const program = here ?? ({ ...toProgram({ id: campaign.id, team_id: req.teamId, type: campaign.type, name: campaign.name, status: 'DRAFT', currency_iso: 'USD', goal: null, created_at: 0, updated_at: 0 }, defaultDocuments(campaign.type, null)) } as Program);
+        try {
+          this.deps.programConfig.draft(program, kind, importableDocument(kind, doc));
+          report.counts.documents.created++;
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          report.counts.documents.refused++;
+          report.refusals.push({ kind: 'documents', sourceId: kind, reason: refusalText(err) });
+        }
+      }
+    }
+    const list = await req.source.get<{ rewards?: CampaignReward[] } | CampaignReward[]>(`/campaign/${id}/reward-configs`);
+    const have = here ? new Set((await this.deps.db.knex('reward_configs').where({ program_id: campaign.id }).select('id')).map((r: { id: string }) => r.id)) : new Set<string>();
+    for (const r of Array.isArray(list) ? list : (list.rewards ?? [])) {
+      if (have.has(r.id)) report.counts.rewards.skipped++;
+      else {
+        const body = rewardBody(r);
+        if ('refused' in body) {
+          report.counts.rewards.refused++;
+          report.refusals.push({ kind: 'rewards', sourceId: String(r.id), reason: body.refused });
+        } else report.counts.rewards.created++;
+      }
+    }
+    // Participants: the same checks, against this refloop and against the rows the run would add before each one.
+    const ctx = rowContext(here ?? ({ type: campaign.type, documents: defaultDocuments(campaign.type, null) } as Program), this.deps.clock.now());
+    const emails = new Set<string>();
+    const keys = new Set<string>();
+    let cursor: string | undefined;
+    let done = 0;
+    for (;;) {
+      const page = await req.source.get<{ participants?: SourceParticipant[]; nextId?: string | null }>(`/campaign/${id}/participants`, { limit: PAGE, nextId: cursor });
+      const people = page.participants ?? [];
+      const taken = new Map<string, string>(people.length ? (await this.deps.db.knex('participants').whereIn('id', people.map((p) => String(p.id))).select('id', 'program_id')).map((r: { id: string; program_id: string }) => [r.id, r.program_id]) : []);
+      for (const p of people) {
+        const where = taken.get(String(p.id));
+        const refuse = (reason: string) => {
+          report.counts.participants.refused++;
+          report.refusals.push({ kind: 'participants', sourceId: String(p.id), reason });
+        };
+        if (where === campaign.id) {
+          report.counts.participants.skipped++;
+          continue;
+        }
+        if (where) {
+          refuse('A participant of another program on this refloop has this id.');
+          continue;
+        }
+        const mapped = participantRow(p, campaign.id, ctx);
+        if ('refused' in mapped) {
+          refuse(mapped.refused);
+          continue;
+        }
+        const lowers = [String(mapped.row.share_key).toLowerCase(), ...mapped.vanityKeys.map((k) => k.toLowerCase())];
+        const clash = (here && (await keyClash(this.deps.db.knex, campaign.id, mapped.row, mapped.vanityKeys))) || (emails.has(String(mapped.row.email_key)) ? 'Another participant of the source has this email address.' : null) || (lowers.some((k) => keys.has(k)) ? 'Another participant of the source holds one of its share or vanity keys.' : null);
+        if (clash) {
+          refuse(clash);
+          continue;
+        }
+        emails.add(String(mapped.row.email_key));
+        for (const k of lowers) keys.add(k);
+        report.counts.participants.created++;
+      }
+      done += people.length;
+      req.onProgress?.({ programId: campaign.id, stage: 'participants', done, total: campaign.participantCount ?? null });
+      if (!page.nextId || !people.length) break;
+      cursor = page.nextId;
+    }
+    report.requests = req.source.requests;
+    return report;
+  }
+
+  async #program(id: string): Promise<Program> {
+    return toProgram(await this.deps.db.knex('programs').where({ id }).first());
+  }
+
+  /** Moves the run to `stage` with `cursor` (inside `trx` when given: with the rows it covers). */
+  async #advance(runId: string, stage: ImportStage, cursor: string | null, counts: Record<ImportKind, KindCounts>, trx?: Knex.Transaction): Promise<ImportStage> {
+    await (trx ?? this.deps.db.knex)('import_runs').where({ id: runId }).update({ stage, cursor, counts: JSON.stringify(counts), updated_at: this.deps.clock.now() });
+    return stage;
+  }
+
+  async #refuse(trx: Knex.Transaction, runId: string, report: ProgramImportReport, r: Refusal): Promise<void> {
+    report.counts[r.kind].refused++;
+    await trx('import_refusals')
+      .insert({ run_id: runId, kind: r.kind, source_id: r.sourceId.slice(0, 255), reason: r.reason.slice(0, 1000), created_at: this.deps.clock.now() })
+      .onConflict(['run_id', 'kind', 'source_id'])
+      .merge(['reason']);
+  }
+
+  async #refusals(runId: string): Promise<Refusal[]> {
+    const rows = await this.deps.db.knex('import_refusals').where({ run_id: runId }).orderBy([{ column: 'kind' }, { column: 'source_id' }]);
+    return rows.map((r: { kind: ImportKind; source_id: string; reason: string }) => ({ kind: r.kind, sourceId: r.source_id, reason: r.reason }));
+  }
+}
+
+/** `list` in pieces of at most `size` (multi-row inserts within every database's parameter limit). */
+function chunks<T>(list: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+/** What a row needs to know of its program. */
+function rowContext(program: Pick<Program, 'type' | 'documents'>, now: number) {
+  const langs = programLanguages(program as Program);
+  return { now, monthKey: monthKey(now), baseLanguage: langs.base, languages: langs.all, affiliate: program.type === 'AFFILIATE' };
+}
+
+/** A share or vanity key (or email) another participant of the program already holds, as a refusal text. */
+async function keyClash(q: Knex | Knex.Transaction, programId: string, row: Record<string, unknown>, vanityKeys: string[]): Promise<string | null> {
+  if (await q('participants').where({ program_id: programId, email_key: row.email_key }).first('id')) return 'Another participant of the program here has this email address.';
+  const lowers = [String(row.share_key).toLowerCase(), ...vanityKeys.map((k) => k.toLowerCase())];
+  const vanity = await q('participant_vanity_keys').where({ program_id: programId }).whereIn('key_lower', lowers).first('key_lower');
+  if (vanity) return `The key ${vanity.key_lower} is already a vanity key of another participant here.`;
+  const share = await q('participants').where({ program_id: programId }).whereIn('share_key', [String(row.share_key), ...lowers]).first('share_key');
+  if (share) return `The key ${share.share_key} is already another participant's share key here.`;
+  return null;
+}
+
+/** Puts a new row's scores on the leaderboards' histograms and counts it in the program's counters. */
+function addScores(ledger: ScoreLedger, row: Record<string, unknown>, now: number): void {
+  for (const board of COLUMN_BOARD_NAMES) {
+    const spec = boardSpec(board, now);
+    ledger.move(spec.histogram, 0, spec.scoreOf(row as never));
+  }
+  const cur = monthKey(now);
+  ledger.move(monthBoard(cur), 0, Number(row.monthly_referral_count));
+  ledger.move(monthBoard(cur - 1), 0, Number(row.prev_monthly_referral_count));
+  // As the sign-up and credit paths count them: one participant, and the credited referrals they made.
+  ledger.count(1, Number(row.referral_count));
+  if (row.is_winner) ledger.winners(1);
+}
+
+/**
+ * A document as the source's GET shows it, as a PATCH of the whole document: values the GET shows
+ * but a PATCH may not set (derived or read-only) are dropped; secrets the GET never shows stay unset
+ * (docs/migrating.md).
+ */
+export function importableDocument(kind: DocumentKind, doc: Record<string, unknown>): Record<string, unknown> {
+  const out = structuredClone(doc ?? {});
+  if (kind === 'installation') delete (out as Record<string, unknown>).mobilePublicKey;
+  return out;
+}
+
+/** A source reward configuration as the create body our rules check, or why it cannot be one. */
+function rewardBody(r: CampaignReward): { body: RewardConfigCreate } | { refused: string } {
+  if (typeof r?.id !== 'string' || !/^[A-Za-z0-9_-]{1,40}$/.test(r.id)) return { refused: 'Its id is not one refloop can keep.' };
+  const shape = rewardConfigCreate.shape as Record<string, unknown>;
+  const body: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r)) {
+    if (!(k in shape) || v === null || v === undefined) continue;
+    body[k] = v;
+  }
+  if (r.isUnlimited) delete body.limit;
+  const parsed = rewardConfigCreate.safeParse(body);
+  if (!parsed.success) return { refused: parsed.error.issues.map((i) => `${i.path.join('.') || 'reward'}: ${i.message}`).join('; ').slice(0, 900) };
+  return { body: parsed.data };
+}
+
+/** An AppError's message with its field problems, for a refusal line. */
+function refusalText(err: AppError): string {
+  const fields = err.errors;
+  return (fields?.length ? fields.map((f) => `${f.field}: ${f.message}`).join('; ') : err.message).slice(0, 900);
+}

@@ -1,0 +1,130 @@
+// Reading a program from a server that speaks the GrowSurf v2 REST API (GrowSurf itself, or another
+// refloop): GET only, so an import can never change its source; paced by the source's own limit
+// headers and `Retry-After`; a 5xx, a dropped connection or a body cut short is asked again after a
+// growing pause, so a flaky source costs time, never records.
+
+/** What the source answered when it refused for good (a bad key, an unknown program). */
+export class SourceError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+  ) {
+    super(message);
+  }
+}
+
+/** What the reader needs from its surroundings; tests pass a fast `sleep`. */
+export interface SourceOptions {
+  /** The source's API base, e.g. `https://api.growsurf.com/v2` (a trailing `/v2` is added when missing). */
+  url: string;
+  key: string;
+  /** Attempts per request before giving up on a source that keeps failing (5xx, dropped connections). */
+  attempts?: number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Called when the reader waits: a limit reached, or a failure retried (the progress line says so). */
+  onWait?: (reason: string, ms: number) => void;
+}
+
+/** The longest pause a `Retry-After` may ask for before the reader gives up on the source. */
+const MAX_RETRY_AFTER_MS = 15 * 60_000;
+
+/** A read-only client of one source. */
+export class GrowSurfSource {
+  readonly base: string;
+  readonly #key: string;
+  readonly #attempts: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #onWait: (reason: string, ms: number) => void;
+  /** Requests answered (for the progress line and the bench). */
+  requests = 0;
+
+  constructor(opts: SourceOptions) {
+    const trimmed = opts.url.replace(/\/+$/, '');
+    this.base = /\/v2$/.test(trimmed) ? trimmed : `${trimmed}/v2`;
+    this.#key = opts.key;
+    this.#attempts = opts.attempts ?? 8;
+    this.#sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.#onWait = opts.onWait ?? (() => {});
+  }
+
+  /** GET `path` (under the base) with `query`; the parsed JSON body. */
+  async get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
+    const qs = Object.entries(query)
+      .filter(([, v]) => v !== undefined && v !== '')
+      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+      .join('&');
+    const url = `${this.base}${path}${qs ? `?${qs}` : ''}`;
+    let pause = 500;
+    for (let attempt = 1; ; attempt++) {
+      let res: Response;
+      let text: string;
+      try {
+        res = await fetch(url, { method: 'GET', headers: { Authorization: `Bearer ${this.#key}`, Accept: 'application/json' } });
+        // A connection dropped mid-body rejects here, as a failed request does.
+        text = await res.text();
+      } catch (err) {
+        if (attempt >= this.#attempts) throw new SourceError(`The source did not answer ${path}: ${(err as Error).message}`, null);
+        this.#onWait(`connection failed (${(err as Error).message}), retrying`, pause);
+        await this.#sleep(pause);
+        pause = Math.min(pause * 2, 30_000);
+        continue;
+      }
+      if (res.status === 429) {
+        const wait = retryAfterMs(res.headers.get('retry-after')) ?? pause;
+        if (wait > MAX_RETRY_AFTER_MS) throw new SourceError(`The source asks to wait ${Math.round(wait / 60_000)} minutes; run again later with --resume.`, 429);
+        this.#onWait('the source’s rate limit was reached', wait);
+        await this.#sleep(wait);
+        pause = Math.min(pause * 2, 30_000);
+        continue;
+      }
+      if (res.status >= 500) {
+        if (attempt >= this.#attempts) throw new SourceError(`The source kept failing on ${path} (HTTP ${res.status}).`, res.status);
+        this.#onWait(`the source answered ${res.status}, retrying`, pause);
+        await this.#sleep(pause);
+        pause = Math.min(pause * 2, 30_000);
+        continue;
+      }
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        // A 200 whose body is not JSON was cut short or mangled on the way: ask again.
+        if (attempt >= this.#attempts) throw new SourceError(`The source's answer to ${path} is not JSON.`, res.status);
+        await this.#sleep(pause);
+        continue;
+      }
+      if (res.status >= 400) {
+        const message = (body as { message?: string } | null)?.message ?? `HTTP ${res.status}`;
+        throw new SourceError(`The source refused ${path}: ${message}`, res.status);
+      }
+      this.requests++;
+      await this.#pace(res.headers);
+      return body as T;
+    }
+  }
+
+  /** Waits out a budget the answer says is spent (`…-RateLimit-Second-Remaining: 0` and the like), before the next request hits it. */
+  async #pace(headers: Headers): Promise<void> {
+    let wait = 0;
+    headers.forEach((value, name) => {
+      const m = /ratelimit-(second|minute|hour)-remaining$/i.exec(name);
+      if (!m || Number(value) > 0) return;
+      const unit = m[1]!.toLowerCase();
+      // Only the one-second window is waited out here; a spent minute or hour budget is answered
+      // with 429 and `Retry-After`, which says exactly how long.
+      if (unit === 'second') wait = Math.max(wait, 1000);
+    });
+    if (wait) {
+      this.#onWait('pacing to the source’s rate limit', wait);
+      await this.#sleep(wait);
+    }
+  }
+}
+
+/** `Retry-After` in milliseconds: delta seconds or an HTTP date; null when absent or unreadable. */
+export function retryAfterMs(value: string | null, now = Date.now()): number | null {
+  if (!value) return null;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.ceil(Number(value) * 1000);
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, at - now) : null;
+}

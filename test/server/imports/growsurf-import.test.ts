@@ -1,0 +1,225 @@
+import http from 'node:http';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RAISED_LIMITS, startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
+import { restOk } from '../../helpers/programs.ts';
+import { GrowSurfSource, retryAfterMs } from '../../../server/domain/imports/source.ts';
+import { ProgramImports, type ImportProgress } from '../../../server/domain/imports/growsurf-import.ts';
+import { main } from '../../../server/cli.ts';
+
+// Issue #33: a program moved in from a server speaking the GrowSurf v2 REST API (here another
+// refloop, seeded through its REST API) arrives with its id, documents, reward configurations and
+// participants unchanged: every field of every participant the source lists equals the target's,
+// share and vanity keys resolve to the same referrer, a second run changes nothing, a run stopped
+// mid-way resumes to the same result, and a source answering 429, 500 and dropped connections
+// loses and doubles nothing.
+
+const PEOPLE = 2_000;
+
+/** Every participant of a program as its list pages answer them, in list order. */
+async function allParticipants(app: TestApp, key: string, pid: string): Promise<Array<Record<string, any>>> {
+  const out: Array<Record<string, any>> = [];
+  let nextId: string | null = null;
+  do {
+    const page: { participants: Array<Record<string, any>>; nextId: string | null } = await restOk(app, key, 'GET', `/campaign/${pid}/participants?limit=100${nextId ? `&nextId=${nextId}` : ''}`);
+    out.push(...page.participants);
+    nextId = page.nextId;
+  } while (nextId);
+  return out;
+}
+
+/** What the target must show as the source shows it: the program, its documents, rewards, participants and top of the leaderboard. */
+async function snapshot(app: TestApp, key: string, pid: string) {
+  const [campaign, design, emails, options, installation, rewards, leaderboard] = await Promise.all(
+    [``, '/design', '/emails', '/options', '/installation', '/reward-configs', '/leaderboard?limit=50'].map((p) => restOk(app, key, 'GET', `/campaign/${pid}${p}`)),
+  );
+  return { campaign, design, emails, options, installation, rewards, leaderboard, participants: await allParticipants(app, key, pid) };
+}
+
+describe('refloop import growsurf (issue #33)', () => {
+  let source: TestApp;
+  let sourceKey = '';
+  let pid = '';
+  let before: Awaited<ReturnType<typeof snapshot>>;
+  const targets: TestApp[] = [];
+
+  /** A new target refloop with one verified team and its key. */
+  async function target() {
+    const app = await startApp(RAISED_LIMITS);
+    targets.push(app);
+    const acct = await verifiedAccount(app);
+    await app.deps.teams.approveVerification(acct.teamId);
+    return { app, key: acct.key as string, teamId: acct.teamId as string };
+  }
+
+  beforeAll(async () => {
+    source = await startApp(RAISED_LIMITS);
+    const acct = await verifiedAccount(source);
+    await source.deps.teams.approveVerification(acct.teamId);
+    sourceKey = acct.key;
+    const created = await restOk(source, sourceKey, 'POST', '/campaigns', {
+      type: 'REFERRAL',
+      name: 'Bean Club',
+      rewards: [{ type: 'DOUBLE_SIDED', title: 'Give a bag, get a bag', description: 'A free bag of beans', referralDescription: '$5 off', isVisible: true, conversionsRequired: 1 }],
+    });
+    pid = created.id;
+    // Documents edited away from their defaults.
+    await restOk(source, sourceKey, 'PATCH', `/campaign/${pid}/design`, { header: { preText: 'Share the beans', postText: 'Give a bag, get a bag.' } });
+    await restOk(source, sourceKey, 'PATCH', `/campaign/${pid}/emails`, { settings: { design: { footerText: 'Bean Club thanks you.' } } });
+    await restOk(source, sourceKey, 'PATCH', `/campaign/${pid}/options`, { requireManualRewardApproval: true });
+    await restOk(source, sourceKey, 'PATCH', `/campaign/${pid}/installation`, { shareUrl: 'https://beans.example/?from=share' });
+    await restOk(source, sourceKey, 'POST', `/campaign/${pid}/reward-configs`, { type: 'MILESTONE', title: 'Five friends', description: 'A mug', conversionsRequired: 5, isVisible: true });
+    // 2,000 participants over several levels of referrals (each row referred by an earlier one), vanity keys and metadata.
+    const rows = ['email,firstName,referredBy,referralStatus,vanityKeys,metadata.tier'];
+    for (let i = 0; i < PEOPLE; i++) {
+      const referrer = i > 0 && i % 4 !== 0 ? `p${Math.floor(i / 3)}@beans.example` : '';
+      const status = referrer ? (i % 3 === 0 ? 'CREDIT_AWARDED' : 'CREDIT_PENDING') : '';
+      rows.push(`p${i}@beans.example,P${i},${referrer},${status},${i % 50 === 0 ? `vanity${i}` : ''},${i % 2 ? 'gold' : ''}`);
+    }
+    const imported = await source.request('POST', `/v2/campaign/${pid}/import/participants`, { key: sourceKey, raw: rows.join('\n'), headers: { 'content-type': 'text/csv' } });
+    expect(imported.status, imported.text).toBe(200);
+    await restOk(source, sourceKey, 'PATCH', `/campaign/${pid}`, { status: 'IN_PROGRESS' });
+    // A few changes through the API: credits, unsubscribes, notes, a risk level.
+    for (let i = 1; i < 40; i++) if (i % 4 && i % 3) await restOk(source, sourceKey, 'POST', `/campaign/${pid}/participant/p${i}@beans.example/ref`, {});
+    for (let i = 5; i < 60; i += 11) await restOk(source, sourceKey, 'POST', `/campaign/${pid}/participant/p${i}@beans.example`, { unsubscribed: true, notes: `note ${i}`, fraudRiskLevel: 'MEDIUM' });
+    before = await snapshot(source, sourceKey, pid);
+    expect(before.participants).toHaveLength(PEOPLE);
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all([source?.close(), ...targets.map((t) => t.close())]);
+  });
+
+  /** The target's view equals the source's, field by field, for every participant. */
+  async function expectSameAsSource(app: TestApp, key: string) {
+    const after = await snapshot(app, key, pid);
+    expect(after.campaign).toEqual(before.campaign);
+    expect(after.design).toEqual(before.design);
+    expect(after.emails).toEqual(before.emails);
+    expect(after.options).toEqual(before.options);
+    // Documented difference (docs/migrating.md): the installation's mobile key is this refloop's own.
+    const { mobilePublicKey: _a, ...installation } = after.installation;
+    const { mobilePublicKey: _b, ...sourceInstallation } = before.installation;
+    expect(installation).toEqual(sourceInstallation);
+    expect(after.rewards).toEqual(before.rewards);
+    expect(after.leaderboard).toEqual(before.leaderboard);
+    expect(after.participants.length).toBe(before.participants.length);
+    for (const [i, p] of after.participants.entries()) expect(p, `participant ${i}`).toEqual(before.participants[i]);
+  }
+
+  it('imports the program with every participant, share link and count as the source lists them', async () => {
+    const t = await target();
+    const stages: string[] = [];
+    const report = await new ProgramImports(t.app.deps).importProgram({
+      source: new GrowSurfSource({ url: source.url, key: sourceKey }),
+      programId: pid,
+      teamId: t.teamId,
+      onProgress: (p) => stages.push(p.stage),
+    });
+    expect(report.counts.participants).toEqual({ created: PEOPLE, skipped: 0, refused: 0 });
+    expect(report.counts.rewards).toEqual({ created: 2, skipped: 0, refused: 0 });
+    expect(report.refusals).toEqual([]);
+    expect(new Set(stages)).toEqual(new Set(['program', 'documents', 'rewards', 'participants', 'done']));
+    await expectSameAsSource(t.app, t.key);
+
+    // A share key and a vanity key that resolved on the source resolve to the same referrer here.
+    const ann = before.participants.find((p) => p.email === 'p50@beans.example')!;
+    const shareKey = new URL(ann.shareUrl).searchParams.get('grsf')!;
+    const byKey = await restOk(t.app, t.key, 'POST', `/campaign/${pid}/participant`, { email: 'friend1@beans.example', referredBy: shareKey });
+    expect(byKey.referredBy).toBe(ann.id);
+    const byVanity = await restOk(t.app, t.key, 'POST', `/campaign/${pid}/participant`, { email: 'friend2@beans.example', referredBy: 'VANITY50' });
+    expect(byVanity.referredBy).toBe(ann.id);
+    const landing = await fetch(`${t.app.url}/r/${pid}?grsf=${shareKey}`, { redirect: 'manual' });
+    expect(landing.status).toBe(302);
+    expect(landing.headers.get('location')).toContain(`grsf=${shareKey}`);
+
+    // Run again: it finds the finished run and changes nothing.
+    const again = await new ProgramImports(t.app.deps).importProgram({ source: new GrowSurfSource({ url: source.url, key: sourceKey }), programId: pid, teamId: t.teamId });
+    expect(again.alreadyImported).toBe(true);
+    const count = await restOk(t.app, t.key, 'GET', `/campaign/${pid}`);
+    expect(count.participantCount).toBe(PEOPLE + 2);
+  });
+
+  it('resumes a run that stopped mid-way to the same result, and refuses to start over it without --resume', async () => {
+    const t = await target();
+    let pages = 0;
+    const stop = (p: ImportProgress) => {
+      if (p.stage === 'participants' && ++pages === 7) throw new Error('stopped');
+    };
+    const imports = new ProgramImports(t.app.deps);
+    const sourceOf = () => new GrowSurfSource({ url: source.url, key: sourceKey });
+    await expect(imports.importProgram({ source: sourceOf(), programId: pid, teamId: t.teamId, onProgress: stop })).rejects.toThrow('stopped');
+    const run = await t.app.deps.db.knex('import_runs').where({ program_id: pid }).first();
+    expect(run.stage).toBe('participants');
+    await expect(imports.importProgram({ source: sourceOf(), programId: pid, teamId: t.teamId })).rejects.toThrow(/--resume/);
+    const report = await imports.importProgram({ source: sourceOf(), programId: pid, teamId: t.teamId, resume: true });
+    expect(report.resumed).toBe(true);
+    expect(report.counts.participants).toEqual({ created: PEOPLE, skipped: 0, refused: 0 });
+    await expectSameAsSource(t.app, t.key);
+  });
+
+  it('survives a source answering 429, 500 and dropping connections, losing and doubling nothing', async () => {
+    const t = await target();
+    // A loopback proxy in front of the source: every 5th request 429 (Retry-After: 0), every 7th a 500, every 9th cut mid-body.
+    let n = 0;
+    const upstream = new URL(source.url);
+    const proxy = http.createServer((req, res) => {
+      n++;
+      if (n % 5 === 0) return void res.writeHead(429, { 'Retry-After': '0', 'content-type': 'application/json' }).end('{"message":"slow down"}');
+      if (n % 7 === 0) return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"oops"}');
+      const cut = n % 9 === 0;
+      const up = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (ur) => {
+        if (!cut) {
+          res.writeHead(ur.statusCode ?? 502, ur.headers);
+          return void ur.pipe(res);
+        }
+        // Headers and half the body, then the connection dropped.
+        const chunks: Buffer[] = [];
+        ur.on('data', (c) => chunks.push(c));
+        ur.on('end', () => {
+          const body = Buffer.concat(chunks);
+          res.writeHead(ur.statusCode ?? 502, { ...ur.headers, 'content-length': String(body.length) });
+          res.write(body.subarray(0, Math.floor(body.length / 2)));
+          (res.socket as net.Socket).destroy();
+        });
+      });
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    try {
+      const waits: string[] = [];
+      const src = new GrowSurfSource({ url: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`, key: sourceKey, sleep: () => Promise.resolve(), onWait: (reason) => waits.push(reason) });
+      const report = await new ProgramImports(t.app.deps).importProgram({ source: src, programId: pid, teamId: t.teamId });
+      expect(report.counts.participants).toEqual({ created: PEOPLE, skipped: 0, refused: 0 });
+      expect(waits.some((w) => w.includes('rate limit'))).toBe(true);
+      expect(waits.some((w) => w.includes('500'))).toBe(true);
+      await expectSameAsSource(t.app, t.key);
+    } finally {
+      await new Promise((r) => proxy.close(r));
+    }
+  });
+
+  it('lists in a dry run what it would create and each record it would refuse, writing nothing', async () => {
+    const t = await target();
+    // A participant of another program here already holds one of the source's ids: that one is refused.
+    const clash = before.participants[10]!;
+    const other = await restOk(t.app, t.key, 'POST', '/campaigns', { type: 'REFERRAL', name: 'Other' });
+    await t.app.deps.db.knex('participants').insert({ id: clash.id, program_id: other.id, email: 'x@beans.example', email_key: 'x@beans.example', share_key: 'zzzzzzzzzz', referral_source: 'DIRECT', created_at: 1, updated_at: 1 });
+    const out: string[] = [];
+    const code = await main(['import', 'growsurf', '--from', source.url, '--key', sourceKey, '--program', pid, '--into', t.teamId, '--dry-run', '--json'], { log: (s) => out.push(s), error: (s) => out.push(s) }, () => t.app.deps.config);
+    expect(code, out.join('\n')).toBe(1);
+    const report = out.map((l) => JSON.parse(l)).find((e) => e.event === 'report');
+    expect(report.dryRun).toBe(true);
+    expect(report.counts.participants).toEqual({ created: PEOPLE - 1, skipped: 0, refused: 1 });
+    expect(report.refusals).toEqual([{ kind: 'participants', sourceId: clash.id, reason: 'A participant of another program on this refloop has this id.' }]);
+    expect(await t.app.deps.db.knex('programs').where({ id: pid }).first()).toBeUndefined();
+    expect(await t.app.deps.db.knex('import_runs').first()).toBeUndefined();
+  });
+
+  it('reads Retry-After as seconds or an HTTP date', () => {
+    expect(retryAfterMs('2')).toBe(2000);
+    expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
+    expect(retryAfterMs('soon')).toBeNull();
+    expect(retryAfterMs(null)).toBeNull();
+  });
+});
