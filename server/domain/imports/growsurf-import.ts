@@ -23,11 +23,11 @@ import { GrowSurfSource } from './source.ts';
 import { participantRow, type SourceParticipant, type SourceReward } from './participant-rows.ts';
 
 /** The stages of one program's import, in order. */
-export const IMPORT_STAGES = ['documents', 'rewards', 'participants', 'referrals', 'done'] as const;
+export const IMPORT_STAGES = ['documents', 'rewards', 'participants', 'invites', 'referrals', 'done'] as const;
 export type ImportStage = (typeof IMPORT_STAGES)[number];
 
 /** Record kinds an import counts and refuses. */
-export type ImportKind = 'program' | 'documents' | 'rewards' | 'participants' | 'issuedRewards';
+export type ImportKind = 'program' | 'documents' | 'rewards' | 'participants' | 'issuedRewards' | 'invites';
 
 /** What one kind came to: created here, already here (skipped), refused. */
 export interface KindCounts {
@@ -85,6 +85,16 @@ export interface ImportDeps {
   rewardConfigs: RewardConfigs;
 }
 
+/** An email invite as the referrals list (RF1) shows it (rest-v2 §2.14). */
+interface SourceInvite {
+  id: string;
+  email: string;
+  referralStatus: string;
+  referredBy: string;
+  createdAt?: number;
+  updatedAt?: number;
+}
+
 /** The source's campaign object (rest-v2 §2.3), the fields read. */
 interface SourceCampaign {
   id: string;
@@ -110,6 +120,7 @@ const zero = (): Record<ImportKind, KindCounts> => ({
   rewards: { created: 0, skipped: 0, refused: 0 },
   participants: { created: 0, skipped: 0, refused: 0 },
   issuedRewards: { created: 0, skipped: 0, refused: 0 },
+  invites: { created: 0, skipped: 0, refused: 0 },
 });
 
 /** Imports programs from a GrowSurf-compatible source into this refloop. */
@@ -215,11 +226,34 @@ export class ProgramImports {
         await this.#completeRewards(req.source, campaign.id, people);
         await db.knex.transaction(async (trx) => {
           await this.#writeParticipants(trx, program, runId, people, report);
-          stage = await this.#advance(runId, next ? 'participants' : 'referrals', next, report.counts, trx);
+          stage = await this.#advance(runId, next ? 'participants' : 'invites', next, report.counts, trx);
         });
         done += people.length;
         progress('participants', done, total);
         if (!next || !people.length) break;
+        cursor = next;
+      }
+    }
+
+    if (stage === 'invites') {
+      // Email invites not yet joined (RF1's INVITE_SENT rows); the joined ones are the referred participants.
+      cursor = stage === run.stage ? (run.cursor ?? null) : null;
+      let done = 0;
+      for (;;) {
+        const page = await req.source.get<{ referrals?: SourceInvite[]; nextId?: string | null; more?: boolean }>(`/campaign/${encodeURIComponent(campaign.id)}/referrals`, {
+          limit: PAGE,
+          referralStatus: 'INVITE_SENT',
+          nextId: cursor ?? undefined,
+        });
+        const rows = (page.referrals ?? []).filter((r) => r.referralStatus === 'INVITE_SENT');
+        const next = page.more === false ? null : (page.nextId ?? null);
+        await db.knex.transaction(async (trx) => {
+          await this.#writeInvites(trx, campaign.id, runId, rows, report);
+          stage = await this.#advance(runId, next ? 'invites' : 'referrals', next, report.counts, trx);
+        });
+        done += rows.length;
+        progress('invites', done, null);
+        if (!next || !(page.referrals ?? []).length) break;
         cursor = next;
       }
     }
@@ -347,6 +381,52 @@ export class ProgramImports {
     report.counts.participants.created += rows.length;
     await this.#writeRewards(trx, program, runId, accepted.map((m) => ({ p: m.p, joinedAt: Number(m.row.created_at) })), report);
     await ledger.flush(trx);
+  }
+
+  /** Writes a page of email invites with their ids (an invite's sender must have come in). */
+  async #writeInvites(trx: Knex.Transaction, programId: string, runId: string, invites: SourceInvite[], report: ProgramImportReport): Promise<void> {
+    if (!invites.length) return;
+    const here = new Set((await trx('invites').whereIn('id', invites.map((i) => String(i.id))).select('id')).map((r: { id: string }) => r.id));
+    const senders = new Set((await trx('participants').where({ program_id: programId }).whereIn('id', invites.map((i) => String(i.referredBy))).select('id')).map((r: { id: string }) => r.id));
+    const rows: Array<Record<string, unknown>> = [];
+    const pairs = new Set<string>();
+    for (const i of invites) {
+      const refuse = (reason: string) => this.#refuse(trx, runId, report, { kind: 'invites', sourceId: String(i.id), reason });
+      if (here.has(String(i.id))) {
+        report.counts.invites.skipped++;
+        continue;
+      }
+      if (typeof i.id !== 'string' || !/^[A-Za-z0-9_-]{1,32}$/.test(i.id)) {
+        await refuse('Its id is not one refloop can keep.');
+        continue;
+      }
+      if (!senders.has(String(i.referredBy))) {
+        await refuse('Its sender was not imported.');
+        continue;
+      }
+      const email = typeof i.email === 'string' ? i.email.trim() : '';
+      const pair = `${i.referredBy}|${email.toLowerCase()}`;
+      if (!email || email.length > 254 || pairs.has(pair) || (await trx('invites').where({ program_id: programId, participant_id: i.referredBy, email_key: email.toLowerCase() }).first('id'))) {
+        await refuse(email ? 'Its sender already invited this address here.' : 'It has no email address.');
+        continue;
+      }
+      pairs.add(pair);
+      const createdAt = typeof i.createdAt === 'number' ? i.createdAt : this.deps.clock.now();
+      rows.push({
+        id: i.id,
+        program_id: programId,
+        participant_id: i.referredBy,
+        email,
+        email_key: email.toLowerCase(),
+        status: 'INVITE_SENT',
+        send_count: 1,
+        last_sent_at: createdAt,
+        created_at: createdAt,
+        updated_at: typeof i.updatedAt === 'number' ? i.updatedAt : createdAt,
+      });
+    }
+    for (const chunk of chunks(rows, 200)) await trx('invites').insert(chunk);
+    report.counts.invites.created += rows.length;
   }
 
   /** A participant's list shows its newest 100 rewards: for one with more, the whole list from PR1's pages. */

@@ -15,6 +15,7 @@ import { main } from '../../../server/cli.ts';
 // loses and doubles nothing.
 
 const PEOPLE = 2_000;
+const INVITE_LIMITS = { ...RAISED_LIMITS, INVITES_PER_PARTICIPANT_PER_DAY: '1000000', INVITES_PER_TEAM_PER_HOUR: '1000000' };
 
 /** Every participant of a program as its list pages answer them, in list order. */
 async function allParticipants(app: TestApp, key: string, pid: string): Promise<Array<Record<string, any>>> {
@@ -28,12 +29,24 @@ async function allParticipants(app: TestApp, key: string, pid: string): Promise<
   return out;
 }
 
+/** Every row of the referrals-and-invites list (RF1), in its default order. */
+async function allReferrals(app: TestApp, key: string, pid: string): Promise<Array<Record<string, any>>> {
+  const out: Array<Record<string, any>> = [];
+  let nextId: string | null | undefined = null;
+  do {
+    const page: { referrals: Array<Record<string, any>>; nextId?: string | null; more: boolean } = await restOk(app, key, 'GET', `/campaign/${pid}/referrals?limit=100${nextId ? `&nextId=${nextId}` : ''}`);
+    out.push(...page.referrals);
+    nextId = page.more ? page.nextId : null;
+  } while (nextId);
+  return out;
+}
+
 /** What the target must show as the source shows it: the program, its documents, rewards, participants and top of the leaderboard. */
 async function snapshot(app: TestApp, key: string, pid: string) {
   const [campaign, design, emails, options, installation, rewards, leaderboard] = await Promise.all(
     [``, '/design', '/emails', '/options', '/installation', '/reward-configs', '/leaderboard?limit=50'].map((p) => restOk(app, key, 'GET', `/campaign/${pid}${p}`)),
   );
-  return { campaign, design, emails, options, installation, rewards, leaderboard, participants: await allParticipants(app, key, pid) };
+  return { campaign, design, emails, options, installation, rewards, leaderboard, participants: await allParticipants(app, key, pid), referrals: await allReferrals(app, key, pid), analytics: await restOk(app, key, 'GET', `/campaign/${pid}/analytics`) };
 }
 
 describe('refloop import growsurf (issue #33)', () => {
@@ -53,7 +66,7 @@ describe('refloop import growsurf (issue #33)', () => {
   }
 
   beforeAll(async () => {
-    source = await startApp(RAISED_LIMITS);
+    source = await startApp(INVITE_LIMITS);
     const acct = await verifiedAccount(source);
     await source.deps.teams.approveVerification(acct.teamId);
     sourceKey = acct.key;
@@ -82,6 +95,10 @@ describe('refloop import growsurf (issue #33)', () => {
     // A few changes through the API: credits, unsubscribes, notes, a risk level.
     for (let i = 1; i < 40; i++) if (i % 4 && i % 3) await restOk(source, sourceKey, 'POST', `/campaign/${pid}/participant/p${i}@beans.example/ref`, {});
     for (let i = 5; i < 60; i += 11) await restOk(source, sourceKey, 'POST', `/campaign/${pid}/participant/p${i}@beans.example`, { unsubscribed: true, notes: `note ${i}`, fraudRiskLevel: 'MEDIUM' });
+    // Email invites (RF3): contacts who have not joined.
+    for (const [who, emails] of [['p0@beans.example', ['ivy@friends.example', 'jo@friends.example', 'kim@friends.example']], ['p7@beans.example', ['lu@friends.example', 'max@friends.example']]] as const) {
+      await restOk(source, sourceKey, 'POST', `/campaign/${pid}/participant/${who}/invites`, { emailAddresses: emails, messageText: 'Join me!' });
+    }
     before = await snapshot(source, sourceKey, pid);
     expect(before.participants).toHaveLength(PEOPLE);
   }, 240_000);
@@ -102,6 +119,8 @@ describe('refloop import growsurf (issue #33)', () => {
     const { mobilePublicKey: _b, ...sourceInstallation } = before.installation;
     expect(installation).toEqual(sourceInstallation);
     expect(after.rewards).toEqual(before.rewards);
+    expect(after.referrals).toEqual(before.referrals);
+    expect(after.analytics).toEqual(before.analytics);
     expect(after.leaderboard).toEqual(before.leaderboard);
     expect(after.participants.length).toBe(before.participants.length);
     for (const [i, p] of after.participants.entries()) expect(p, `participant ${i}`).toEqual(before.participants[i]);
@@ -119,7 +138,8 @@ describe('refloop import growsurf (issue #33)', () => {
     expect(report.counts.participants).toEqual({ created: PEOPLE, skipped: 0, refused: 0 });
     expect(report.counts.rewards).toEqual({ created: 2, skipped: 0, refused: 0 });
     expect(report.refusals).toEqual([]);
-    expect(new Set(stages)).toEqual(new Set(['program', 'documents', 'rewards', 'participants', 'done']));
+    expect(report.counts.invites).toEqual({ created: 5, skipped: 0, refused: 0 });
+    expect(new Set(stages)).toEqual(new Set(['program', 'documents', 'rewards', 'participants', 'invites', 'done']));
     await expectSameAsSource(t.app, t.key);
 
     // A share key and a vanity key that resolved on the source resolve to the same referrer here.
