@@ -14,6 +14,7 @@ import { ERROR_CODES } from '../../../shared/errors.ts';
 import { toProgram, type Program } from '../programs/programs.ts';
 import { defaultDocuments, type ProgramConfig } from '../programs/program-config.ts';
 import type { DocumentKind } from '../../../shared/schemas/program-config-fields.ts';
+import { READ_ONLY_FIELDS } from '../../../shared/schemas/program-config.ts';
 import type { RewardConfigs } from '../programs/reward-configs.ts';
 import { rewardConfigCreate, type CampaignReward, type RewardConfigCreate } from '../../../shared/schemas/reward-config.ts';
 import { COLUMN_BOARD_NAMES, boardSpec, monthBoard, monthKey } from '../participants/boards.ts';
@@ -23,7 +24,7 @@ import { GrowSurfSource } from './source.ts';
 import { participantRow, type SourceParticipant, type SourceReward } from './participant-rows.ts';
 
 /** The stages of one program's import, in order. */
-export const IMPORT_STAGES = ['documents', 'rewards', 'participants', 'invites', 'referrals', 'done'] as const;
+export const IMPORT_STAGES = ['documents', 'rewards', 'participants', 'referrals', 'links', 'done'] as const;
 export type ImportStage = (typeof IMPORT_STAGES)[number];
 
 /** Record kinds an import counts and refuses. */
@@ -225,8 +226,8 @@ export class ProgramImports {
         const next = page.nextId ?? null;
         await this.#completeRewards(req.source, campaign.id, people);
         await db.knex.transaction(async (trx) => {
-          await this.#writeParticipants(trx, program, runId, people, report);
-          stage = await this.#advance(runId, next ? 'participants' : 'invites', next, report.counts, trx);
+          await this.#writeParticipants(trx, program, runId, people, report, req.source.lastDate);
+          stage = await this.#advance(runId, next ? 'participants' : 'referrals', next, report.counts, trx);
         });
         done += people.length;
         progress('participants', done, total);
@@ -235,30 +236,28 @@ export class ProgramImports {
       }
     }
 
-    if (stage === 'invites') {
-      // Email invites not yet joined (RF1's INVITE_SENT rows); the joined ones are the referred participants.
+    if (stage === 'referrals') {
+      // The referrals-and-invites list (RF1): email invites not yet joined come in with their ids;
+      // a referred participant's row says when the referral last changed (`updatedAt`).
       cursor = stage === run.stage ? (run.cursor ?? null) : null;
       let done = 0;
       for (;;) {
-        const page = await req.source.get<{ referrals?: SourceInvite[]; nextId?: string | null; more?: boolean }>(`/campaign/${encodeURIComponent(campaign.id)}/referrals`, {
-          limit: PAGE,
-          referralStatus: 'INVITE_SENT',
-          nextId: cursor ?? undefined,
-        });
-        const rows = (page.referrals ?? []).filter((r) => r.referralStatus === 'INVITE_SENT');
+        const page = await req.source.get<{ referrals?: SourceInvite[]; nextId?: string | null; more?: boolean }>(`/campaign/${encodeURIComponent(campaign.id)}/referrals`, { limit: PAGE, nextId: cursor ?? undefined });
+        const all = page.referrals ?? [];
         const next = page.more === false ? null : (page.nextId ?? null);
         await db.knex.transaction(async (trx) => {
-          await this.#writeInvites(trx, campaign.id, runId, rows, report);
-          stage = await this.#advance(runId, next ? 'invites' : 'referrals', next, report.counts, trx);
+          await this.#writeInvites(trx, campaign.id, runId, all.filter((r) => r.referralStatus === 'INVITE_SENT'), report);
+          await touchReferred(trx, campaign.id, all.filter((r) => r.referralStatus !== 'INVITE_SENT'));
+          stage = await this.#advance(runId, next ? 'referrals' : 'links', next, report.counts, trx);
         });
-        done += rows.length;
-        progress('invites', done, null);
+        done += all.length;
+        progress('referrals', done, null);
         if (!next || !(page.referrals ?? []).length) break;
         cursor = next;
       }
     }
 
-    if (stage === 'referrals') {
+    if (stage === 'links') {
       await db.knex.transaction(async (trx) => {
         await this.#linkReferrals(trx, campaign.id);
         // The program's own counters the participants do not carry, as the source counts them.
@@ -324,10 +323,12 @@ export class ProgramImports {
    * and writes are a few statements per page, not per participant (the import of 100,000
    * participants is bounded by the source's rate limit, not by this side).
    */
-  async #writeParticipants(trx: Knex.Transaction, program: Program, runId: string, people: SourceParticipant[], report: ProgramImportReport): Promise<void> {
+  async #writeParticipants(trx: Knex.Transaction, program: Program, runId: string, people: SourceParticipant[], report: ProgramImportReport, sourceTime: number | null): Promise<void> {
     if (!people.length) return;
     const now = this.deps.clock.now();
-    const ctx = rowContext(program, now);
+    // The page's monthly counts are those of the month the source was in when it answered (an import
+    // that runs across midnight at a month's end keeps them in their month).
+    const ctx = { ...rowContext(program, now), monthKey: monthKey(sourceTime ?? now) };
     const ids = people.map((p) => String(p.id));
     const taken = new Map<string, string>((await trx('participants').whereIn('id', ids).select('id', 'program_id')).map((r: { id: string; program_id: string }) => [r.id, r.program_id]));
     const mapped: Array<{ p: SourceParticipant; row: Record<string, unknown>; vanityKeys: string[]; metadata: Record<string, string>; keys: string[] }> = [];
@@ -643,6 +644,18 @@ export class ProgramImports {
   }
 }
 
+/** Sets referred participants' `updated_at` to the time the source's referrals list shows (one statement). */
+async function touchReferred(trx: Knex.Transaction, programId: string, rows: SourceInvite[]): Promise<void> {
+  const known = rows.filter((r) => typeof r.id === 'string' && typeof r.updatedAt === 'number' && Number.isFinite(r.updatedAt));
+  if (!known.length) return;
+  const cases = known.map(() => 'WHEN ? THEN CAST(? AS bigint)').join(' ');
+  await trx.raw(`UPDATE participants SET updated_at = CASE id ${cases} END WHERE program_id = ? AND id IN (${known.map(() => '?').join(', ')})`, [
+    ...known.flatMap((r) => [r.id, Math.floor(r.updatedAt!)]),
+    programId,
+    ...known.map((r) => r.id),
+  ]);
+}
+
 /** `list` in pieces of at most `size` (multi-row inserts within every database's parameter limit). */
 function chunks<T>(list: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -673,9 +686,10 @@ function addScores(ledger: ScoreLedger, row: Record<string, unknown>, now: numbe
     const spec = boardSpec(board, now);
     ledger.move(spec.histogram, 0, spec.scoreOf(row as never));
   }
-  const cur = monthKey(now);
-  ledger.move(monthBoard(cur), 0, Number(row.monthly_referral_count));
-  ledger.move(monthBoard(cur - 1), 0, Number(row.prev_monthly_referral_count));
+  // The month boards of the row's own month (the source's month when it answered).
+  const month = Number(row.month_key);
+  ledger.move(monthBoard(month), 0, Number(row.monthly_referral_count));
+  ledger.move(monthBoard(month - 1), 0, Number(row.prev_monthly_referral_count));
   // As the sign-up and credit paths count them: one participant, and the credited referrals they made.
   ledger.count(1, Number(row.referral_count));
   if (row.is_winner) ledger.winners(1);
@@ -687,8 +701,14 @@ function addScores(ledger: ScoreLedger, row: Record<string, unknown>, now: numbe
  * (docs/migrating.md).
  */
 export function importableDocument(kind: DocumentKind, doc: Record<string, unknown>): Record<string, unknown> {
-  const out = structuredClone(doc ?? {});
-  if (kind === 'installation') delete (out as Record<string, unknown>).mobilePublicKey;
+  const out = structuredClone(doc ?? {}) as Record<string, unknown>;
+  // Fields this server owns (its sender address, its mobile key, when a reminder was switched on).
+  for (const path of READ_ONLY_FIELDS[kind]) {
+    const parts = path.split('.');
+    let node: unknown = out;
+    for (const part of parts.slice(0, -1)) node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+    if (node && typeof node === 'object') delete (node as Record<string, unknown>)[parts.at(-1)!];
+  }
   return out;
 }
 

@@ -37,6 +37,8 @@ export class GrowSurfSource {
   readonly #onWait: (reason: string, ms: number) => void;
   /** Requests answered (for the progress line and the bench). */
   requests = 0;
+  /** The source's own time (its `Date` header) at its last answer: which month its monthly counts belong to. */
+  lastDate: number | null = null;
 
   constructor(opts: SourceOptions) {
     const trimmed = opts.url.replace(/\/+$/, '');
@@ -98,6 +100,8 @@ export class GrowSurfSource {
         throw new SourceError(`The source refused ${path}: ${message}`, res.status);
       }
       this.requests++;
+      const date = Date.parse(res.headers.get('date') ?? '');
+      if (Number.isFinite(date)) this.lastDate = date;
       await this.#pace(res.headers);
       return body as T;
     }
