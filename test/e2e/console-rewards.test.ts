@@ -98,6 +98,7 @@ describe.skipIf(SKIP_BROWSER)('console rewards queue in Chromium (issue #23)', (
     await expect.poll(() => page.getByText('No rewards in this state.').count()).toBe(1);
     // Nothing awaits approval, but the queue has rows: the empty state offers all of them (issue #32).
     await expect.poll(() => page.getByRole('link', { name: 'Show all (3)' }).count()).toBe(1);
+    await shotWidths(page, 'rewards-none-in-state');
 
     // The approved tab holds the three approved rewards; all fulfilled in bulk.
     await page.getByRole('link', { name: 'Approved, not fulfilled' }).click();
