@@ -29,15 +29,21 @@ export function ButtonLink({ kind = 'primary', size, href, children }: { kind?: 
   );
 }
 
-/** A card: a titled section (its heading names the region) with an optional action at the header's right. */
-export function Card({ id, title, level = 2, description, action, flush, children }: { id: string; title?: string; level?: 2 | 3; description?: ComponentChildren; action?: ComponentChildren; flush?: boolean; children?: ComponentChildren }) {
+/**
+ * A card: a titled section (its heading names the region) with an optional action at the header's
+ * right. `flush` drops the padding, for a Table that the card then frames; `focusable` lets a
+ * script move focus to the heading (when the control that had it goes away).
+ */
+export function Card({ id, title, level = 2, description, action, flush, focusable, children }: { id: string; title?: string; level?: 2 | 3; description?: ComponentChildren; action?: ComponentChildren; flush?: boolean; focusable?: boolean; children?: ComponentChildren }) {
   const H = level === 2 ? 'h2' : 'h3';
   return (
     <section class={flush ? 'card flush' : 'card'} aria-labelledby={title ? `${id}-title` : undefined} id={id}>
       {title && (
         <div class="card-header">
           <div>
-            <H id={`${id}-title`}>{title}</H>
+            <H id={`${id}-title`} tabIndex={focusable ? -1 : undefined}>
+              {title}
+            </H>
             {description && <p>{description}</p>}
           </div>
           {action}

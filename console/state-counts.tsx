@@ -75,3 +75,22 @@ export function StateTabs<S extends string>({ label, states, current, base, para
     </nav>
   );
 }
+
+/**
+ * What an empty list says (issue #32): filtered to one state (`filtered`) while the whole list has
+ * rows, `none` and a link to the whole list (`allHref`), so the owner is one click from what there
+ * is; when the whole list is empty, `children` (its EmptyState: what is missing, how rows arrive,
+ * the next action). `counts` without a total (a failed read) still offers the link, uncounted.
+ */
+export function EmptyList({ filtered, counts, none, allHref, children }: { filtered: boolean; counts: Counts | null; none: string; allHref: string; children: ComponentChildren }) {
+  const total = counts?.ALL;
+  if (!filtered || total === 0) return <>{children}</>;
+  return (
+    <p class="filtered-empty">
+      {none} <Link href={allHref}>{total === undefined ? t('state.showAllUncounted') : t('state.showAll', { count: num(total) })}</Link>
+    </p>
+  );
+}
+
+/** Whether the whole list is known to be empty (its filter then has nothing to choose from and is left out). */
+export const noneAtAll = (counts: Counts | null): boolean => counts?.ALL === 0;

@@ -1,13 +1,14 @@
 // Affiliate applications (AF1): the review queue, pending first by default, filtered by status in
 // the address bar and paged by offset with the filter's total.
 import { useEffect } from 'preact/hooks';
-import { query } from '../api.ts';
+import { can, query } from '../api.ts';
 import { Link } from '../router.tsx';
 import { ErrorSummary, usePages } from '../ui.tsx';
 import { t, when } from '../i18n/index.ts';
-import { AffiliatePage, affiliatePath, campaignPath, StatusBadge, ListTable, StatusFilter } from './affiliate-kit.tsx';
+import { AffiliatePage, affiliatePath, campaignPath, EmptyListOf, StatusBadge, ListTable, StatusFilter } from './affiliate-kit.tsx';
+import { ButtonLink } from '../components.tsx';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
-import { CountedStates, type Counts } from '../state-counts.tsx';
+import { CountedStates, noneAtAll, type Counts } from '../state-counts.tsx';
 import type { affiliateApplication } from '../../shared/schemas/affiliate.ts';
 import type { z } from 'zod';
 
@@ -18,6 +19,22 @@ const STATUSES = ['PENDING', 'APPROVED', 'DENIED'] as const;
 /** The applicant's name, else email, else the application id. */
 function applicantName(a: Application): string {
   return [a.firstName, a.lastName].filter(Boolean).join(' ') || a.email || a.id;
+}
+
+/** What a program without applications offers next: an invite, and the application settings, each for a role that may use it. */
+function NoApplications({ c }: { c: Campaign }) {
+  const invite = can('participant:write');
+  const settings = can('program:write');
+  return (
+    <>
+      {invite && <ButtonLink href={affiliatePath(c.id, 'invites')}>{t('apps.empty.invite')}</ButtonLink>}
+      {settings && (
+        <ButtonLink kind={invite ? 'secondary' : 'primary'} href={`/console/programs/${encodeURIComponent(c.id)}/settings`}>
+          {t('apps.empty.settings')}
+        </ButtonLink>
+      )}
+    </>
+  );
 }
 
 function List({ c, status, counts }: { c: Campaign; status: (typeof STATUSES)[number] | ''; counts: Counts | null }) {
@@ -31,9 +48,11 @@ function List({ c, status, counts }: { c: Campaign; status: (typeof STATUSES)[nu
   return (
     <>
       <p class="hint">{t('apps.help')}</p>
-      <StatusFilter id="application-status" statuses={STATUSES} value={status} prefix="astatus" counts={counts} />
+      {!noneAtAll(counts) && <StatusFilter id="application-status" statuses={STATUSES} value={status} prefix="astatus" counts={counts} />}
       <ErrorSummary error={error} />
-      <ListTable loaded={pages.length > 0} rows={rows.length} label={t('apps.table')} count={t('aff.ofTotal', { shown: rows.length, total })} more={rows.length < total ? () => load(rows.length, false) : undefined}>
+      <ListTable loaded={pages.length > 0} rows={rows.length} label={t('apps.table')} count={t('aff.ofTotal', { shown: rows.length, total })} more={rows.length < total ? () => load(rows.length, false) : undefined}
+        empty={<EmptyListOf status={status} counts={counts} title={t('apps.empty.title')} text={t('apps.empty.text')} action={(can('participant:write') || can('program:write')) && <NoApplications c={c} />} />}
+      >
         <thead>
           <tr>
             <th scope="col">{t('afcol.affiliate')}</th>

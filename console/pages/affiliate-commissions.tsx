@@ -4,13 +4,27 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
 import { announce, ErrorSummary, RowButtons, usePages } from '../ui.tsx';
 import { money, num, t, when } from '../i18n/index.ts';
-import { AffiliatePage, campaignPath, eachInTurn, Outcomes, StatusBadge, ListTable, StatusFilter, useEmails, type Outcome } from './affiliate-kit.tsx';
+import { AffiliatePage, campaignPath, eachInTurn, EmptyListOf, Outcomes, StatusBadge, ListTable, StatusFilter, useEmails, type Outcome } from './affiliate-kit.tsx';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
-import { CountedStates, type Counts } from '../state-counts.tsx';
+import { CountedStates, noneAtAll, type Counts } from '../state-counts.tsx';
+import { ButtonLink } from '../components.tsx';
 import type { Commission, CommissionList } from '../../shared/schemas/commission.ts';
 
 const STATUSES = ['PENDING', 'APPROVED', 'PAID', 'REVERSED', 'DELETED'] as const;
 type Kind = 'approve' | 'delete';
+
+/** Where sales come from: the two payment integrations (their settings need a role that may change the program). */
+function ConnectPayments({ c }: { c: Campaign }) {
+  const integrations = `/console/programs/${encodeURIComponent(c.id)}/integrations`;
+  return (
+    <>
+      <ButtonLink href={`${integrations}/stripe`}>{t('com.empty.stripe')}</ButtonLink>
+      <ButtonLink kind="secondary" href={`${integrations}/paddle`}>
+        {t('com.empty.paddle')}
+      </ButtonLink>
+    </>
+  );
+}
 
 function List({ c, status, counts, recount }: { c: Campaign; status: (typeof STATUSES)[number] | ''; counts: Counts | null; recount: () => void }) {
   const { pages, setPages, error, setError, load } = usePages<CommissionList>((nextId) => `${campaignPath(c.id)}/commissions${query({ limit: 50, nextId, status })}`);
@@ -64,7 +78,7 @@ function List({ c, status, counts, recount }: { c: Campaign; status: (typeof STA
   const write = mayApprove || mayDelete;
   return (
     <>
-      <StatusFilter id="commission-status" statuses={STATUSES} value={status} prefix="cstatus" counts={counts} />
+      {!noneAtAll(counts) && <StatusFilter id="commission-status" statuses={STATUSES} value={status} prefix="cstatus" counts={counts} />}
       <p class="hint">{t('com.rules')}</p>
       <ErrorSummary error={error} />
       <Outcomes outcomes={outcomes} />
@@ -82,7 +96,9 @@ function List({ c, status, counts, recount }: { c: Campaign; status: (typeof STA
           )}
         </div>
       )}
-      <ListTable loaded={pages.length > 0} rows={rows.length} label={t('com.table')} count={t('aff.shown', { count: rows.length })} more={next ? () => load(next, false) : undefined}>
+      <ListTable loaded={pages.length > 0} rows={rows.length} label={t('com.table')} count={t('aff.shown', { count: rows.length })} more={next ? () => load(next, false) : undefined}
+        empty={<EmptyListOf status={status} counts={counts} title={t('com.empty.title')} text={t('com.empty.text')} action={can('program:write') && <ConnectPayments c={c} />} />}
+      >
         <thead>
           <tr>
             {write && (

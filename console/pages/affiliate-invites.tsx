@@ -4,7 +4,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
 import { announce, ErrorSummary, Field, RowButtons, useAction, usePages } from '../ui.tsx';
 import { t, when } from '../i18n/index.ts';
-import { AffiliatePage, campaignPath, StatusBadge, ListTable, StatusFilter, statusParam } from './affiliate-kit.tsx';
+import { AffiliatePage, campaignPath, EmptyListOf, StatusBadge, ListTable, StatusFilter, statusParam } from './affiliate-kit.tsx';
+import { Button } from '../components.tsx';
+import type { Counts } from '../state-counts.tsx';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
 import type { affiliateInvite } from '../../shared/schemas/affiliate.ts';
 import type { z } from 'zod';
@@ -49,6 +51,26 @@ function Create({ c, created }: { c: Campaign; created: () => void }) {
   );
 }
 
+/**
+ * How many invites the program has in all (AF4 has no counts operation: one row is read for its
+ * total), asked only while `ask` (a status filter came back empty), so the empty list can offer "all".
+ */
+function useAllInvites(programId: string, ask: boolean, version: number): Counts | null {
+  const [total, setTotal] = useState<number | null>(null);
+  useEffect(() => {
+    if (!ask) return;
+    let live = true;
+    api<Page>('GET', `${campaignPath(programId)}/affiliate-invites${query({ limit: 1 })}`).then(
+      (p) => live && setTotal(p.total),
+      () => live && setTotal(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [programId, ask, version]);
+  return ask && total !== null ? { ALL: total } : null;
+}
+
 function List({ c, version }: { c: Campaign; version: number }) {
   const status = statusParam(STATUSES, '');
   const { pages, setPages, error, setError, load } = usePages<Page, number>((offset) => `${campaignPath(c.id)}/affiliate-invites${query({ limit: 20, offset, status })}`);
@@ -74,12 +96,24 @@ function List({ c, version }: { c: Campaign; version: number }) {
   const rows = pages.flatMap((p) => p.invites);
   const total = pages.at(-1)?.total ?? 0;
   const write = can('participant:write');
+  const loaded = pages.length > 0;
+  const everything = useAllInvites(c.id, status !== '' && loaded && !rows.length, version);
+  const counts = status === '' && loaded ? { ALL: total } : everything;
+  const empty = (
+    <EmptyListOf
+      status={status}
+      counts={counts}
+      title={t('inv.empty.title')}
+      text={t(write ? 'inv.empty.text' : 'inv.empty.readOnly')}
+      action={write && <Button onClick={() => document.getElementById('invite-email')?.focus()}>{t('inv.create')}</Button>}
+    />
+  );
   return (
     <>
-      <StatusFilter id="invite-status" statuses={STATUSES} value={status} prefix="istatus" />
+      {!(status === '' && loaded && !rows.length) && <StatusFilter id="invite-status" statuses={STATUSES} value={status} prefix="istatus" />}
       <p class="hint">{t('inv.rules')}</p>
       <ErrorSummary error={error} />
-      <ListTable loaded={pages.length > 0} rows={rows.length} label={t('inv.table')} count={t('aff.ofTotal', { shown: rows.length, total })} more={rows.length < total ? () => load(rows.length, false) : undefined}>
+      <ListTable loaded={pages.length > 0} rows={rows.length} label={t('inv.table')} count={t('aff.ofTotal', { shown: rows.length, total })} more={rows.length < total ? () => load(rows.length, false) : undefined} empty={empty}>
         <thead>
           <tr>
             <th scope="col">{t('inv.email')}</th>

@@ -9,7 +9,8 @@ import { rememberProgramType } from '../program-type.ts';
 import { Async, Field, MoreButton, PageTitle, problem } from '../ui.tsx';
 import { t, type MessageKey } from '../i18n/index.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
-import { withCount, type Counts } from '../state-counts.tsx';
+import { EmptyList, withCount, type Counts } from '../state-counts.tsx';
+import { EmptyState } from '../components.tsx';
 
 /** The console address of a program's affiliate page `sub` ('' = applications). */
 export function affiliatePath(programId: string, sub = ''): string {
@@ -80,14 +81,14 @@ export function TableWrap({ label, children }: { label: string; children: Compon
 }
 
 /**
- * A paged list's table: "none" once the first page came back empty, else the table (`children`: its
- * head and body) captioned `label` with `count` (how many are shown), then "More" when `more` reads
- * the next page.
+ * A paged list's table: `empty` once the first page came back empty (see EmptyListOf), else the
+ * table (`children`: its head and body) captioned `label` with `count` (how many are shown), then
+ * "More" when `more` reads the next page.
  */
-export function ListTable({ loaded, rows, label, count, more, children }: { loaded: boolean; rows: number; label: string; count: string; more?: () => void; children: ComponentChildren }) {
+export function ListTable({ loaded, rows, label, count, more, empty, children }: { loaded: boolean; rows: number; label: string; count: string; more?: () => void; empty: ComponentChildren; children: ComponentChildren }) {
   return (
     <>
-      {loaded && !rows && <p>{t('aff.none')}</p>}
+      {loaded && !rows && empty}
       {rows > 0 && (
         <TableWrap label={label}>
           <table>
@@ -100,6 +101,18 @@ export function ListTable({ loaded, rows, label, count, more, children }: { load
       )}
       <MoreButton show={more} label={t('aff.more')} onClick={() => more?.()} />
     </>
+  );
+}
+
+/**
+ * An affiliate list's empty message: filtered to a status while the list has rows, that nothing is
+ * in it with a link to all (`?status=`); else the EmptyState `title`, `text` and `action`.
+ */
+export function EmptyListOf({ status, counts, title, text, action }: { status: string; counts: Counts | null; title: string; text: string; action?: ComponentChildren }) {
+  return (
+    <EmptyList filtered={status !== ''} counts={counts} none={t('aff.none')} allHref={`${location.pathname}?status=`}>
+      <EmptyState title={title} text={text} action={action} />
+    </EmptyList>
   );
 }
 

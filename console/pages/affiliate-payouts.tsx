@@ -5,9 +5,10 @@ import { api, can, query } from '../api.ts';
 import { announce, ErrorSummary, Field, useAction, usePages } from '../ui.tsx';
 import { download } from './data-table.tsx';
 import { money, num, t, when, type MessageKey } from '../i18n/index.ts';
-import { AffiliatePage, campaignPath, StatusBadge, ListTable, StatusFilter, useEmails } from './affiliate-kit.tsx';
+import { AffiliatePage, affiliatePath, campaignPath, EmptyListOf, StatusBadge, ListTable, StatusFilter, useEmails } from './affiliate-kit.tsx';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
-import { CountedStates, type Counts } from '../state-counts.tsx';
+import { CountedStates, noneAtAll, type Counts } from '../state-counts.tsx';
+import { ButtonLink } from '../components.tsx';
 import type { Payout, PayoutList, PayoutRunResponse } from '../../shared/schemas/payout.ts';
 
 const STATUSES = ['UPCOMING', 'QUEUED', 'ISSUED', 'FAILED', 'REVERSED'] as const;
@@ -172,9 +173,11 @@ function List({ c, version, status, counts, recount }: { c: Campaign; version: n
   return (
     <section aria-labelledby="payouts-title">
       <h2 id="payouts-title">{t('pay.table')}</h2>
-      <StatusFilter id="payout-status-filter" statuses={STATUSES} value={status} prefix="pstatus" counts={counts} />
+      {!noneAtAll(counts) && <StatusFilter id="payout-status-filter" statuses={STATUSES} value={status} prefix="pstatus" counts={counts} />}
       <ErrorSummary error={error} />
-      <ListTable loaded={pages.length > 0} rows={rows.length} label={t('pay.table')} count={t('aff.shown', { count: rows.length })} more={next ? () => load(next, false) : undefined}>
+      <ListTable loaded={pages.length > 0} rows={rows.length} label={t('pay.table')} count={t('aff.shown', { count: rows.length })} more={next ? () => load(next, false) : undefined}
+        empty={<EmptyListOf status={status} counts={counts} title={t('pay.empty.title')} text={t('pay.empty.text')} action={<ButtonLink kind="secondary" href={affiliatePath(c.id, 'commissions')}>{t('pay.empty.commissions')}</ButtonLink>} />}
+      >
         <thead>
           <tr>
             <th scope="col">{t('afcol.affiliate')}</th>

@@ -1,7 +1,8 @@
 // A program's fraud review (FR1): the participants the anti-fraud checks flagged, why (each reason
 // code in plain words, the server's details beside it), and the owner's decision recorded through
 // P5 `fraudRiskLevel`: mark safe (LOW) or keep blocked (HIGH), shown under "Decided" afterwards.
-import { CountedStates, StateTabs } from '../state-counts.tsx';
+import { CountedStates, EmptyList, noneAtAll, StateTabs, type Counts } from '../state-counts.tsx';
+import { ButtonLink, EmptyState } from '../components.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
 import { announce, ErrorSummary, PageTitle } from '../ui.tsx';
@@ -120,7 +121,26 @@ function Card({ p, decide, busy }: { p: FraudReviewItem; decide: (p: FraudReview
   );
 }
 
-function Review({ programId, state, changed }: { programId: string; state: State; changed: () => void }) {
+/** A program whose sign-ups were never flagged: when one is, and where the checks are tuned (for a role that may) or who joined. */
+function NoneFlagged({ programId }: { programId: string }) {
+  const program = `/console/programs/${encodeURIComponent(programId)}`;
+  return (
+    <EmptyState
+      title={t('fraud.empty.title')}
+      text={t('fraud.empty.text')}
+      action={
+        <>
+          {can('program:write') && <ButtonLink href={`${program}/settings`}>{t('fraud.empty.settings')}</ButtonLink>}
+          <ButtonLink kind="secondary" href={`${program}/participants`}>
+            {t('empty.participants')}
+          </ButtonLink>
+        </>
+      }
+    />
+  );
+}
+
+function Review({ programId, state, counts, changed }: { programId: string; state: State; counts: Counts | null; changed: () => void }) {
   const [pages, setPages] = useState<Page[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -160,7 +180,11 @@ function Review({ programId, state, changed }: { programId: string; state: State
     <>
       <ErrorSummary error={error} />
       {!pages && !error && <p aria-live="polite">{t('state.loading')}</p>}
-      {pages && !rows.length && <p>{t('fraud.none')}</p>}
+      {pages && !rows.length && (
+        <EmptyList filtered={state !== 'ALL'} counts={counts} none={t('fraud.none')} allHref={`/console/programs/${encodeURIComponent(programId)}/fraud?state=ALL`}>
+          <NoneFlagged programId={programId} />
+        </EmptyList>
+      )}
       {rows.length > 0 && (
         <>
           <p class="hint" id="fraud-list-title">
@@ -196,8 +220,8 @@ export default function Fraud({ params: route }: { params: Record<string, string
           const state = (chosen || 'ALL') as State;
           return (
             <>
-              <StateTabs label={t('fraud.states')} states={STATES} current={state} base={here} name={(s) => t(`fraud.state.${s}`)} counts={counts} />
-              <Review programId={id} state={state} changed={recount} />
+              {!noneAtAll(counts) && <StateTabs label={t('fraud.states')} states={STATES} current={state} base={here} name={(s) => t(`fraud.state.${s}`)} counts={counts} />}
+              <Review programId={id} state={state} counts={counts} changed={recount} />
             </>
           );
         }}

@@ -7,7 +7,8 @@ import { announce, Async, ErrorSummary, MoreButton, PageTitle, problem, usePages
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import type { ProgramReward } from '../../shared/schemas/reward.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
-import { CountedStates, StateTabs } from '../state-counts.tsx';
+import { CountedStates, EmptyList, noneAtAll, StateTabs, type Counts } from '../state-counts.tsx';
+import { ButtonLink, EmptyState } from '../components.tsx';
 
 const STATES = ['AWAITING_APPROVAL', 'APPROVED', 'FULFILLED', 'ALL'] as const;
 type State = (typeof STATES)[number];
@@ -52,7 +53,26 @@ function RowActions({ r, label, run, busy }: { r: ProgramReward; label: string; 
   );
 }
 
-function Queue({ c, state, changed }: { c: Campaign; state: State; changed: () => void }) {
+/** A program without any reward yet: how rewards arrive, and where to set them up (for a role that may) or see who joined. */
+function NoRewards({ c }: { c: Campaign }) {
+  const program = `/console/programs/${encodeURIComponent(c.id)}`;
+  return (
+    <EmptyState
+      title={t('rewards.empty.title')}
+      text={t('rewards.empty.text')}
+      action={
+        <>
+          {can('program:write') && <ButtonLink href={`${program}/settings/rewards`}>{t('rewards.empty.settings')}</ButtonLink>}
+          <ButtonLink kind="secondary" href={`${program}/participants`}>
+            {t('empty.participants')}
+          </ButtonLink>
+        </>
+      }
+    />
+  );
+}
+
+function Queue({ c, state, counts, changed }: { c: Campaign; state: State; counts: Counts | null; changed: () => void }) {
   const base = `/campaign/${encodeURIComponent(c.id)}`;
   const { pages, setPages, error, load } = usePages<Page>((nextId) => `${base}/rewards${query({ state, limit: 50, nextId })}`);
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -149,7 +169,11 @@ function Queue({ c, state, changed }: { c: Campaign; state: State; changed: () =
         </section>
       )}
       {!canAct && <p class="hint">{t('rewards.readOnly')}</p>}
-      {pages.length > 0 && !rows.length && <p>{t('rewards.none')}</p>}
+      {pages.length > 0 && !rows.length && (
+        <EmptyList filtered={state !== 'ALL'} counts={counts} none={t('rewards.none')} allHref={`/console/programs/${encodeURIComponent(c.id)}/rewards?state=ALL`}>
+          <NoRewards c={c} />
+        </EmptyList>
+      )}
       {rows.length > 0 && (
         <div class="table-wrap">
           <table class="rewards">
@@ -230,8 +254,8 @@ export default function Rewards({ params: route }: { params: Record<string, stri
                 const state = (chosen || 'ALL') as State;
                 return (
                   <>
-                    <StateTabs label={t('rewards.states')} states={STATES} current={state} base={here} name={(s) => t(`rewards.state.${s}`)} counts={counts} />
-                    <Queue c={c} state={state} changed={recount} />
+                    {!noneAtAll(counts) && <StateTabs label={t('rewards.states')} states={STATES} current={state} base={here} name={(s) => t(`rewards.state.${s}`)} counts={counts} />}
+                    <Queue c={c} state={state} counts={counts} changed={recount} />
                   </>
                 );
               }}

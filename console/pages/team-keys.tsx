@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { announce, Async, ErrorSummary, Field, SecretBox, useAction } from '../ui.tsx';
+import { Button, Card, EmptyState, Table } from '../components.tsx';
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import { SCOPES } from '../../shared/scopes.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
@@ -24,43 +25,40 @@ function KeyTable({ keys, teamName, onRevoked }: { keys: ApiKey[]; teamName: str
       announce(t('keys.revoked', { prefix }));
       onRevoked();
     }, t('keys.confirmRevoke', { prefix }));
-  if (!keys.length) return <p>{t('keys.none')}</p>;
+  if (!keys.length) return <EmptyState level={3} title={t('keys.none')} text={t('keys.empty.text')} />;
   return (
     <>
       <ErrorSummary error={error} />
-      <div class="table-wrap">
-        <table class="keys">
-          <caption>{t('keys.table', { name: teamName })}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('keys.prefix')}</th>
-              <th scope="col">{t('keys.label')}</th>
-              <th scope="col">{t('keys.scopes')}</th>
-              <th scope="col">{t('keys.programs')}</th>
-              <th scope="col">{t('keys.created')}</th>
-              <th scope="col">{t('keys.action')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((k) => (
-              <tr key={k.prefix}>
-                <th scope="row">
-                  <code>{k.prefix}…</code>
-                </th>
-                <td data-label={t('keys.label')}>{k.label ?? ''}</td>
-                <td data-label={t('keys.scopes')}>{k.scopes.length === SCOPES.length ? t('keys.allScopes') : <ul class="tags">{k.scopes.map((s) => <li key={s}>{s}</li>)}</ul>}</td>
-                <td data-label={t('keys.programs')}>{k.programIds ? k.programIds.join(', ') : t('keys.allPrograms')}</td>
-                <td data-label={t('keys.created')}>{when(k.createdAt)}</td>
-                <td>
-                  <button type="button" class="secondary small" onClick={() => revoke(k.prefix)}>
-                    {t('keys.revoke', { prefix: k.prefix })}
-                  </button>
-                </td>
+      <Table caption={t('keys.table', { name: teamName })} count={keys.length}>
+            <thead>
+              <tr>
+                <th scope="col">{t('keys.prefix')}</th>
+                <th scope="col">{t('keys.label')}</th>
+                <th scope="col">{t('keys.scopes')}</th>
+                <th scope="col">{t('keys.programs')}</th>
+                <th scope="col">{t('keys.created')}</th>
+                <th scope="col">{t('keys.action')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr key={k.prefix}>
+                  <th scope="row">
+                    <code>{k.prefix}…</code>
+                  </th>
+                  <td data-label={t('keys.label')}>{k.label ?? ''}</td>
+                  <td data-label={t('keys.scopes')}>{k.scopes.length === SCOPES.length ? t('keys.allScopes') : <ul class="tags">{k.scopes.map((s) => <li key={s}>{s}</li>)}</ul>}</td>
+                  <td data-label={t('keys.programs')}>{k.programIds ? k.programIds.join(', ') : t('keys.allPrograms')}</td>
+                  <td data-label={t('keys.created')}>{when(k.createdAt)}</td>
+                  <td>
+                    <Button kind="secondary" size="small" onClick={() => revoke(k.prefix)}>
+                      {t('keys.revoke', { prefix: k.prefix })}
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+      </Table>
     </>
   );
 }
@@ -88,40 +86,41 @@ function CreateKey({ programs, onCreated }: { programs: Campaign[]; onCreated: (
     });
   };
   return (
-    <form onSubmit={submit} aria-labelledby="create-key-title" class="card">
-      <h3 id="create-key-title">{t('keys.create')}</h3>
-      <ErrorSummary error={error} />
-      <fieldset>
-        <legend>{t('keys.scopesLegend')}</legend>
-        {SCOPES.map((s) => (
-          <label class="choice" key={s}>
-            <input type="checkbox" name="scopes" value={s} checked={scopes.has(s)} onChange={(e) => setScopes(toggle(scopes, s, e.currentTarget.checked))} />
-            <span>
-              <code>{s}</code> <span class="hint">{t(`scope.${s}` as MessageKey)}</span>
-            </span>
-          </label>
-        ))}
-      </fieldset>
-      {programs.length > 0 && (
+    <Card id="create-key" title={t('keys.create')}>
+      <form onSubmit={submit} aria-labelledby="create-key-title">
+        <ErrorSummary error={error} />
         <fieldset>
-          <legend>{t('keys.programsLegend')}</legend>
-          {programs.map((p) => (
-            <label class="choice" key={p.id}>
-              <input type="checkbox" name="programIds" value={p.id} checked={grants.has(p.id)} onChange={(e) => setGrants(toggle(grants, p.id, e.currentTarget.checked))} />
+          <legend>{t('keys.scopesLegend')}</legend>
+          {SCOPES.map((s) => (
+            <label class="choice" key={s}>
+              <input type="checkbox" name="scopes" value={s} checked={scopes.has(s)} onChange={(e) => setScopes(toggle(scopes, s, e.currentTarget.checked))} />
               <span>
-                {p.name} <code class="id">{p.id}</code>
+                <code>{s}</code> <span class="hint">{t(`scope.${s}` as MessageKey)}</span>
               </span>
             </label>
           ))}
         </fieldset>
-      )}
-      <Field id="key-label" label={t('keys.labelField')}>
-        <input id="key-label" value={label} maxLength={100} onInput={(e) => setLabel(e.currentTarget.value)} />
-      </Field>
-      <button type="submit" disabled={busy}>
-        {busy ? t('form.saving') : t('keys.submit')}
-      </button>
-    </form>
+        {programs.length > 0 && (
+          <fieldset>
+            <legend>{t('keys.programsLegend')}</legend>
+            {programs.map((p) => (
+              <label class="choice" key={p.id}>
+                <input type="checkbox" name="programIds" value={p.id} checked={grants.has(p.id)} onChange={(e) => setGrants(toggle(grants, p.id, e.currentTarget.checked))} />
+                <span>
+                  {p.name} <code class="id">{p.id}</code>
+                </span>
+              </label>
+            ))}
+          </fieldset>
+        )}
+        <Field id="key-label" label={t('keys.labelField')}>
+          <input id="key-label" value={label} maxLength={100} onInput={(e) => setLabel(e.currentTarget.value)} />
+        </Field>
+        <Button type="submit" disabled={busy}>
+          {busy ? t('form.saving') : t('keys.submit')}
+        </Button>
+      </form>
+    </Card>
   );
 }
 
@@ -131,9 +130,7 @@ export function TeamKeys({ teamName }: { teamName: string }) {
   const [run, setRun] = useState(0);
   const load = () => Promise.all([api<{ apiKeys: ApiKey[] }>('GET', '/team/api-keys'), api<{ campaigns: Campaign[] }>('GET', '/campaigns')]);
   return (
-    <section aria-labelledby="keys-title">
-      <h2 id="keys-title">{t('keys.title')}</h2>
-      <p>{t('keys.intro')}</p>
+    <>
       {secret && (
         <SecretBox
           titleId="new-key-title"
@@ -152,7 +149,9 @@ export function TeamKeys({ teamName }: { teamName: string }) {
       <Async depKey={`keys-${run}`} load={load}>
         {([keys, programs], reload) => (
           <>
-            <KeyTable keys={keys.apiKeys} teamName={teamName} onRevoked={reload} />
+            <Card id="keys" title={t('keys.title')} description={t('keys.intro')} flush>
+              <KeyTable keys={keys.apiKeys} teamName={teamName} onRevoked={reload} />
+            </Card>
             <CreateKey
               programs={programs.campaigns}
               onCreated={(s, prefix) => {
@@ -164,6 +163,6 @@ export function TeamKeys({ teamName }: { teamName: string }) {
           </>
         )}
       </Async>
-    </section>
+    </>
   );
 }

@@ -3,7 +3,8 @@
 // role the session document reports; the server decides again on every request.
 import { useRef, useState } from 'preact/hooks';
 import { api, can, session, type SessionInfo } from '../api.ts';
-import { announce, Async, ErrorSummary, Field, PageTitle, RowButtons, useAction } from '../ui.tsx';
+import { announce, Async, ErrorSummary, Field, RowButtons, useAction } from '../ui.tsx';
+import { Button, Card, EmptyState, PageHeader, StatusBadge, Table, type Tone } from '../components.tsx';
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import { TeamKeys } from './team-keys.tsx';
 import type { Team } from '../../shared/schemas/team.ts';
@@ -23,11 +24,13 @@ interface Invitation {
   expiresAt: number;
 }
 
+/** The tone of each verification state: nothing asked yet, waiting for review, done. */
+const VERIFICATION_TONE: Record<Team['verificationStatus'], Tone> = { NOT_REQUESTED: 'neutral', REQUESTED: 'warning', VERIFIED: 'success' };
+
 function Verification({ s }: { s: SessionInfo }) {
   const { error, run } = useAction();
   return (
-    <section class="card" aria-labelledby="verification-title">
-      <h2 id="verification-title">{t('team.verification')}</h2>
+    <Card id="verification" title={t('team.verification')}>
       <Async depKey="team" load={() => api<Team>('GET', '/team')}>
         {(team, reload) => (
           <>
@@ -42,19 +45,20 @@ function Verification({ s }: { s: SessionInfo }) {
               </div>
               <div>
                 <dt>{t('team.status')}</dt>
-                <dd>{t(`team.verify.${team.verificationStatus}` as MessageKey)}</dd>
+                <dd>
+                  <StatusBadge tone={VERIFICATION_TONE[team.verificationStatus]}>{t(`team.verify.${team.verificationStatus}` as MessageKey)}</StatusBadge>
+                </dd>
               </div>
               <div>
                 <dt>{t('team.ownerEmail')}</dt>
-                <dd>{team.ownerEmailVerified ? t('team.ownerVerified') : t('team.ownerUnverified')}</dd>
+                <dd>{team.ownerEmailVerified ? <StatusBadge tone="success">{t('team.ownerVerified')}</StatusBadge> : t('team.ownerUnverified')}</dd>
               </div>
             </dl>
             <p class="hint">{t('team.verifyHelp')}</p>
             <ErrorSummary error={error} />
             {team.verificationStatus === 'NOT_REQUESTED' && can('team:write') && (
-              <button
-                type="button"
-                class="secondary"
+              <Button
+                kind="secondary"
                 onClick={() =>
                   run(async () => {
                     await api('POST', '/team/verification-request', {});
@@ -64,49 +68,43 @@ function Verification({ s }: { s: SessionInfo }) {
                 }
               >
                 {t('team.requestVerification')}
-              </button>
+              </Button>
             )}
           </>
         )}
       </Async>
-    </section>
+    </Card>
   );
 }
 
 function MemberTable({ members, teamName }: { members: Member[]; teamName: string }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <caption>
-          {t('members.table', { name: teamName })} ({t('members.count', { count: members.length })})
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('invite.email')}</th>
-            <th scope="col">{t('invite.role')}</th>
-            <th scope="col">{t('members.manageApi')}</th>
-            <th scope="col">{t('col.joined')}</th>
+    <Table caption={t('members.table', { name: teamName })} count={members.length}>
+      <thead>
+        <tr>
+          <th scope="col">{t('invite.email')}</th>
+          <th scope="col">{t('invite.role')}</th>
+          <th scope="col">{t('members.manageApi')}</th>
+          <th scope="col">{t('col.joined')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {members.map((m) => (
+          <tr key={m.email}>
+            <th scope="row">{m.email}</th>
+            <td data-label={t('invite.role')}>{t(`role.${m.role}` as MessageKey)}</td>
+            <td data-label={t('members.manageApi')}>{m.manageApi ? t('members.yes') : t('members.no')}</td>
+            <td data-label={t('col.joined')}>{when(m.joinedAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {members.map((m) => (
-            <tr key={m.email}>
-              <th scope="row">{m.email}</th>
-              <td>{t(`role.${m.role}` as MessageKey)}</td>
-              <td>{m.manageApi ? t('members.yes') : t('members.no')}</td>
-              <td>{when(m.joinedAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </Table>
   );
 }
 
 function Invitations({ invitations, reload }: { invitations: Invitation[]; reload: () => void }) {
   const [error, setError] = useState<unknown>(null);
   const busy = useRef<string | null>(null);
-  const title = useRef<HTMLHeadingElement>(null);
   const act = async (i: Invitation, kind: 'resend' | 'cancel') => {
     if (busy.current) return;
     if (kind === 'cancel' && !confirm(t('invitations.confirmCancel', { email: i.email }))) return;
@@ -120,7 +118,7 @@ function Invitations({ invitations, reload }: { invitations: Invitation[]; reloa
       } else {
         await api('DELETE', path);
         // Its row (and the button that had focus) goes away: keep the keyboard in the section.
-        title.current?.focus();
+        document.getElementById('invitations-title')?.focus();
         announce(t('invitations.cancelled', { email: i.email }));
       }
       reload();
@@ -131,56 +129,44 @@ function Invitations({ invitations, reload }: { invitations: Invitation[]; reloa
     }
   };
   return (
-    <>
-      <h3 id="invitations-title" ref={title} tabIndex={-1}>
-        {t('invitations.title')}
-      </h3>
+    <Card id="invitations" title={t('invitations.title')} description={invitations.length > 0 && t('invitations.rules')} flush focusable>
       <ErrorSummary error={error} />
       {!invitations.length ? (
-        <p>{t('invitations.none')}</p>
+        <EmptyState level={3} title={t('invitations.none')} text={t('invitations.empty.text')} />
       ) : (
-        <>
-          <p class="hint">{t('invitations.rules')}</p>
-          <div class="table-wrap">
-            {/* class "keys": below 640 px each row stacks into a card, as the keys table does. */}
-            <table class="keys">
-              <caption>
-                {t('invitations.table')} ({t('invitations.count', { count: invitations.length })})
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('invite.email')}</th>
-                  <th scope="col">{t('invite.role')}</th>
-                  <th scope="col">{t('members.manageApi')}</th>
-                  <th scope="col">{t('invitations.sent')}</th>
-                  <th scope="col">{t('invitations.expires')}</th>
-                  <th scope="col">{t('invitations.actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {invitations.map((i) => (
-                  <tr key={i.id}>
-                    <th scope="row">{i.email}</th>
-                    <td data-label={t('invite.role')}>{t(`role.${i.role}` as MessageKey)}</td>
-                    <td data-label={t('members.manageApi')}>{i.role === 'ADMIN' || i.manageApi ? t('members.yes') : t('members.no')}</td>
-                    <td data-label={t('invitations.sent')}>{when(i.sentAt)}</td>
-                    <td data-label={t('invitations.expires')}>{when(i.expiresAt)}</td>
-                    <td>
-                      <RowButtons
-                        buttons={[
-                          { text: t('invitations.resend'), label: t('invitations.resendLabel', { email: i.email }), kind: 'secondary', onClick: () => act(i, 'resend') },
-                          { text: t('invitations.cancel'), label: t('invitations.cancelLabel', { email: i.email }), kind: 'danger', onClick: () => act(i, 'cancel') },
-                        ]}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </>
+        <Table caption={t('invitations.table')} count={invitations.length}>
+          <thead>
+            <tr>
+              <th scope="col">{t('invite.email')}</th>
+              <th scope="col">{t('invite.role')}</th>
+              <th scope="col">{t('members.manageApi')}</th>
+              <th scope="col">{t('invitations.sent')}</th>
+              <th scope="col">{t('invitations.expires')}</th>
+              <th scope="col">{t('invitations.actions')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {invitations.map((i) => (
+              <tr key={i.id}>
+                <th scope="row">{i.email}</th>
+                <td data-label={t('invite.role')}>{t(`role.${i.role}` as MessageKey)}</td>
+                <td data-label={t('members.manageApi')}>{i.role === 'ADMIN' || i.manageApi ? t('members.yes') : t('members.no')}</td>
+                <td data-label={t('invitations.sent')}>{when(i.sentAt)}</td>
+                <td data-label={t('invitations.expires')}>{when(i.expiresAt)}</td>
+                <td>
+                  <RowButtons
+                    buttons={[
+                      { text: t('invitations.resend'), label: t('invitations.resendLabel', { email: i.email }), kind: 'secondary', onClick: () => act(i, 'resend') },
+                      { text: t('invitations.cancel'), label: t('invitations.cancelLabel', { email: i.email }), kind: 'danger', onClick: () => act(i, 'cancel') },
+                    ]}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
       )}
-    </>
+    </Card>
   );
 }
 
@@ -200,31 +186,32 @@ function InviteForm({ onSent }: { onSent: () => void }) {
     });
   };
   return (
-    <form onSubmit={submit} aria-labelledby="invite-title" class="card">
-      <h3 id="invite-title">{t('invite.title')}</h3>
-      <ErrorSummary error={error} />
-      <Field id="invite-email" label={t('invite.email')}>
-        <input id="invite-email" type="email" required autoComplete="off" maxLength={254} value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
-      </Field>
-      <fieldset>
-        <legend>{t('invite.role')}</legend>
-        {(['MEMBER', 'ADMIN'] as const).map((r) => (
-          <label class="choice" key={r}>
-            <input type="radio" name="role" value={r} checked={role === r} onChange={() => setRole(r)} />
-            <span>{t(r === 'MEMBER' ? 'invite.roleMember' : 'invite.roleAdmin')}</span>
+    <Card id="invite" title={t('invite.title')}>
+      <form onSubmit={submit} aria-labelledby="invite-title">
+        <ErrorSummary error={error} />
+        <Field id="invite-email" label={t('invite.email')}>
+          <input id="invite-email" type="email" required autoComplete="off" maxLength={254} value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        </Field>
+        <fieldset>
+          <legend>{t('invite.role')}</legend>
+          {(['MEMBER', 'ADMIN'] as const).map((r) => (
+            <label class="choice" key={r}>
+              <input type="radio" name="role" value={r} checked={role === r} onChange={() => setRole(r)} />
+              <span>{t(r === 'MEMBER' ? 'invite.roleMember' : 'invite.roleAdmin')}</span>
+            </label>
+          ))}
+        </fieldset>
+        {role === 'MEMBER' && (
+          <label class="choice">
+            <input type="checkbox" checked={manageApi} onChange={(e) => setManageApi(e.currentTarget.checked)} />
+            <span>{t('invite.manageApi')}</span>
           </label>
-        ))}
-      </fieldset>
-      {role === 'MEMBER' && (
-        <label class="choice">
-          <input type="checkbox" checked={manageApi} onChange={(e) => setManageApi(e.currentTarget.checked)} />
-          <span>{t('invite.manageApi')}</span>
-        </label>
-      )}
-      <button type="submit" disabled={busy}>
-        {busy ? t('form.saving') : t('invite.submit')}
-      </button>
-    </form>
+        )}
+        <Button type="submit" disabled={busy}>
+          {busy ? t('form.saving') : t('invite.submit')}
+        </Button>
+      </form>
+    </Card>
   );
 }
 
@@ -233,18 +220,19 @@ function People({ s }: { s: SessionInfo }) {
   const mayInvite = s.team!.canInvite;
   const load = () => Promise.all([api<{ members: Member[] }>('GET', '/team/members'), mayInvite ? api<{ invitations: Invitation[] }>('GET', '/team/invitations') : Promise.resolve({ invitations: [] })]);
   return (
-    <section aria-labelledby="members-title">
-      <h2 id="members-title">{t('members.title')}</h2>
+    <>
       <Async depKey={`people-${run}`} load={load}>
         {([m, i], reload) => (
           <>
-            <MemberTable members={m.members} teamName={s.team!.name} />
+            <Card id="members" title={t('members.title')} description={!mayInvite && t('invite.onlyAdmins')} flush>
+              <MemberTable members={m.members} teamName={s.team!.name} />
+            </Card>
             {mayInvite && <Invitations invitations={i.invitations} reload={reload} />}
           </>
         )}
       </Async>
-      {mayInvite ? <InviteForm onSent={() => setRun((n) => n + 1)} /> : <p>{t('invite.onlyAdmins')}</p>}
-    </section>
+      {mayInvite && <InviteForm onSent={() => setRun((n) => n + 1)} />}
+    </>
   );
 }
 
@@ -256,25 +244,31 @@ function Sessions({ s }: { s: SessionInfo }) {
       session.value = false;
     }, t('sessions.confirm'));
   return (
-    <section class="card" aria-labelledby="sessions-title">
-      <h2 id="sessions-title">{t('sessions.title')}</h2>
-      <p>{t('sessions.body', { email: s.email })}</p>
+    <Card id="sessions" title={t('sessions.title')} description={t('sessions.body', { email: s.email })}>
       <ErrorSummary error={error} />
-      <button type="button" class="danger" onClick={end}>
+      <Button kind="critical" onClick={end}>
         {t('sessions.submit')}
-      </button>
-    </section>
+      </Button>
+    </Card>
   );
 }
 
 export default function TeamPage() {
   const s = session.value as SessionInfo;
+  // The page's one primary action: inviting a teammate, whose form is on the page (its first field takes focus).
+  const invite = s.team!.canInvite && <Button onClick={() => document.getElementById('invite-email')?.focus()}>{t('invite.title')}</Button>;
   return (
     <>
-      <PageTitle>{t('team.title')}</PageTitle>
+      <PageHeader title={t('team.title')} meta={s.team!.name} action={invite} />
       <Verification s={s} />
       <People s={s} />
-      {s.team!.canManageKeys ? <TeamKeys teamName={s.team!.name} /> : <p>{t('keys.notAllowed')}</p>}
+      {s.team!.canManageKeys ? (
+        <TeamKeys teamName={s.team!.name} />
+      ) : (
+        <Card id="keys" title={t('keys.title')}>
+          <p>{t('keys.notAllowed')}</p>
+        </Card>
+      )}
       <Sessions s={s} />
     </>
   );

@@ -7,6 +7,7 @@ import { announce, Async, ErrorSummary, Field, PageTitle, SecretBox, useAction }
 import { t, when } from '../i18n/index.ts';
 import type { Webhook, WebhookEvent, WebhookTestResponse } from '../../shared/schemas/webhook.ts';
 import { DeliveryLog } from './webhook-log.tsx';
+import { Button, EmptyState } from '../components.tsx';
 
 /** The events in the API's order (a copy of WEBHOOK_EVENTS: importing the schema module would bring zod into the page). */
 const EVENTS = ['PARTICIPANT_REACHED_A_GOAL', 'NEW_PARTICIPANT_ADDED', 'CAMPAIGN_ENDED', 'PARTICIPANT_FRAUD_STATUS_UPDATED', 'NEW_COMMISSION_ADDED', 'COMMISSION_ADJUSTED', 'NEW_PAYOUT_ISSUED'] as const satisfies readonly WebhookEvent[];
@@ -211,7 +212,13 @@ function List({ programId, hooks, reload }: { programId: string; hooks: Webhook[
   return (
     <>
       {created && <SecretOnce url={created.url} secret={created.secret} onDone={() => setCreated(null)} />}
-      {hooks.length === 0 && <p>{t('webhooks.none')}</p>}
+      {hooks.length === 0 && (
+        <EmptyState
+          title={t('webhooks.empty.title')}
+          text={t('webhooks.empty.text')}
+          action={can('program:write') && <Button onClick={() => document.getElementById('hook-new-url')?.focus()}>{t('webhooks.add')}</Button>}
+        />
+      )}
       {hooks.map((h) => (
         <WebhookCard key={h.id} base={base} programId={programId} hook={h} reload={reload} />
       ))}

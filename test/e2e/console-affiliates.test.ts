@@ -5,7 +5,7 @@ import { freePort, launch, SKIP_BROWSER } from './helpers.ts';
 import { RAISED_LIMITS, startApp, type TestApp } from '../helpers/app.ts';
 import { mobile, session } from '../helpers/mobile.ts';
 import { buildConsole } from '../../scripts/build-console.ts';
-import { expectAccessible, shot, shownKey, signedInConsole } from './console-helpers.ts';
+import { expectAccessible, shot, shotWidths, shownKey, signedInConsole } from './console-helpers.ts';
 
 // Issue #23: the affiliate path in the owner console, in Chromium, the way an owner runs it: create
 // an affiliate program, a person applies, the owner approves; a sale arrives over REST, the owner
@@ -48,6 +48,38 @@ describe.skipIf(SKIP_BROWSER)('owner console: affiliates in Chromium (issue #23)
     const pid = page.url().split('/').pop()!;
     const programNav = page.getByRole('navigation', { name: 'Console' });
     await programNav.getByRole('link', { name: 'Applications' }).waitFor();
+
+    // Issue #32: the new program's lists are empty; each says how its rows arrive and leads to the next step.
+    const emptyTitle = (title: string) => page.getByRole('heading', { level: 2, name: title });
+    await programNav.getByRole('link', { name: 'Applications' }).click();
+    await expect.poll(() => emptyTitle('No applications yet').count()).toBe(1);
+    expect(await page.getByText('Applications arrive when people apply through the program’s affiliate application form').count()).toBe(1);
+    // Nothing to filter yet.
+    expect(await page.getByLabel('Show').count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Application settings' }).getAttribute('href')).toBe(`/console/programs/${pid}/settings`);
+    await expectAccessible(page);
+    await shotWidths(page, 'affiliate-applications-empty');
+    await page.getByRole('link', { name: 'Invite an affiliate' }).click();
+    await expect.poll(() => h1(page)).toBe('Affiliate invites');
+    await expect.poll(() => emptyTitle('No invites yet').count()).toBe(1);
+    await expectAccessible(page);
+    await shotWidths(page, 'affiliate-invites-empty');
+    await page.getByRole('button', { name: 'Invite an affiliate' }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('invite-email');
+    await programNav.getByRole('link', { name: 'Commissions' }).click();
+    await expect.poll(() => emptyTitle('No commissions yet').count()).toBe(1);
+    expect(await page.getByText('A commission appears when a customer an affiliate referred pays').count()).toBe(1);
+    await expectAccessible(page);
+    await shotWidths(page, 'affiliate-commissions-empty');
+    await page.getByRole('link', { name: 'Connect Stripe' }).click();
+    await expect.poll(() => h1(page)).toBe('Stripe');
+    await programNav.getByRole('link', { name: 'Payouts' }).click();
+    await expect.poll(() => emptyTitle('No payouts yet').count()).toBe(1);
+    await expectAccessible(page);
+    await shotWidths(page, 'affiliate-payouts-empty');
+    await page.getByRole('link', { name: 'Review commissions' }).click();
+    await expect.poll(() => h1(page)).toBe('Commissions');
+    await expect.poll(() => emptyTitle('No commissions yet').count()).toBe(1);
 
     // The program's set-up over REST with the key the keys page shows: a 10 % commission that waits
     // for the owner's approval, applications under manual review, the participant API on.
@@ -130,6 +162,12 @@ describe.skipIf(SKIP_BROWSER)('owner console: affiliates in Chromium (issue #23)
     await page.getByRole('button', { name: 'Revoke the invite to bo@partner.example' }).click();
     await expect.poll(() => invites.getByRole('row', { name: /bo@partner/ }).textContent()).toContain('Revoked');
     await expect.poll(() => page.getByRole('button', { name: /Resend the invite/ }).count()).toBe(0);
+    // No invite is pending any more: the filtered list says so and links to every invite (issue #32).
+    await page.getByLabel('Show').selectOption('PENDING');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => page.getByText('Nothing in this state.').count()).toBe(1);
+    await page.getByRole('link', { name: 'Show all (1)' }).click();
+    await expect.poll(() => invites.getByRole('rowheader').allTextContents()).toEqual(['bo@partner.exampleBo']);
     const inviteList = await rest('GET', '/affiliate-invites');
     expect(inviteList.invites.map((i: { status: string }) => i.status)).toEqual(['REVOKED']);
 
@@ -161,9 +199,13 @@ describe.skipIf(SKIP_BROWSER)('owner console: affiliates in Chromium (issue #23)
     const lines = await results.getByRole('listitem').allTextContents();
     expect(lines[0]).toBe(`$5.00 · ana@partner.example: Commission ${small.id} is DELETED; only PENDING commissions can be approved.`);
     // The refusal shows the list was stale: it is read again, and only the pending filter's rows remain (none).
-    await expect.poll(() => page.getByText('Nothing matches this filter.').count()).toBe(1);
+    await expect.poll(() => page.getByText('Nothing in this state.').count()).toBe(1);
     expect(lines[1]).toBe('$12.35 · ana@partner.example: done');
     await shot(page, 'affiliate-commissions-results-1440');
+    // The pending filter is empty but the list is not: one click shows all of it (issue #32).
+    await page.getByRole('link', { name: 'Show all (2)' }).click();
+    await expect.poll(() => commissions.getByRole('rowheader').count()).toBe(2);
+    expect(page.url()).toContain('/affiliates/commissions?status=');
     const after = (await rest('GET', '/commissions')).commissions.map((c: { amount: number; status: string }) => [c.amount, c.status]);
     expect(after).toEqual([
       [500, 'DELETED'],

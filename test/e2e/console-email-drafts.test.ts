@@ -85,7 +85,7 @@ describe.skipIf(SKIP_BROWSER)('console email settings preview unsaved changes in
     // Leave without saving, for the Outbox, and read the test there as the owner would.
     await page.getByRole('link', { name: 'Outbox' }).click();
     await expect.poll(() => heading(page)).toBe('Outbox');
-    const message = page.getByRole('article', { name: '[Test] Draft: Alex brought a friend' });
+    const message = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /^\[Test\] Draft: Alex brought a friend/ }) });
     await expect.poll(() => message.count()).toBe(1);
     await message.getByText('Show the message', { exact: true }).click();
     const text = await message.locator('pre').textContent();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { SKIP_BROWSER } from './helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { consoleNav, consoleSuite, expectAccessible, shot, shownKey, signedInConsole, heading } from './console-helpers.ts';
+import { consoleNav, consoleSuite, expectAccessible, shot, shotWidths, shownKey, signedInConsole, heading } from './console-helpers.ts';
 
 // Issue #23: the fraud review in Chromium. Sign-ups over REST (the key the keys page shows) put a
 // self-referral and a same-IP referral under review; the owner reads why in plain words, marks one
@@ -78,6 +78,10 @@ describe.skipIf(SKIP_BROWSER)('console fraud review in Chromium (issue #23)', ()
     await page.getByRole('button', { name: 'Keep blocked: ann+deals@example.com' }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toBe('ann+deals@example.com is kept blocked (high risk). Find it under “Decided”.');
     await expect.poll(() => page.getByText('Nobody to review in this state.').count()).toBe(1);
+    // Nobody is left to review, but the list has rows: the empty state links to all of them (issue #32).
+    await page.getByRole('link', { name: 'Show all (2)' }).click();
+    await expect.poll(() => cards(page)).toEqual(['cy@example.net', 'ann+deals@example.com']);
+    expect(page.url()).toBe(`${app.url}/console/programs/${pid}/fraud?state=ALL`);
 
     await page.getByRole('link', { name: 'Decided' }).click();
     await expect.poll(() => cards(page)).toEqual(['cy@example.net', 'ann+deals@example.com']);
@@ -92,6 +96,20 @@ describe.skipIf(SKIP_BROWSER)('console fraud review in Chromium (issue #23)', ()
     const read = async (id: string) => (await app.request('GET', `/v2/campaign/${pid}/participant/${id}`, { key })).body;
     expect(await read(sameIp.id)).toMatchObject({ fraudRiskLevel: 'LOW', fraudReasonCode: 'MANUAL_UPDATE' });
     expect(await read(self.id)).toMatchObject({ fraudRiskLevel: 'HIGH', fraudReasonCode: 'MANUAL_UPDATE' });
+
+    // Issue #32: a program none of whose sign-ups was flagged says when one would be, and leads to the checks' settings.
+    const fresh = (await app.request('POST', '/v2/campaigns', { key, body: { type: 'REFERRAL', name: 'Calm referrals' } })).body.id as string;
+    await page.goto(`${app.url}/console/programs/${fresh}`);
+    await expect.poll(() => heading(page)).toBe('Calm referrals');
+    await (await consoleNav(page)).getByRole('link', { name: 'Fraud review' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 2, name: 'Nobody flagged yet' }).count()).toBe(1);
+    expect(await page.getByText('A participant appears here when the anti-fraud checks flag their sign-up').count()).toBe(1);
+    expect(await page.getByRole('navigation', { name: 'Review state' }).count()).toBe(0);
+    await expectAccessible(page);
+    await shotWidths(page, 'fraud-empty');
+    await page.getByRole('link', { name: 'Anti-fraud settings' }).click();
+    await expect.poll(() => heading(page)).toBe('Program options');
+    expect(page.url()).toBe(`${app.url}/console/programs/${fresh}/settings`);
     await context.close();
   });
 

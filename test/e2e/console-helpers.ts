@@ -24,6 +24,16 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `console-${name}.png`), fullPage: true });
 }
 
+/** Screenshots the page at 1366 and 390 px wide (console-<name>-1366.png, -390.png), then restores its size. */
+export async function shotWidths(page: Page, name: string): Promise<void> {
+  const size = page.viewportSize();
+  for (const width of [1366, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await shot(page, `${name}-${width}`);
+  }
+  if (size) await page.setViewportSize(size);
+}
+
 /**
  * The console's side navigation, as a person reaches it: below 800 px it is a drawer behind the
  * "Menu" button, which this opens first (issue #32).

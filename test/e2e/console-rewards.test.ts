@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { SKIP_BROWSER } from './helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { consoleSuite, expectAccessible, shot, shownKey, signedInConsole, heading } from './console-helpers.ts';
+import { consoleSuite, expectAccessible, shot, shotWidths, shownKey, signedInConsole, heading } from './console-helpers.ts';
 
 // Issue #23: the rewards queue in Chromium. A referral program holds rewards for approval; referred
 // sign-ups and referral triggers over REST (the key the keys page shows) make rewards appear; the
@@ -96,6 +96,9 @@ describe.skipIf(SKIP_BROWSER)('console rewards queue in Chromium (issue #23)', (
     await page.getByRole('button', { name: 'Delete the Give $10, get $10 reward of ann@example.com' }).click();
     await expect.poll(() => results(page)).toEqual(['ann@example.com, Give $10, get $10: Deleted']);
     await expect.poll(() => page.getByText('No rewards in this state.').count()).toBe(1);
+    // Nothing awaits approval, but the queue has rows: the empty state offers all of them (issue #32).
+    await expect.poll(() => page.getByRole('link', { name: 'Show all (3)' }).count()).toBe(1);
+    await shotWidths(page, 'rewards-none-in-state');
 
     // The approved tab holds the three approved rewards; all fulfilled in bulk.
     await page.getByRole('link', { name: 'Approved, not fulfilled' }).click();
@@ -118,6 +121,23 @@ describe.skipIf(SKIP_BROWSER)('console rewards queue in Chromium (issue #23)', (
     // What the console did is what the REST API reads back.
     const annRewards = (await app.request('GET', `/v2/campaign/${pid}/participant/${annId}/rewards`, { key })).body.rewards;
     expect(annRewards.map((r: { status: string; approved: boolean }) => [r.status, r.approved])).toEqual([['FULFILLED', true]]);
+
+    // Issue #32: the queue of a program nobody was rewarded in yet says how rewards arrive, and
+    // its next action leads to the reward settings.
+    const fresh = (await app.request('POST', '/v2/campaigns', { key, body: { type: 'REFERRAL', name: 'Quiet program' } })).body.id as string;
+    await page.goto(`${app.url}/console/programs/${fresh}`);
+    await expect.poll(() => heading(page)).toBe('Quiet program');
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Rewards queue' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 2, name: 'No rewards yet' }).count()).toBe(1);
+    expect(await page.getByText('A reward appears here when a referral is credited').count()).toBe(1);
+    // Nothing to filter: no state links beside it.
+    expect(await page.getByRole('navigation', { name: 'Reward state' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'See participants' }).count()).toBe(1);
+    await expectAccessible(page);
+    await shotWidths(page, 'rewards-empty');
+    await page.getByRole('link', { name: 'Set up rewards' }).click();
+    await expect.poll(() => heading(page)).toBe('Reward settings');
+    expect(page.url()).toBe(`${app.url}/console/programs/${fresh}/settings/rewards`);
     await context.close();
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { SKIP_BROWSER } from './helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { consoleNav, consoleSuite, PASSWORD, expectAccessible, shot, signedInConsole, heading } from './console-helpers.ts';
+import { consoleNav, consoleSuite, PASSWORD, expectAccessible, shot, shotWidths, signedInConsole, heading } from './console-helpers.ts';
 
 // Issue #23: the Team and Outbox pages in Chromium, driven as an owner would: invite a teammate, who
 // accepts in a second browser (the link read from the console's outbox) and appears; create a key
@@ -38,6 +38,9 @@ describe.skipIf(SKIP_BROWSER)('console Team and Outbox pages in Chromium (issue 
     await expect.poll(() => heading(page)).toBe('Team');
     await page.getByRole('table', { name: /^Members of/ }).getByRole('rowheader', { name: acct.email }).waitFor();
     await expect.poll(() => page.getByText('Not requested').count()).toBe(1);
+    // The header's one primary action leads to the invitation form's first field.
+    await page.getByRole('button', { name: 'Invite a teammate' }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('invite-email');
 
     // Invite: a bad address first shows the API's own message, then a real one is sent.
     const mate = `mate-${Date.now().toString(36)}@northwind-roasters.com`;
@@ -50,16 +53,16 @@ describe.skipIf(SKIP_BROWSER)('console Team and Outbox pages in Chromium (issue 
     await page.getByRole('status').getByText(`Invitation sent to ${mate}.`).waitFor();
     await page.getByRole('table', { name: 'Invitations not yet accepted' }).getByRole('rowheader', { name: mate }).waitFor();
     await expectAccessible(page);
-    await shot(page, 'team-1440');
+    await shotWidths(page, 'team');
 
     // The outbox lists the invitation; its link is what the teammate opens.
     await (await consoleNav(page)).getByRole('link', { name: 'Outbox' }).click();
     await expect.poll(() => heading(page)).toBe('Outbox');
-    const invitation = page.getByRole('article', { name: /^You are invited to the team/ }).first();
-    await invitation.getByText(`To ${mate}`).waitFor();
+    const invitation = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /^You are invited to the team/ }) }).first();
+    await invitation.getByRole('cell', { name: mate, exact: true }).waitFor();
     const link = (await invitation.getByRole('link', { name: /\/invite\/accept\?token=/ }).textContent())!;
     await expectAccessible(page);
-    await shot(page, 'outbox-1440');
+    await shotWidths(page, 'outbox');
 
     const second = await browser.newContext();
     const p2 = await second.newPage();
@@ -73,6 +76,7 @@ describe.skipIf(SKIP_BROWSER)('console Team and Outbox pages in Chromium (issue 
     await members.getByRole('rowheader', { name: mate }).waitFor();
     expect(await members.getByRole('row', { name: new RegExp(mate) }).getByRole('cell').allTextContents()).toEqual(expect.arrayContaining(['Member', 'Yes']));
     await page.getByText('No invitation is waiting to be accepted.').waitFor();
+    await shotWidths(page, 'team-no-invitations');
 
     // A key with two scopes: shown once, works over REST within its scopes.
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -140,7 +144,11 @@ describe.skipIf(SKIP_BROWSER)('console Team and Outbox pages in Chromium (issue 
     const outboxLink = async (email: string, not?: string) => {
       await (await consoleNav(page)).getByRole('link', { name: 'Outbox' }).click();
       await expect.poll(() => heading(page)).toBe('Outbox');
-      const mail = page.getByRole('article', { name: /^You are invited to the team/ }).filter({ hasText: `To ${email}` }).first();
+      const mail = page
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name: /^You are invited to the team/ }) })
+        .filter({ has: page.getByRole('cell', { name: email, exact: true }) })
+        .first();
       const link = mail.getByRole('link', { name: /\/invite\/accept\?token=/ });
       await expect.poll(async () => ((await link.count()) ? (await link.textContent()) !== not : false)).toBe(true);
       const href = (await link.textContent())!;
@@ -217,10 +225,10 @@ describe.skipIf(SKIP_BROWSER)('console Team and Outbox pages in Chromium (issue 
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.locator('code.secret').waitFor();
     await expectAccessible(page);
-    await shot(page, 'team-390');
+    await shot(page, 'team-new-key-390');
     await page.goto(`${app.url}/console/outbox`);
     await expect.poll(() => heading(page)).toBe('Outbox');
-    await page.getByRole('article').first().waitFor();
+    await page.getByRole('table', { name: /^Your team’s mail, newest first/ }).getByRole('rowheader').first().waitFor();
     await expectAccessible(page);
     await shot(page, 'outbox-390');
     await page.goto(`${app.url}/keys`);

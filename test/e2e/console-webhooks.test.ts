@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { freePort, launch, SKIP_BROWSER } from './helpers.ts';
 import { RAISED_LIMITS, startApp, type TestApp } from '../helpers/app.ts';
 import { buildConsole } from '../../scripts/build-console.ts';
-import { consoleNav, expectAccessible, shot, signedInConsole } from './console-helpers.ts';
+import { consoleNav, expectAccessible, shot, shotWidths, signedInConsole } from './console-helpers.ts';
 import { SCOPES } from '../../shared/scopes.ts';
 
 // Issue #23: the webhooks page in Chromium, delivering to a real HTTP receiver on 127.0.0.1 (the
@@ -52,7 +52,13 @@ describe.skipIf(SKIP_BROWSER)('console webhooks page in Chromium (issue #23)', (
     await page.goto(`${app.url}/console/programs/${program.id}`);
     await (await consoleNav(page)).getByRole('link', { name: 'Webhooks' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Webhooks');
-    await expect.poll(() => page.getByText('This program has no webhooks yet.').count()).toBe(1);
+    // Issue #32: no webhook yet, so the page says what one does; its action leads to the form's first field.
+    await expect.poll(() => page.getByRole('heading', { level: 2, name: 'No webhooks yet' }).count()).toBe(1);
+    expect(await page.getByText('A webhook sends a signed POST to your server').count()).toBe(1);
+    await expectAccessible(page);
+    await shotWidths(page, 'webhooks-empty');
+    await page.getByRole('button', { name: 'Add a webhook' }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('hook-new-url');
 
     // A URL the API refuses: its own message, on the field.
     await page.getByLabel('Payload URL').fill('ftp://example.com/hook');
@@ -139,7 +145,7 @@ describe.skipIf(SKIP_BROWSER)('console webhooks page in Chromium (issue #23)', (
     // Delete, after confirming.
     page.once('dialog', (d) => void d.accept());
     await hook.getByRole('button', { name: 'Delete' }).click();
-    await expect.poll(() => page.getByText('This program has no webhooks yet.').count()).toBe(1);
+    await expect.poll(() => page.getByRole('heading', { level: 2, name: 'No webhooks yet' }).count()).toBe(1);
     expect(await page.getByRole('status').first().textContent()).toContain('Webhook deleted.');
     await context.close();
   });
