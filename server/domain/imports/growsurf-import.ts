@@ -22,13 +22,23 @@ import { ScoreLedger } from '../participants/score-ledger.ts';
 import { encodeRecent, programLanguages, valueHash } from '../participants/model.ts';
 import { GrowSurfSource } from './source.ts';
 import { participantRow, type SourceParticipant, type SourceReward } from './participant-rows.ts';
+import { affiliateInviteRow, applicationRow, commissionRows, payoutRow, type SourceAffiliateInvite, type SourceApplication, type SourceCommission, type SourcePayout } from './affiliate-rows.ts';
 
 /** The stages of one program's import, in order. */
-export const IMPORT_STAGES = ['documents', 'rewards', 'participants', 'referrals', 'links', 'done'] as const;
+export const IMPORT_STAGES = ['documents', 'rewards', 'participants', 'referrals', 'payouts', 'commissions', 'affiliateInvites', 'applications', 'totals', 'links', 'done'] as const;
+/** Stages only an affiliate program has. */
+const AFFILIATE_STAGES: readonly ImportStage[] = ['payouts', 'commissions', 'affiliateInvites', 'applications', 'totals'];
+
+/** The stage after `stage` for a program of `type`. */
+function nextStage(stage: ImportStage, type: 'REFERRAL' | 'AFFILIATE'): ImportStage {
+  let i = IMPORT_STAGES.indexOf(stage) + 1;
+  while (type !== 'AFFILIATE' && AFFILIATE_STAGES.includes(IMPORT_STAGES[i]!)) i++;
+  return IMPORT_STAGES[i]!;
+}
 export type ImportStage = (typeof IMPORT_STAGES)[number];
 
 /** Record kinds an import counts and refuses. */
-export type ImportKind = 'program' | 'documents' | 'rewards' | 'participants' | 'issuedRewards' | 'invites';
+export type ImportKind = 'program' | 'documents' | 'rewards' | 'participants' | 'issuedRewards' | 'invites' | 'payouts' | 'commissions' | 'affiliateInvites' | 'applications';
 
 /** What one kind came to: created here, already here (skipped), refused. */
 export interface KindCounts {
@@ -122,6 +132,10 @@ const zero = (): Record<ImportKind, KindCounts> => ({
   participants: { created: 0, skipped: 0, refused: 0 },
   issuedRewards: { created: 0, skipped: 0, refused: 0 },
   invites: { created: 0, skipped: 0, refused: 0 },
+  payouts: { created: 0, skipped: 0, refused: 0 },
+  commissions: { created: 0, skipped: 0, refused: 0 },
+  affiliateInvites: { created: 0, skipped: 0, refused: 0 },
+  applications: { created: 0, skipped: 0, refused: 0 },
 });
 
 /** Imports programs from a GrowSurf-compatible source into this refloop. */
@@ -153,7 +167,7 @@ export class ProgramImports {
     if (!run && existing) throw new ImportConflictError(`A program with the id ${campaign.id} already exists here and was not made by an import; nothing was written.`);
     if (run?.status === 'DONE') {
       report.alreadyImported = true;
-      report.counts = JSON.parse(run.counts);
+      report.counts = { ...zero(), ...JSON.parse(run.counts) };
       report.refusals = await this.#refusals(run.id);
       report.requests = req.source.requests;
       return report;
@@ -169,7 +183,7 @@ export class ProgramImports {
       progress('program', 0, null, `creating program ${campaign.id}`);
       run = await this.#createProgram(req.teamId, req.source.base, campaign);
       report.counts.program.created = 1;
-    } else report.counts = JSON.parse(run.counts);
+    } else report.counts = { ...zero(), ...JSON.parse(run.counts) };
     const runId: string = run.id;
     let stage: ImportStage = run.stage;
     let cursor: string | null = run.cursor ?? null;
@@ -216,45 +230,94 @@ export class ProgramImports {
       progress('rewards', rewards.length, rewards.length);
     }
 
+    const id = encodeURIComponent(campaign.id);
+    const startCursor = (at: ImportStage) => (at === run.stage ? (run.cursor ?? null) : null);
+    const next = (after: ImportStage) => nextStage(after, campaign.type);
+
     if (stage === 'participants') {
       const program = await this.#program(campaign.id);
       const total = typeof campaign.participantCount === 'number' ? campaign.participantCount : null;
-      let done = report.counts.participants.created + report.counts.participants.skipped + report.counts.participants.refused;
-      for (;;) {
-        const page = await req.source.get<{ participants?: SourceParticipant[]; nextId?: string | null }>(`/campaign/${encodeURIComponent(campaign.id)}/participants`, { limit: PAGE, nextId: cursor ?? undefined });
+      const before = report.counts.participants.created + report.counts.participants.skipped + report.counts.participants.refused;
+      stage = await this.#paged(runId, report, 'participants', next('participants'), cursor, before, total, progress, async (c) => {
+        const page = await req.source.get<{ participants?: SourceParticipant[]; nextId?: string | null }>(`/campaign/${id}/participants`, { limit: PAGE, nextId: c ?? undefined });
         const people = page.participants ?? [];
-        const next = page.nextId ?? null;
         await this.#completeRewards(req.source, campaign.id, people);
-        await db.knex.transaction(async (trx) => {
-          await this.#writeParticipants(trx, program, runId, people, report, req.source.lastDate);
-          stage = await this.#advance(runId, next ? 'participants' : 'referrals', next, report.counts, trx);
-        });
-        done += people.length;
-        progress('participants', done, total);
-        if (!next || !people.length) break;
-        cursor = next;
-      }
+        return { items: people, next: page.nextId ?? null, write: (trx) => this.#writeParticipants(trx, program, runId, people, report, req.source.lastDate) };
+      });
     }
 
     if (stage === 'referrals') {
       // The referrals-and-invites list (RF1): email invites not yet joined come in with their ids;
       // a referred participant's row says when the referral last changed (`updatedAt`).
-      cursor = stage === run.stage ? (run.cursor ?? null) : null;
-      let done = 0;
-      for (;;) {
-        const page = await req.source.get<{ referrals?: SourceInvite[]; nextId?: string | null; more?: boolean }>(`/campaign/${encodeURIComponent(campaign.id)}/referrals`, { limit: PAGE, nextId: cursor ?? undefined });
+      stage = await this.#paged(runId, report, 'referrals', next('referrals'), startCursor('referrals'), 0, null, progress, async (c) => {
+        const page = await req.source.get<{ referrals?: SourceInvite[]; nextId?: string | null; more?: boolean }>(`/campaign/${id}/referrals`, { limit: PAGE, nextId: c ?? undefined });
         const all = page.referrals ?? [];
-        const next = page.more === false ? null : (page.nextId ?? null);
-        await db.knex.transaction(async (trx) => {
-          await this.#writeInvites(trx, campaign.id, runId, all.filter((r) => r.referralStatus === 'INVITE_SENT'), report);
-          await touchReferred(trx, campaign.id, all.filter((r) => r.referralStatus !== 'INVITE_SENT'));
-          stage = await this.#advance(runId, next ? 'referrals' : 'links', next, report.counts, trx);
-        });
-        done += all.length;
-        progress('referrals', done, null);
-        if (!next || !(page.referrals ?? []).length) break;
-        cursor = next;
-      }
+        return {
+          items: all,
+          next: page.more === false ? null : (page.nextId ?? null),
+          write: async (trx) => {
+            await this.#writeInvites(trx, campaign.id, runId, all.filter((r) => r.referralStatus === 'INVITE_SENT'), report);
+            await touchReferred(trx, campaign.id, all.filter((r) => r.referralStatus !== 'INVITE_SENT'));
+          },
+        };
+      });
+    }
+
+    // Affiliate programs: payouts first (commissions point at them), then commissions with the sales
+    // they came from, affiliate invites, applications, and each affiliate's totals.
+    if (stage === 'payouts') {
+      const program = await this.#program(campaign.id);
+      stage = await this.#paged(runId, report, 'payouts', next('payouts'), startCursor('payouts'), 0, null, progress, async (c) => {
+        const page = await req.source.get<{ payouts?: SourcePayout[]; nextId?: string | null }>(`/campaign/${id}/payouts`, { limit: PAGE, nextId: c ?? undefined });
+        const items = page.payouts ?? [];
+        return { items, next: page.nextId ?? null, write: (trx) => this.#writePayouts(trx, program, runId, items, report) };
+      });
+    }
+    if (stage === 'commissions') {
+      const program = await this.#program(campaign.id);
+      stage = await this.#paged(runId, report, 'commissions', next('commissions'), startCursor('commissions'), 0, null, progress, async (c) => {
+        const page = await req.source.get<{ commissions?: SourceCommission[]; nextId?: string | null }>(`/campaign/${id}/commissions`, { limit: PAGE, nextId: c ?? undefined });
+        const items = page.commissions ?? [];
+        return { items, next: page.nextId ?? null, write: (trx) => this.#writeCommissions(trx, program, runId, items, report) };
+      });
+    }
+    if (stage === 'affiliateInvites') {
+      stage = await this.#paged(runId, report, 'affiliateInvites', next('affiliateInvites'), startCursor('affiliateInvites'), 0, null, progress, async (c) => {
+        const offset = Number(c ?? 0);
+        const page = await req.source.get<{ invites?: SourceAffiliateInvite[]; total?: number }>(`/campaign/${id}/affiliate-invites`, { limit: PAGE, offset });
+        const items = page.invites ?? [];
+        const more = items.length > 0 && offset + items.length < Number(page.total ?? 0);
+        return { items, next: more ? String(offset + items.length) : null, write: (trx) => this.#writeSimple(trx, runId, report, 'affiliateInvites', 'affiliate_invites', items, (i) => affiliateInviteRow(i, campaign.id, this.deps.clock.now())) };
+      });
+    }
+    if (stage === 'applications') {
+      stage = await this.#paged(runId, report, 'applications', next('applications'), startCursor('applications'), 0, null, progress, async (c) => {
+        const offset = Number(c ?? 0);
+        const page = await req.source.get<{ applications?: SourceApplication[]; total?: number }>(`/campaign/${id}/affiliate-applications`, { limit: PAGE, offset });
+        const items = page.applications ?? [];
+        const more = items.length > 0 && offset + items.length < Number(page.total ?? 0);
+        return { items, next: more ? String(offset + items.length) : null, write: (trx) => this.#writeSimple(trx, runId, report, 'applications', 'affiliate_applications', items, (a) => applicationRow(a, campaign.id, this.deps.clock.now())) };
+      });
+    }
+    if (stage === 'totals') {
+      // Each affiliate's referral revenue and commission total (their leaderboards), as the source's
+      // participant analytics (P12) state them: the sales behind them are not listed whole.
+      const program = await this.#program(campaign.id);
+      stage = await this.#paged(runId, report, 'totals', next('totals'), startCursor('totals'), 0, null, progress, async (c) => {
+        const earners: Array<{ referrer_id: string }> = await db
+          .knex('commissions')
+          .where({ program_id: campaign.id })
+          .modify((q) => (c ? q.where('referrer_id', '>', c) : q))
+          .distinct('referrer_id')
+          .orderBy('referrer_id')
+          .limit(PAGE);
+        const totals: Array<{ id: string; revenue: number; commissions: number }> = [];
+        for (const e of earners) {
+          const { analytics: a = {} } = await req.source.get<{ analytics?: { referralRevenue?: number; totalCommissions?: number } }>(`/campaign/${id}/participant/${encodeURIComponent(e.referrer_id)}/analytics`);
+          totals.push({ id: e.referrer_id, revenue: Math.max(0, Math.round(Number(a.referralRevenue ?? 0))), commissions: Math.max(0, Math.round(Number(a.totalCommissions ?? 0))) });
+        }
+        return { items: earners, next: earners.length === PAGE ? earners.at(-1)!.referrer_id : null, write: (trx) => this.#writeTotals(trx, program, totals) };
+      });
     }
 
     if (stage === 'links') {
@@ -316,6 +379,143 @@ export class ProgramImports {
       await trx('import_runs').insert(run);
     });
     return run;
+  }
+
+  /**
+   * Runs a paged stage from `cursor`: each page read from the source, then written with the run's
+   * move to its next cursor in one transaction, so a stop between pages resumes at the next one.
+   */
+  async #paged<T>(
+    runId: string,
+    report: ProgramImportReport,
+    stage: ImportStage,
+    then: ImportStage,
+    cursor: string | null,
+    done: number,
+    total: number | null,
+    progress: (stage: ImportProgress['stage'], done: number, total: number | null) => void,
+    read: (cursor: string | null) => Promise<{ items: T[]; next: string | null; write: (trx: Knex.Transaction) => Promise<void> }>,
+  ): Promise<ImportStage> {
+    for (;;) {
+      const page = await read(cursor);
+      const next = page.items.length ? page.next : null;
+      await this.deps.db.knex.transaction(async (trx) => {
+        await page.write(trx);
+        await this.#advance(runId, next ? stage : then, next, report.counts, trx);
+      });
+      done += page.items.length;
+      progress(stage, done, total);
+      if (!next) return then;
+      cursor = next;
+    }
+  }
+
+  /** Writes a page of payouts with their ids, states and amounts (their affiliate must have come in). */
+  async #writePayouts(trx: Knex.Transaction, program: Program, runId: string, items: SourcePayout[], report: ProgramImportReport): Promise<void> {
+    const people = await this.#idsIn(trx, 'participants', items.map((p) => String(p.participantId)), program.id);
+    await this.#writeSimple(trx, runId, report, 'payouts', 'payouts', items, (p) =>
+      people.has(String(p.participantId)) ? payoutRow(p, program.id, program.currencyISO, this.deps.clock.now()) : { refused: 'Its affiliate was not imported.' },
+    );
+  }
+
+  /** Writes a page of commissions, each SALE one with the sale rebuilt from it, pointing at the payout that lists it. */
+  async #writeCommissions(trx: Knex.Transaction, program: Program, runId: string, items: SourceCommission[], report: ProgramImportReport): Promise<void> {
+    if (!items.length) return;
+    const here = await this.#idsIn(trx, 'commissions', items.map((c) => String(c.id)));
+    const people = await this.#idsIn(trx, 'participants', items.flatMap((c) => [String(c.referrerId), String(c.referredId)]), program.id);
+    // Which payout lists each commission (the payouts came in first).
+    const payoutOf = new Map<string, string>();
+    for (const p of await trx('payouts').where({ program_id: program.id }).select('id', 'commission_ids')) for (const cid of JSON.parse(p.commission_ids) as string[]) payoutOf.set(cid, p.id);
+    // Commissions name no configuration on the wire: the program's first commission reward stands for it.
+    const config = await trx('reward_configs').where({ program_id: program.id }).whereNull('deleted_at').orderBy([{ column: 'sort_order' }, { column: 'seq' }]).first('id');
+    const sales: Array<Record<string, unknown>> = [];
+    const rows: Array<Record<string, unknown>> = [];
+    for (const c of items) {
+      const refuse = (reason: string) => this.#refuse(trx, runId, report, { kind: 'commissions', sourceId: String(c.id), reason });
+      if (here.has(String(c.id))) {
+        report.counts.commissions.skipped++;
+        continue;
+      }
+      if (!people.has(String(c.referrerId)) || !people.has(String(c.referredId))) {
+        await refuse('Its affiliate or customer was not imported.');
+        continue;
+      }
+      if (!config) {
+        await refuse('The program has no reward configuration to hold its commission structure.');
+        continue;
+      }
+      const mapped = commissionRows(c, { programId: program.id, programCurrency: program.currencyISO, configId: config.id, payoutId: payoutOf.get(String(c.id)) ?? null, now: this.deps.clock.now() });
+      if ('refused' in mapped) {
+        await refuse(mapped.refused);
+        continue;
+      }
+      here.add(String(c.id));
+      if (mapped.sale) sales.push(mapped.sale);
+      rows.push(mapped.commission);
+    }
+    for (const chunk of chunks(sales, 200)) await trx('affiliate_transactions').insert(chunk);
+    for (const chunk of chunks(rows, 200)) await trx('commissions').insert(chunk);
+    report.counts.commissions.created += rows.length;
+  }
+
+  /**
+   * Each affiliate's totals, and the BY_REVENUE and BY_COMMISSIONS leaderboards moved to them. The
+   * revenue the source states (gross less refunds) also says what was refunded of sales whose
+   * commission was not reversed: that share goes to the sales whose commission fell below the
+   * affiliate's own rate, in proportion, so the program's analytics count the same revenue.
+   */
+  async #writeTotals(trx: Knex.Transaction, program: Program, totals: Array<{ id: string; revenue: number; commissions: number }>): Promise<void> {
+    const ledger = new ScoreLedger(program.id);
+    for (const t of totals) {
+      const row = await trx('participants').where({ id: t.id, program_id: program.id }).first('commission_total', 'revenue_total');
+      if (!row) continue;
+      await trx('participants').where({ id: t.id }).update({ commission_total: t.commissions, revenue_total: t.revenue });
+      ledger.move('BY_COMMISSIONS', Number(row.commission_total), t.commissions);
+      ledger.move('BY_REVENUE', Number(row.revenue_total), t.revenue);
+      await partialRefunds(trx, program.id, t.id, t.revenue);
+    }
+    await ledger.flush(trx);
+  }
+
+  /** Rows of one kind that map one to one: the new ones inserted, those already here skipped, the rest refused with their reason. */
+  async #writeSimple<T extends { id: string }>(
+    trx: Knex.Transaction,
+    runId: string,
+    report: ProgramImportReport,
+    kind: ImportKind,
+    table: string,
+    items: T[],
+    map: (item: T) => { row: Record<string, unknown> } | { refused: string },
+  ): Promise<void> {
+    if (!items.length) return;
+    const here = await this.#idsIn(trx, table, items.map((i) => String(i.id)));
+    const rows: Array<Record<string, unknown>> = [];
+    for (const item of items) {
+      if (here.has(String(item.id))) {
+        report.counts[kind].skipped++;
+        continue;
+      }
+      const m = map(item);
+      if ('refused' in m) {
+        await this.#refuse(trx, runId, report, { kind, sourceId: String(item.id), reason: m.refused });
+        continue;
+      }
+      here.add(String(item.id));
+      rows.push(m.row);
+    }
+    for (const chunk of chunks(rows, 200)) await trx(table).insert(chunk);
+    report.counts[kind].created += rows.length;
+  }
+
+  /** Which of `ids` exist in `table` (in program `programId` when given). */
+  async #idsIn(trx: Knex.Transaction, table: string, ids: string[], programId?: string): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const chunk of chunks([...new Set(ids)], 500)) {
+      const q = trx(table).whereIn('id', chunk);
+      if (programId) q.where({ program_id: programId });
+      for (const r of await q.select('id')) out.add(r.id);
+    }
+    return out;
   }
 
   /**
@@ -641,6 +841,31 @@ export class ProgramImports {
   async #refusals(runId: string): Promise<Refusal[]> {
     const rows = await this.deps.db.knex('import_refusals').where({ run_id: runId }).orderBy([{ column: 'kind' }, { column: 'source_id' }]);
     return rows.map((r: { kind: ImportKind; source_id: string; reason: string }) => ({ kind: r.kind, sourceId: r.source_id, reason: r.reason }));
+  }
+}
+
+/** Spreads an affiliate's refunds not shown by reversed commissions over the sales whose commission shrank (see `#writeTotals`). */
+async function partialRefunds(trx: Knex.Transaction, programId: string, affiliateId: string, revenue: number): Promise<void> {
+  const sales: Array<{ id: string; gross: number; inCampaign: number; refunded: number; amount: number; saleAmount: number | null; status: string }> = (
+    await trx('affiliate_transactions as t')
+      .join('commissions as c', 'c.transaction_id', 't.id')
+      .where({ 't.program_id': programId, 't.referrer_id': affiliateId })
+      .select('t.id', 't.gross_amount as gross', 't.gross_amount_in_campaign_currency as inCampaign', 't.amount_refunded as refunded', 'c.amount', 'c.sale_amount as saleAmount', 'c.status')
+  ).map((r: Record<string, unknown>) => ({ id: String(r.id), gross: Number(r.gross), inCampaign: Number(r.inCampaign), refunded: Number(r.refunded), amount: Number(r.amount), saleAmount: r.saleAmount == null ? null : Number(r.saleAmount), status: String(r.status) }));
+  const counted = sales.reduce((n, s) => n + s.inCampaign - (s.gross ? Math.round((s.inCampaign * s.refunded) / s.gross) : 0), 0);
+  let missing = counted - revenue;
+  if (missing <= 0) return;
+  const rate = (s: (typeof sales)[number]) => (s.saleAmount ? s.amount / s.saleAmount : 0);
+  const top = Math.max(0, ...sales.filter((s) => s.status !== 'REVERSED' && s.status !== 'DELETED').map(rate));
+  const shrunk = sales.filter((s) => s.status !== 'REVERSED' && s.status !== 'DELETED' && top > 0 && rate(s) < top && s.refunded < s.gross);
+  for (const [i, s] of shrunk.entries()) {
+    const estimate = Math.round(s.inCampaign * (1 - rate(s) / top));
+    const share = Math.min(missing, i === shrunk.length - 1 ? missing : estimate, s.inCampaign);
+    if (share <= 0) continue;
+    const refunded = Math.min(s.gross, s.refunded + Math.round((share * s.gross) / (s.inCampaign || 1)));
+    await trx('affiliate_transactions').where({ id: s.id }).update({ amount_refunded: refunded, amendment_type: 'REFUND' });
+    missing -= share;
+    if (missing <= 0) return;
   }
 }
 

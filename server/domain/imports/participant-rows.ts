@@ -36,6 +36,8 @@ export interface SourceParticipant {
   isAffiliate?: boolean;
   affiliateStatus?: string | null;
   affiliateEnrollmentSource?: string | null;
+  unreadCommissionsCount?: number;
+  unreadPayoutsCount?: number;
   language?: string;
   rewards?: SourceReward[];
   /** Ids of the (100 most recent) participants they referred, newest first. */
@@ -136,6 +138,7 @@ export function participantRow(
     is_affiliate: ctx.affiliate && !!p.isAffiliate,
     affiliate_status: ctx.affiliate && AFFILIATE_STATUSES.has(p.affiliateStatus ?? '') ? p.affiliateStatus : null,
     affiliate_enrollment_source: ctx.affiliate && typeof p.affiliateEnrollmentSource === 'string' ? p.affiliateEnrollmentSource.slice(0, 24) : null,
+    ...(ctx.affiliate ? { unread_commissions_count: count(p.unreadCommissionsCount), unread_payouts_count: count(p.unreadPayoutsCount) } : {}),
     vanity_keys: vanityKeys.length ? JSON.stringify(vanityKeys) : null,
     share_count: p.shareCount && typeof p.shareCount === 'object' && Object.keys(p.shareCount).length ? JSON.stringify(p.shareCount) : null,
     metadata: Object.keys(metadata).length ? JSON.stringify(metadata) : null,
