@@ -80,7 +80,16 @@ export async function importGrowsurfCommand(argv: string[], deps: Deps, out: Out
     const reports: ProgramImportReport[] = [];
     for (const programId of programs) {
       try {
-        const report = await imports.importProgram({ source, programId, teamId, dryRun: !!values['dry-run'], resume: !!values.resume, onProgress: progress });
+        const report = await imports.importProgram({
+          source,
+          programId,
+          teamId,
+          dryRun: !!values['dry-run'],
+          resume: !!values.resume,
+          onProgress: progress,
+          // Printed at once: a run stopped later has still shown each secret (it is shown nowhere else).
+          onWebhookSecret: (w) => (json ? out.log(JSON.stringify({ event: 'webhookSecret', ...w })) : out.log(`${w.programId}: webhook ${w.id} came in switched off; its new signing secret (shown this once): ${w.secret}`)),
+        });
         reports.push(report);
         if (json) out.log(JSON.stringify({ event: 'report', ...report }));
         else out.log(describe(report));
@@ -126,6 +135,7 @@ export function describe(r: ProgramImportReport): string {
     if (!c.created && !c.skipped && !c.refused) continue;
     lines.push(`  ${kind}: ${verb} ${c.created.toLocaleString('en')}${c.skipped ? `, already here ${c.skipped.toLocaleString('en')}` : ''}${c.refused ? `, refused ${c.refused.toLocaleString('en')}` : ''}`);
   }
+  if (r.webhookSecrets.length) lines.push(`  ${r.webhookSecrets.length} webhook(s) came in switched off (their secrets are printed above): switch each on in the console once the source's are off`);
   for (const f of r.refusals.slice(0, 50)) lines.push(`  refused ${f.kind} ${f.sourceId}: ${f.reason}`);
   if (r.refusals.length > 50) lines.push(`  … and ${(r.refusals.length - 50).toLocaleString('en')} more (--json lists them all)`);
   lines.push(`  ${r.requests.toLocaleString('en')} requests to the source`);

@@ -5,10 +5,13 @@
 // same transaction as the rows of each page: a run killed at any moment continues with --resume
 // and writes nothing twice; a finished run run again changes nothing. A record that cannot be
 // imported is refused by its source id with the reason, and the rest goes on.
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
-import { newId } from '../../crypto.ts';
+import { newId, type Sealer } from '../../crypto.ts';
+import { MAX_WEBHOOKS_PER_PROGRAM } from '../messaging/webhooks.ts';
+import { webhookEvent } from '../../../shared/schemas/webhook.ts';
 import { AppError, ConflictError } from '../../errors.ts';
 import { ERROR_CODES } from '../../../shared/errors.ts';
 import { toProgram, type Program } from '../programs/programs.ts';
@@ -22,10 +25,10 @@ import { ScoreLedger } from '../participants/score-ledger.ts';
 import { encodeRecent, programLanguages, valueHash } from '../participants/model.ts';
 import { GrowSurfSource } from './source.ts';
 import { participantRow, type SourceParticipant, type SourceReward } from './participant-rows.ts';
-import { affiliateInviteRow, applicationRow, commissionRows, payoutRow, type SourceAffiliateInvite, type SourceApplication, type SourceCommission, type SourcePayout } from './affiliate-rows.ts';
+import { affiliateInviteRow, applicationRow, badId, commissionRows, payoutRow, type SourceAffiliateInvite, type SourceApplication, type SourceCommission, type SourcePayout } from './affiliate-rows.ts';
 
 /** The stages of one program's import, in order. */
-export const IMPORT_STAGES = ['documents', 'rewards', 'participants', 'referrals', 'payouts', 'commissions', 'affiliateInvites', 'applications', 'totals', 'links', 'done'] as const;
+export const IMPORT_STAGES = ['documents', 'rewards', 'webhooks', 'participants', 'referrals', 'payouts', 'commissions', 'affiliateInvites', 'applications', 'totals', 'links', 'done'] as const;
 /** Stages only an affiliate program has. */
 const AFFILIATE_STAGES: readonly ImportStage[] = ['payouts', 'commissions', 'affiliateInvites', 'applications', 'totals'];
 
@@ -38,7 +41,7 @@ function nextStage(stage: ImportStage, type: 'REFERRAL' | 'AFFILIATE'): ImportSt
 export type ImportStage = (typeof IMPORT_STAGES)[number];
 
 /** Record kinds an import counts and refuses. */
-export type ImportKind = 'program' | 'documents' | 'rewards' | 'participants' | 'issuedRewards' | 'invites' | 'payouts' | 'commissions' | 'affiliateInvites' | 'applications';
+export type ImportKind = 'program' | 'documents' | 'rewards' | 'webhooks' | 'participants' | 'issuedRewards' | 'invites' | 'payouts' | 'commissions' | 'affiliateInvites' | 'applications';
 
 /** What one kind came to: created here, already here (skipped), refused. */
 export interface KindCounts {
@@ -65,6 +68,8 @@ export interface ProgramImportReport {
   alreadyImported: boolean;
   counts: Record<ImportKind, KindCounts>;
   refusals: Refusal[];
+  /** The new signing secret of each webhook this run brought in (switched off): shown once, stored sealed. */
+  webhookSecrets: Array<{ id: string; secret: string }>;
   requests: number;
 }
 
@@ -86,6 +91,8 @@ export interface ImportRequest {
   dryRun?: boolean;
   resume?: boolean;
   onProgress?: (p: ImportProgress) => void;
+  /** Called once per imported webhook with its new signing secret, as soon as it is stored (a run stopped later has shown it already). */
+  onWebhookSecret?: (w: { programId: string; id: string; secret: string }) => void;
 }
 
 /** The services an import writes through. */
@@ -94,6 +101,7 @@ export interface ImportDeps {
   clock: Clock;
   programConfig: ProgramConfig;
   rewardConfigs: RewardConfigs;
+  sealer: Sealer;
 }
 
 /** An email invite as the referrals list (RF1) shows it (rest-v2 §2.14). */
@@ -105,6 +113,17 @@ interface SourceInvite {
   createdAt?: number;
   updatedAt?: number;
 }
+
+/** A webhook as the source lists it (rest-v2 §2.15; its secret is never shown). */
+interface SourceWebhook {
+  id: string;
+  payloadUrl?: string | null;
+  events?: string[];
+  isEnabled?: boolean;
+}
+
+/** The event names a webhook may subscribe to. */
+const WEBHOOK_EVENTS = new Set<string>(webhookEvent.options);
 
 /** The source's campaign object (rest-v2 §2.3), the fields read. */
 interface SourceCampaign {
@@ -129,6 +148,7 @@ const zero = (): Record<ImportKind, KindCounts> => ({
   program: { created: 0, skipped: 0, refused: 0 },
   documents: { created: 0, skipped: 0, refused: 0 },
   rewards: { created: 0, skipped: 0, refused: 0 },
+  webhooks: { created: 0, skipped: 0, refused: 0 },
   participants: { created: 0, skipped: 0, refused: 0 },
   issuedRewards: { created: 0, skipped: 0, refused: 0 },
   invites: { created: 0, skipped: 0, refused: 0 },
@@ -156,6 +176,7 @@ export class ProgramImports {
       alreadyImported: false,
       counts: zero(),
       refusals: [],
+      webhookSecrets: [],
       requests: 0,
     };
     const progress = (stage: ImportProgress['stage'], done: number, total: number | null, message?: string) =>
@@ -225,9 +246,52 @@ export class ProgramImports {
             await this.#refuse(trx, runId, report, { kind: 'rewards', sourceId: f.id, reason: refusalText(err) });
           }
         }
-        stage = await this.#advance(runId, 'participants', null, report.counts, trx);
+        stage = await this.#advance(runId, 'webhooks', null, report.counts, trx);
       });
       progress('rewards', rewards.length, rewards.length);
+    }
+
+    if (stage === 'webhooks') {
+      // Webhooks come in switched off, each with a new signing secret shown once in the report: the
+      // source never shows its secrets, and nothing should reach the owner's endpoints twice (from
+      // both servers) before they switch the source's off.
+      const list = await req.source.get<{ webhooks?: SourceWebhook[] } | SourceWebhook[]>(`/campaign/${encodeURIComponent(campaign.id)}/webhooks`);
+      const hooks = Array.isArray(list) ? list : (list.webhooks ?? []);
+      await db.knex.transaction(async (trx) => {
+        const have = new Set((await trx('webhooks').where({ program_id: campaign.id }).select('id')).map((r: { id: string }) => r.id));
+        for (const h of hooks.slice(0, MAX_WEBHOOKS_PER_PROGRAM)) {
+          if (have.has(String(h.id))) {
+            report.counts.webhooks.skipped++;
+            continue;
+          }
+          const bad = badId(h.id) ?? (typeof h.payloadUrl === 'string' && !/^https?:\/\//i.test(h.payloadUrl) ? 'Its payload URL is not an http(s) URL.' : null);
+          if (bad) {
+            await this.#refuse(trx, runId, report, { kind: 'webhooks', sourceId: String(h.id), reason: bad });
+            continue;
+          }
+          const secret = `whsec_${crypto.randomBytes(24).toString('base64url')}`;
+          const now = this.deps.clock.now();
+          await trx('webhooks').insert({
+            program_id: campaign.id,
+            id: h.id,
+            payload_url: typeof h.payloadUrl === 'string' ? h.payloadUrl.slice(0, 2048) : null,
+            events: JSON.stringify([...new Set((h.events ?? []).filter((e) => WEBHOOK_EVENTS.has(e)))]),
+            is_enabled: false,
+            auto_disabled: false,
+            failure_count: 0,
+            last_failure_at: null,
+            secret_enc: this.deps.sealer.seal(secret),
+            created_at: now,
+            updated_at: now,
+          });
+          report.webhookSecrets.push({ id: h.id, secret });
+          report.counts.webhooks.created++;
+        }
+        for (const h of hooks.slice(MAX_WEBHOOKS_PER_PROGRAM)) await this.#refuse(trx, runId, report, { kind: 'webhooks', sourceId: String(h.id), reason: `A program may have at most ${MAX_WEBHOOKS_PER_PROGRAM} webhooks here.` });
+        stage = await this.#advance(runId, 'participants', null, report.counts, trx);
+      });
+      for (const w of report.webhookSecrets) req.onWebhookSecret?.({ programId: campaign.id, ...w });
+      progress('webhooks', hooks.length, hooks.length);
     }
 
     const id = encodeURIComponent(campaign.id);

@@ -17,7 +17,7 @@ import { main } from '../../../server/cli.ts';
 // loses and doubles nothing.
 
 const PEOPLE = 2_000;
-const INVITE_LIMITS = { ...RAISED_LIMITS, INVITES_PER_PARTICIPANT_PER_DAY: '1000000', INVITES_PER_TEAM_PER_HOUR: '1000000' };
+const INVITE_LIMITS = { ...RAISED_LIMITS, INVITES_PER_PARTICIPANT_PER_DAY: '1000000', INVITES_PER_TEAM_PER_HOUR: '1000000', WEBHOOK_ALLOW_PRIVATE: 'true' };
 
 /** Every participant of a program as its list pages answer them, in list order. */
 async function allParticipants(app: TestApp, key: string, pid: string): Promise<Array<Record<string, any>>> {
@@ -88,6 +88,7 @@ describe('refloop import growsurf (issue #33)', () => {
     await restOk(source, sourceKey, 'PATCH', `/campaign/${pid}/options`, { requireManualRewardApproval: true });
     await restOk(source, sourceKey, 'PATCH', `/campaign/${pid}/installation`, { shareUrl: 'https://beans.example/?from=share' });
     await restOk(source, sourceKey, 'POST', `/campaign/${pid}/reward-configs`, { type: 'MILESTONE', title: 'Five friends', description: 'A mug', conversionsRequired: 5, isVisible: true });
+    await restOk(source, sourceKey, 'POST', `/campaign/${pid}/webhooks`, { payloadUrl: 'http://127.0.0.1:9/refloop-hook', events: ['PARTICIPANT_REACHED_A_GOAL', 'NEW_PARTICIPANT_ADDED'], secret: 'source-secret-value' });
     // 2,000 participants over several levels of referrals (each row referred by an earlier one), vanity keys and metadata.
     const rows = ['email,firstName,referredBy,referralStatus,vanityKeys,metadata.tier'];
     for (let i = 0; i < PEOPLE; i++) {
@@ -144,8 +145,15 @@ describe('refloop import growsurf (issue #33)', () => {
     expect(report.counts.rewards).toEqual({ created: 2, skipped: 0, refused: 0 });
     expect(report.refusals).toEqual([]);
     expect(report.counts.invites).toEqual({ created: 5, skipped: 0, refused: 0 });
-    expect(new Set(stages)).toEqual(new Set(['program', 'documents', 'rewards', 'participants', 'referrals', 'done']));
+    expect(new Set(stages)).toEqual(new Set(['program', 'documents', 'rewards', 'webhooks', 'participants', 'referrals', 'done']));
     await expectSameAsSource(t.app, t.key);
+    // Webhooks come in switched off, with a new secret shown once in the report.
+    const [sourceHook] = (await restOk(source, sourceKey, 'GET', `/campaign/${pid}/webhooks`)).webhooks;
+    const [hook] = (await restOk(t.app, t.key, 'GET', `/campaign/${pid}/webhooks`)).webhooks;
+    expect(hook).toEqual({ ...sourceHook, isEnabled: false });
+    expect(report.webhookSecrets).toEqual([{ id: sourceHook.id, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{32}$/) }]);
+    const stored = await t.app.deps.db.knex('webhooks').where({ program_id: pid }).first('secret_enc');
+    expect(t.app.deps.sealer.open(stored.secret_enc)).toBe(report.webhookSecrets[0]!.secret);
 
     // A share key and a vanity key that resolved on the source resolve to the same referrer here.
     const ann = before.participants.find((p) => p.email === 'p50@beans.example')!;
