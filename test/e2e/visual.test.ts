@@ -243,7 +243,7 @@ describe.skipIf(SKIP_BROWSER)('visual regression of the key screens (issue #32)'
         await expect.poll(() => portal.locator('input[readonly]').first().inputValue()).not.toBe('');
         await expect.poll(() => portal.getByRole('tabpanel').innerText()).not.toContain('Loading');
         await page.evaluate(() => document.fonts.ready);
-        // The link, and the invitation's message that carries it.
+      // The link, and the invitation's message that carries it.
       }, (p) => [p.locator('input[readonly]'), p.locator('textarea')]);
       await context.close();
     });
