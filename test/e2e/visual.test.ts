@@ -8,12 +8,12 @@ import { checkBaseline } from './visual-diff.ts';
 
 // Issue #32: visual regression of the key screens at 390 and 1366 px against committed baselines
 // (test/e2e/baselines/*.png, pixelmatch through visual-diff.ts): the console's programs list,
-// program home, participants, analytics and setup steps; the participant window's home in a
-// referral and an affiliate program; the hosted landing page and the portal. The data is built on
-// the test server's fixed clock and the browser's clock is fixed to it, so dates and charts are
-// the same every run; what differs by nature (random ids, share links, the generated owner's
-// address) is masked. UPDATE_BASELINES=1 rewrites the baselines; look at every one before
-// committing it. Each screen is also checked with axe.
+// program home, participants, analytics and the five setup steps; the participant window's home in
+// a referral and an affiliate program; the hosted landing page, and the hosted portal of both
+// programs signed in through the emailed link. The data is built on the test server's fixed clock
+// and the browser's clock is fixed to it, so dates and charts are the same every run; what differs
+// by nature (random ids, share links, the generated owner's address) is masked. UPDATE_BASELINES=1
+// rewrites the baselines; look at every one before committing it. Each screen is also checked with axe.
 
 const BASELINES = path.resolve('test/e2e/baselines');
 const WIDTHS = [390, 1366] as const;
@@ -137,6 +137,25 @@ describe.skipIf(SKIP_BROWSER)('visual regression of the key screens (issue #32)'
     await screens(page, 'console-setup-2', async () => {
       await expect.poll(() => heading(page)).toBe('New program, step 2 of 5: Reward');
     }, consoleMask);
+    // The starter reward as it comes; the design as it comes, beside the real window's preview.
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    const preview = page.frameLocator('iframe.widget-frame').locator('[role="dialog"]').first();
+    await screens(page, 'console-setup-3', async () => {
+      await expect.poll(() => heading(page)).toBe('New program, step 3 of 5: Design');
+      await preview.waitFor();
+      await preview.evaluate(() => document.fonts.ready);
+    }, (p) => [...consoleMask(p), p.frameLocator('iframe.widget-frame').locator('input[readonly]')]);
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    // The snippet names the program's random id.
+    await screens(page, 'console-setup-4', async () => {
+      await expect.poll(() => heading(page)).toBe('New program, step 4 of 5: Installation');
+    }, (p) => [...consoleMask(p), p.getByLabel('Code for your website')]);
+    await page.getByRole('button', { name: 'Next' }).click();
+    // Not launched: the program stays a draft, so nothing later in the suite counts it.
+    await screens(page, 'console-setup-5', async () => {
+      await expect.poll(() => heading(page)).toBe('New program, step 5 of 5: Launch');
+      await page.getByRole('note').waitFor();
+    }, consoleMask);
   });
 
   /** A visitor's browser on a shop page of another origin that pastes the program's script. */
@@ -191,4 +210,42 @@ describe.skipIf(SKIP_BROWSER)('visual regression of the key screens (issue #32)'
     }, (p) => [p.locator('input[readonly]')]);
     await context.close();
   });
+
+  // The portal page itself (/p/{programId}/portal), reached as a person does: the sign-in form, then
+  // the link the sign-in email carries (read from the outbox). Ann has two referrals in the referral
+  // program; the affiliate is the one who joined through the window above.
+  for (const kind of ['referral', 'affiliate'] as const) {
+    it(`the hosted portal of the ${kind} program, signed in through the emailed link`, async () => {
+      const [programId, email, title] = kind === 'referral' ? [referral, 'ann@example.com', 'Referral portal'] : [affiliate, 'affiliate-visual@example.com', 'Partner portal'];
+      // An unverified team emails no participant (the setup's launch step above says so), so the team is verified here, after that step's picture.
+      const team = await app.deps.db.knex('programs').where({ id: programId }).first('team_id');
+      await app.deps.db.knex('teams').where({ id: team.team_id }).update({ verification_status: 'VERIFIED' });
+      const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, reducedMotion: 'reduce' });
+      await context.clock.setFixedTime(app.clock.now());
+      const page = await context.newPage();
+      await page.goto(`${app.url}/p/${programId}/portal`);
+      const portal = page.getByRole('region', { name: title });
+      const before = await app.deps.mailer.count({ to: email });
+      await portal.getByLabel('Email', { exact: true }).fill(email);
+      await portal.getByRole('button', { name: 'Email me a sign-in link' }).click();
+      await portal.getByRole('heading', { name: 'Check your inbox' }).waitFor();
+      await expect
+        .poll(async () => {
+          await app.deps.jobs.runDue();
+          return app.deps.mailer.count({ to: email });
+        })
+        .toBeGreaterThan(before);
+      const [mail] = await app.deps.mailer.list({ to: email, limit: 1 });
+      expect(mail!.kind).toBe('program.loginLink');
+      await page.goto(app.local(mail!.links.find((l: string) => l.includes('grsfLogin='))!));
+      await screens(page, `portal-signed-in-${kind}`, async () => {
+        await portal.getByText(/^Signed in as /).waitFor();
+        await expect.poll(() => portal.locator('input[readonly]').first().inputValue()).not.toBe('');
+        await expect.poll(() => portal.getByRole('tabpanel').innerText()).not.toContain('Loading');
+        await page.evaluate(() => document.fonts.ready);
+      // The link, and the invitation's message that carries it.
+      }, (p) => [p.locator('input[readonly]'), p.locator('textarea')]);
+      await context.close();
+    });
+  }
 });

@@ -257,6 +257,68 @@ describe.skipIf(SKIP_BROWSER)('progress toward the next reward, icons and images
     await context.close();
   }, 120_000);
 
+  it('the home keeps the figures’ place (issue #32): with a next reward whose text wraps to five lines or more at 390 px, nothing moves when the figures’ chunk arrives after the first paint', async () => {
+    const referrer = await participant(env.demo.state.people.referrer);
+    // The nearest reward (the home names it) gets a long name for this test.
+    const { rewards } = await env.demo.rest('GET', `/campaign/${pid()}/reward-configs`);
+    const nearest = (rewards as Array<{ id: string; type: string; description: string | null }>).find((r) => r.type === 'SINGLE_SIDED' || r.type === 'DOUBLE_SIDED')!;
+    const long = 'A bag of single-origin Ethiopian beans roasted this week, with a ceramic pour-over cone and a box of filters';
+    await env.demo.rest('PATCH', `/campaign/${pid()}/reward-configs/${nearest.id}`, { description: long });
+    env.demo.app.deps.mobilePrograms.forget(pid());
+    const { context, page } = await openPage(env.browser, { viewport: { width: 390, height: 844 }, reducedMotion: 'reduce' });
+    try {
+      // The figures' chunk is held until the home has painted without it.
+      let release = () => {};
+      const held = new Promise<void>((r) => (release = r));
+      await page.route(/\/chunks\/figures-[\w-]+\.js$/, async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.goto(`${env.demo.url}/`);
+      await signInOnStore(page, referrer.email);
+      await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Refer friends' });
+      const home = dialog.getByRole('tabpanel', { name: 'Home', exact: true });
+      await home.getByRole('textbox', { name: 'Your referral link', exact: true }).waitFor();
+      await page.evaluate(() => document.fonts.ready);
+      expect(await home.locator('.hs .tile b').count(), 'no figures before their chunk').toBe(0);
+      // Every layout shift from here on (the first paint is behind us), whether or not input preceded it.
+      await page.evaluate(() => {
+        const w = window as unknown as { shifts: number[] };
+        w.shifts = [];
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) w.shifts.push((e as PerformanceEntry & { value: number }).value);
+        }).observe({ type: 'layout-shift' });
+      });
+      const boxes = () =>
+        home.evaluate((el) => {
+          const box = (e: Element | null) => {
+            const r = e?.getBoundingClientRect();
+            return r ? [r.x, r.y, r.width, r.height].map(Math.round) : null;
+          };
+          const dialogEl = el.closest('[role=dialog]')!;
+          return { dialog: box(dialogEl), figures: box(el.querySelector('.hs')), below: box([...dialogEl.querySelectorAll('button')].find((b) => b.textContent === 'Sign out') ?? null) };
+        });
+      const before = await boxes();
+      expect(before.below, 'the Sign out button below the figures').not.toBeNull();
+      release();
+      const text = home.getByText(`1 more referral to earn ${long}`, { exact: true });
+      await text.waitFor();
+      await expect.poll(() => home.locator('.hs .tile b').count()).toBe(1);
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      // The text does wrap to five lines or more in its tile (what once outgrew the kept box).
+      const lines = await text.evaluate((el) => el.getClientRects().length);
+      expect(lines).toBeGreaterThanOrEqual(5);
+      expect(await boxes()).toEqual(before);
+      expect(await page.evaluate(() => (window as unknown as { shifts: number[] }).shifts)).toEqual([]);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'issue-32-window-home-long-reward-390.png') });
+    } finally {
+      await context.close();
+      await env.demo.rest('PATCH', `/campaign/${pid()}/reward-configs/${nearest.id}`, { description: nearest.description });
+      env.demo.app.deps.mobilePrograms.forget(pid());
+    }
+  }, 60_000);
+
   // Issue #27: the window in the program's languages. Last in this suite: it turns the demo program German.
   it('a German participant of a [de, en] program reads the window in German; switching to English in settings saves and re-renders; Japanese too; axe and screenshots at 1280 and 320 px', async () => {
     await env.demo.rest('PATCH', `/campaign/${pid()}/options`, { languages: { baseLanguage: 'de', additionalLanguages: ['en'] } });

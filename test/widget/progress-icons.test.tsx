@@ -3,8 +3,10 @@
 // accessible names of the share icons, leaderboard avatars and reward images. No server: the state
 // signal is set by hand, as a window payload would set it.
 import { afterEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { progress, nextAt, type RewardConfig } from '../../widget/window/panels/progress-math.ts';
 import Progress, { nextText } from '../../widget/window/panels/progress.tsx';
+import * as home from '../../widget/window/panels/next-reward.ts';
 import { Share } from '../../widget/window/panels/share.tsx';
 import { Avatar, initials } from '../../widget/window/panels/lists.tsx';
 import { state } from '../../widget/window/state.ts';
@@ -99,6 +101,35 @@ describe('progress arithmetic', () => {
     expect(t('progress.count', { count: 0 })).toBe('referrals so far');
     expect(t('progress.at', { count: 1 })).toBe('At 1 referral');
     expect(t('progress.prize', { count: 3, reward: 'X' })).toBe('The top 3 participants win X');
+  });
+
+  // Issue #32: the home's first paint carries its own copy of the next-reward arithmetic
+  // (next-reward.ts, for bytes); it must name the same reward, count and text as the figures do.
+  it('the home’s copy of the next-reward arithmetic agrees with the progress panel’s over any rewards and counts', () => {
+    const anyReward = fc.record({
+      type: fc.constantFrom('SINGLE_SIDED', 'DOUBLE_SIDED', 'MILESTONE', 'LEADERBOARD', 'AFFILIATE'),
+      event: fc.constantFrom('CONVERSION', 'LEAD'),
+      conversionsRequired: fc.option(fc.integer({ min: -1, max: 12 })),
+      isUnlimited: fc.boolean(),
+      limit: fc.option(fc.integer({ min: -1, max: 4 })),
+      limitDuration: fc.constantFrom('IN_TOTAL', 'PER_MONTH'),
+      order: fc.integer({ min: 0, max: 3 }),
+      description: fc.option(fc.constantFrom('A mug', 'A bag of single-origin beans roasted this week')),
+      title: fc.option(fc.constantFrom('Mug', 'Beans')),
+      nextMilestonePrefix: fc.option(fc.constantFrom('Only', ' ')),
+      nextMilestoneSuffix: fc.option(fc.constantFrom('to go!', '')),
+    });
+    fc.assert(
+      fc.property(fc.array(anyReward, { maxLength: 5 }), fc.nat(30), fc.nat(5), (overs, referralCount, leadCount) => {
+        const rs = overs.map((o) => reward(o as Partial<RewardConfig>));
+        const p = who(referralCount, { leadCount });
+        const panel = progress(p, rs, null).next;
+        const mine = home.nextReward(p, rs);
+        expect(mine && { id: mine.reward.id, remaining: mine.remaining }).toEqual(panel && { id: panel.reward.id, remaining: panel.remaining });
+        if (mine) expect(home.nextText(mine.reward, mine.remaining)).toBe(nextText(panel!.reward, panel!.remaining));
+        for (const r of rs) expect(home.nextAt(p, r)).toBe(nextAt(p, r));
+      }),
+    );
   });
 });
 

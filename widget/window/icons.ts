@@ -3,9 +3,11 @@
 // may ask for. Its own lazy chunk (issue #32): boot requests it beside the share panel's chunk, but
 // the first paint does not wait for it; until it arrives each button shows its text label beside an
 // empty 18 px icon box, so nothing moves when the icons fill in. Icons and brand colours are a
-// brand's look (`aria-hidden`): every button keeps its text name and its size without them. Data
-// only, no imports (a component here would pull Preact out of window.js into a shared chunk):
-// share.tsx draws the sprite, and keeps the shape and label-shown rules, which set the buttons' size.
+// brand's look (`aria-hidden`): every button keeps its text name and its size without them. No
+// imports (a component here would pull Preact out of window.js into a shared chunk): the sprite's
+// symbols are markup built here (`symbols`, which share.tsx sets into its one hidden svg, so the
+// drawing travels with the icons instead of in the first paint); share.tsx keeps the shape and
+// label-shown rules, which set the buttons' size.
 /** 24 × 24 line icons; a path starting with `*` is filled instead of stroked. */
 export const PATHS: Record<string, string[]> = {
   copy: ['M9 9h11v11H9z', 'M5 15H4V4h11v1'],
@@ -38,3 +40,15 @@ export const BRAND: Record<string, string> = {
   reddit: '#d93a00',
   tumblr: '#35465c',
 };
+
+/**
+ * The sprite's symbols as markup (our own constant paths, never page or payload text: `names` only
+ * selects among them): the copy icon and each of `names` this table has, each symbol scoped to the
+ * shadow root that holds the sprite, as share.tsx's `I` names it. Markup rather than a component,
+ * so this chunk stays data and the first paint does not carry the drawing.
+ */
+export const symbols = (names: string[]): string =>
+  ['copy', ...names]
+    .filter((n) => n in PATHS)
+    .map((n) => `<symbol id="grsf-i-${n}" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${PATHS[n]!.map((d) => (d[0] === '*' ? `<path d="${d.slice(1)}" fill="currentColor"/>` : `<path d="${d}"/>`)).join('')}</symbol>`)
+    .join('');

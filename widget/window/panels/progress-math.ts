@@ -4,6 +4,7 @@
 // multiple of `conversionsRequired`, up to the reward's limit; LEAD rewards count recorded sign-ups
 // as well. Only the window payload is read: no call of its own. Pure, so happy-dom tests check it
 // without a server. The home's figures (figures.tsx, whose chunk carries it) show the first figures, the progress panel all of them.
+// The home's first paint carries a copy of the next-reward part (next-reward.ts, for bytes; a unit test keeps the two in agreement).
 import { t } from '../../i18n/index.ts';
 import type { Participant, WindowPayload } from '../api.ts';
 

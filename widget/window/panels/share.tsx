@@ -10,6 +10,7 @@ import { t, type MessageKey } from '../../i18n/index.ts';
 import { trackShare } from '../actions.ts';
 import type { ShareType } from '../api.ts';
 import { me, programType, state } from '../state.ts';
+import { nextAt, nextReward, nextText } from './next-reward.ts';
 import { Note, Section, copy, design, dtext, shareLink, uid } from '../ui.tsx';
 
 // The home's own rules: the offer set large, the link and Copy on one row, the figures as tiles (until
@@ -60,20 +61,6 @@ function styles(): string {
 let icons: typeof import('../icons.ts') | undefined;
 export const loadIcons = () => import('../icons.ts').then((m) => (icons = m));
 
-/** The one sprite: a symbol per enabled channel (and the copy icon); 24 × 24 line icons, a path starting with `*` filled instead of stroked. */
-const Sprite = ({ names, paths }: { names: string[]; paths: Record<string, string[]> }) => (
-  <svg aria-hidden="true" width="0" height="0" style="position:absolute">
-    {['copy', ...names]
-      .filter((n) => n in paths)
-      .map((n) => (
-        // Scoped to the shadow root that holds the sprite, as `I` names it.
-        <symbol key={n} id={`grsf-i-${n}`} viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">
-          {paths[n]!.map((d) => (d[0] === '*' ? <path key={d} d={d.slice(1)} fill="currentColor" /> : <path key={d} d={d} />))}
-        </symbol>
-      ))}
-  </svg>
-);
-
 /** A decorative icon from the sprite (the button's text names it). */
 const I = ({ n }: { n: string }) => (
   <svg width="18" height="18" aria-hidden="true">
@@ -123,7 +110,8 @@ export function Share() {
           {copy(d?.copyButtonText, 'share.copy')}
         </button>
       </div>
-      {icons && <Sprite names={channels} paths={icons.PATHS} />}
+      {/* The one sprite: a symbol per enabled channel and the copy icon (icons.ts `symbols`). */}
+      {icons && <svg aria-hidden="true" width="0" height="0" style="position:absolute" dangerouslySetInnerHTML={{ __html: icons.symbols(channels) }} />}
       <div class="row sb">
         {channels.map((c) => {
           const href = SHARE_URLS[c]!.replace('{u}', encodeURIComponent(url)).replace('{m}', encodeURIComponent(message)).replace('{s}', encodeURIComponent(subject));
@@ -145,7 +133,10 @@ export function Share() {
  * The home's figures (figures.tsx), their own chunk: boot requests it beside this one (registry.tsx
  * `preloadFirstPanel`), so it normally arrives with it. The home paints without it, the figures' grid
  * holding a hidden tile-sized box (`.hs>u`) per tile to come (three for an affiliate program with
- * earnings, else two), so it has their rows at any width; it never shows a loading note for them.
+ * earnings, else two), so it has their rows at any width; the last box holds the next reward's text
+ * and its bar's room (next-reward.ts, the few bytes of the arithmetic that text needs), so a reward
+ * name that wraps to five lines at 390 px makes the box as tall as its tile and nothing moves when
+ * the figures arrive (issue #32). It never shows a loading note for them.
  */
 let figures: typeof import('./figures.tsx') | undefined;
 export const loadFigures = () => import('./figures.tsx').then((m) => (figures = m));
@@ -165,12 +156,29 @@ export function Home() {
   if (s.status !== 'ready' || !me()) return null;
   const offer = dtext(design().header?.postText);
   const F = figures?.Figures;
-  const boxes = programType() === 'AFFILIATE' && s.win.affiliate ? 3 : 2;
+  const p = me()!;
+  const affiliate = programType() === 'AFFILIATE';
+  // As figures.tsx counts them: a starter reward is switched off.
+  const rewards = s.win.rewards.filter((r) => !r.isStarter);
+  const n = !affiliate && nextReward(p, rewards);
   return (
     <div data-grsf-home="">
       {offer && <p class="of">{offer}</p>}
       <Share />
-      <div class="g hs">{F ? <F /> : Array.from({ length: boxes }, (_, i) => <u key={i} />)}</div>
+      <div class="g hs">
+        {F ? (
+          <F />
+        ) : (
+          <>
+            <u />
+            {affiliate && s.win.affiliate && <u />}
+            <u class="tile">
+              {n && <span>{nextText(n.reward, n.remaining)}</span>}
+              {n && rewards.some((r) => r.type === 'MILESTONE' && nextAt(p, r) != null) && <div class="pb" />}
+            </u>
+          </>
+        )}
+      </div>
     </div>
   );
 }
