@@ -16,6 +16,7 @@ const OPTIONS = {
   into: { type: 'string' },
   'dry-run': { type: 'boolean' },
   resume: { type: 'boolean' },
+  since: { type: 'boolean' },
   json: { type: 'boolean' },
 } as const;
 
@@ -85,7 +86,8 @@ export async function importGrowsurfCommand(argv: string[], deps: Deps, out: Out
           programId,
           teamId,
           dryRun: !!values['dry-run'],
-          resume: !!values.resume,
+          resume: !!values.resume || !!values.since,
+          since: !!values.since,
           onProgress: progress,
           // Printed at once: a run stopped later has still shown each secret (it is shown nowhere else).
           onWebhookSecret: (w) => (json ? out.log(JSON.stringify({ event: 'webhookSecret', ...w })) : out.log(`${w.programId}: webhook ${w.id} came in switched off; its new signing secret (shown this once): ${w.secret}`)),
@@ -132,8 +134,8 @@ export function describe(r: ProgramImportReport): string {
       : `${r.programId} (${r.name}, ${r.type.toLowerCase()})${r.dryRun ? ': dry run, nothing written' : r.resumed ? ': resumed and finished' : ': imported'}.`,
   ];
   for (const [kind, c] of Object.entries(r.counts)) {
-    if (!c.created && !c.skipped && !c.refused) continue;
-    lines.push(`  ${kind}: ${verb} ${c.created.toLocaleString('en')}${c.skipped ? `, already here ${c.skipped.toLocaleString('en')}` : ''}${c.refused ? `, refused ${c.refused.toLocaleString('en')}` : ''}`);
+    if (!c.created && !c.skipped && !c.refused && !c.updated) continue;
+    lines.push(`  ${kind}: ${verb} ${c.created.toLocaleString('en')}${c.updated ? `, updated ${c.updated.toLocaleString('en')}` : ''}${c.skipped ? `, already here ${c.skipped.toLocaleString('en')}` : ''}${c.refused ? `, refused ${c.refused.toLocaleString('en')}` : ''}`);
   }
   if (r.webhookSecrets.length) lines.push(`  ${r.webhookSecrets.length} webhook(s) came in switched off (their secrets are printed above): switch each on in the console once the source's are off`);
   for (const f of r.refusals.slice(0, 50)) lines.push(`  refused ${f.kind} ${f.sourceId}: ${f.reason}`);

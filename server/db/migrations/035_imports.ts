@@ -16,6 +16,7 @@ export async function up(knex: Knex): Promise<void> {
       t.string('source_url', 2048).notNullable();
       t.string('source_kind', 16).notNullable(); // GROWSURF
       t.string('status', 16).notNullable(); // RUNNING | DONE
+      t.string('mode', 16).notNullable().defaultTo('FULL'); // FULL | CATCH_UP (`--since`: what changed after a finished run)
       t.string('stage', 24).notNullable();
       t.text('cursor').nullable();
       t.text('counts').notNullable(); // JSON: created/skipped/refused per record kind

@@ -22,7 +22,8 @@ import type { RewardConfigs } from '../programs/reward-configs.ts';
 import { rewardConfigCreate, type CampaignReward, type RewardConfigCreate } from '../../../shared/schemas/reward-config.ts';
 import { COLUMN_BOARD_NAMES, boardSpec, monthBoard, monthKey } from '../participants/boards.ts';
 import { ScoreLedger } from '../participants/score-ledger.ts';
-import { encodeRecent, programLanguages, valueHash } from '../participants/model.ts';
+import { encodeRecent, parseJson, programLanguages, valueHash } from '../participants/model.ts';
+import { writeMetadata } from '../participants/keys.ts';
 import { GrowSurfSource } from './source.ts';
 import { participantRow, type SourceParticipant, type SourceReward } from './participant-rows.ts';
 import { affiliateInviteRow, applicationRow, badId, commissionRows, payoutRow, type SourceAffiliateInvite, type SourceApplication, type SourceCommission, type SourcePayout } from './affiliate-rows.ts';
@@ -46,8 +47,10 @@ export type ImportKind = 'program' | 'documents' | 'rewards' | 'webhooks' | 'par
 /** What one kind came to: created here, already here (skipped), refused. */
 export interface KindCounts {
   created: number;
+  /** Already here and unchanged (a catch-up run updates what changed: `updated`). */
   skipped: number;
   refused: number;
+  updated?: number;
 }
 
 /** One refused record: its kind, its id on the source, and why. */
@@ -90,6 +93,8 @@ export interface ImportRequest {
   teamId: string;
   dryRun?: boolean;
   resume?: boolean;
+  /** Catch up after a finished run: bring in what is new on the source and update what changed (`--since`). */
+  since?: boolean;
   onProgress?: (p: ImportProgress) => void;
   /** Called once per imported webhook with its new signing secret, as soon as it is stored (a run stopped later has shown it already). */
   onWebhookSecret?: (w: { programId: string; id: string; secret: string }) => void;
@@ -160,6 +165,9 @@ const zero = (): Record<ImportKind, KindCounts> => ({
 
 /** Imports programs from a GrowSurf-compatible source into this refloop. */
 export class ProgramImports {
+  /** Whether the run in progress is a catch-up (one run at a time per instance of this class). */
+  #catchUp = false;
+
   constructor(private readonly deps: ImportDeps) {}
 
   /** Imports (or, with `dryRun`, checks) one program of the source into team `teamId`. */
@@ -186,7 +194,13 @@ export class ProgramImports {
     if (run && run.team_id !== req.teamId) throw new ImportConflictError(`Program ${campaign.id} was imported into another team of this refloop.`);
     const existing = await db.knex('programs').where({ id: campaign.id }).first('id', 'team_id');
     if (!run && existing) throw new ImportConflictError(`A program with the id ${campaign.id} already exists here and was not made by an import; nothing was written.`);
-    if (run?.status === 'DONE') {
+    if (run?.status === 'DONE' && req.since && !req.dryRun) {
+      // The cut-over: new configurations, webhooks, participants, referrals and money since the
+      // first run, and changes to what came in (the documents are left as the owner may have edited them here).
+      await db.knex('import_runs').where({ id: run.id }).update({ status: 'RUNNING', mode: 'CATCH_UP', stage: 'rewards', cursor: null, counts: JSON.stringify(zero()), updated_at: this.deps.clock.now(), finished_at: null });
+      run = await db.knex('import_runs').where({ id: run.id }).first();
+      report.resumed = true;
+    } else if (run?.status === 'DONE') {
       report.alreadyImported = true;
       report.counts = { ...zero(), ...JSON.parse(run.counts) };
       report.refusals = await this.#refusals(run.id);
@@ -206,6 +220,8 @@ export class ProgramImports {
       report.counts.program.created = 1;
     } else report.counts = { ...zero(), ...JSON.parse(run.counts) };
     const runId: string = run.id;
+    /** A catch-up run updates records already here that changed on the source. */
+    this.#catchUp = run.mode === 'CATCH_UP';
     let stage: ImportStage = run.stage;
     let cursor: string | null = run.cursor ?? null;
 
@@ -327,6 +343,21 @@ export class ProgramImports {
       });
     }
 
+    if (this.#catchUp && IMPORT_STAGES.indexOf(stage) > IMPORT_STAGES.indexOf('referrals')) {
+      // An invite that was waiting when the first run read it and whose contact has joined since,
+      // referred by its sender: joined here too (the source lists that person, no longer the invite).
+      await db.knex.transaction(async (trx) => {
+        const waiting: Array<{ id: string; participant_id: string; email_key: string }> = await trx('invites').where({ program_id: campaign.id, status: 'INVITE_SENT' }).select('id', 'participant_id', 'email_key');
+        for (const chunk of chunks(waiting, 200)) {
+          const joined: Array<{ id: string; email_key: string; referred_by: string; created_at: number }> = await trx('participants').where({ program_id: campaign.id }).whereIn('email_key', chunk.map((w) => w.email_key)).select('id', 'email_key', 'referred_by', 'created_at');
+          for (const w of chunk) {
+            const p = joined.find((j) => j.email_key === w.email_key && j.referred_by === w.participant_id);
+            if (p) await trx('invites').where({ id: w.id }).update({ status: 'JOINED', joined_participant_id: p.id, joined_at: Number(p.created_at), updated_at: this.deps.clock.now() });
+          }
+        }
+      });
+    }
+
     // Affiliate programs: payouts first (commissions point at them), then commissions with the sales
     // they came from, affiliate invites, applications, and each affiliate's totals.
     if (stage === 'payouts') {
@@ -391,7 +422,7 @@ export class ProgramImports {
         await trx('program_counters')
           .where({ program_id: campaign.id })
           .update({ impression_count: Math.max(0, Math.floor(campaign.impressionCount ?? 0)), invite_count: Math.max(0, Math.floor(campaign.inviteCount ?? 0)) });
-        await trx('import_runs').where({ id: runId }).update({ stage: 'done', status: 'DONE', cursor: null, counts: JSON.stringify(report.counts), updated_at: this.deps.clock.now(), finished_at: this.deps.clock.now() });
+        await trx('import_runs').where({ id: runId }).update({ stage: 'done', status: 'DONE', mode: 'FULL', cursor: null, counts: JSON.stringify(report.counts), updated_at: this.deps.clock.now(), finished_at: this.deps.clock.now() });
       });
       stage = 'done';
       progress('done', report.counts.participants.created, null);
@@ -497,7 +528,15 @@ export class ProgramImports {
     for (const c of items) {
       const refuse = (reason: string) => this.#refuse(trx, runId, report, { kind: 'commissions', sourceId: String(c.id), reason });
       if (here.has(String(c.id))) {
-        report.counts.commissions.skipped++;
+        const m = this.#catchUp && config ? commissionRows(c, { programId: program.id, programCurrency: program.currencyISO, configId: config.id, payoutId: payoutOf.get(String(c.id)) ?? null, now: this.deps.clock.now() }) : null;
+        const changed = m && 'commission' in m ? await this.#sync(trx, 'commissions', m.commission, ['transaction_id', 'reward_config_id', 'original_amount']) : false;
+        if (changed && c.status === 'REVERSED') {
+          // Reversed since the first run: its sale was refunded whole.
+          const row = await trx('commissions').where({ id: c.id }).first('transaction_id');
+          if (row?.transaction_id) await trx('affiliate_transactions').where({ id: row.transaction_id }).update({ amount_refunded: trx.ref('gross_amount'), amendment_type: 'REFUND' });
+        }
+        if (changed) report.counts.commissions.updated = (report.counts.commissions.updated ?? 0) + 1;
+        else report.counts.commissions.skipped++;
         continue;
       }
       if (!people.has(String(c.referrerId)) || !people.has(String(c.referredId))) {
@@ -556,7 +595,9 @@ export class ProgramImports {
     const rows: Array<Record<string, unknown>> = [];
     for (const item of items) {
       if (here.has(String(item.id))) {
-        report.counts[kind].skipped++;
+        const m = this.#catchUp ? map(item) : null;
+        if (m && 'row' in m && (await this.#sync(trx, table, m.row))) report.counts[kind].updated = (report.counts[kind].updated ?? 0) + 1;
+        else report.counts[kind].skipped++;
         continue;
       }
       const m = map(item);
@@ -569,6 +610,24 @@ export class ProgramImports {
     }
     for (const chunk of chunks(rows, 200)) await trx(table).insert(chunk);
     report.counts[kind].created += rows.length;
+  }
+
+  /**
+   * Catch-up: sets the columns of `row` (by its id) that differ from what is stored, except `keep`
+   * and the row's identity and creation time; whether anything changed.
+   */
+  async #sync(trx: Knex.Transaction, table: string, row: Record<string, unknown>, keep: string[] = []): Promise<boolean> {
+    const stored = await trx(table).where({ id: row.id }).first();
+    if (!stored) return false;
+    const patch: Record<string, unknown> = {};
+    for (const [col, value] of Object.entries(row)) {
+      if (col === 'id' || col === 'program_id' || col === 'created_at' || col === 'updated_at' || keep.includes(col)) continue;
+      if (same(stored[col], value) === false) patch[col] = value;
+    }
+    if (!Object.keys(patch).length) return false;
+    if ('updated_at' in stored && 'updated_at' in row) patch.updated_at = row.updated_at;
+    await trx(table).where({ id: row.id }).update(patch);
+    return true;
   }
 
   /** Which of `ids` exist in `table` (in program `programId` when given). */
@@ -592,14 +651,16 @@ export class ProgramImports {
     const now = this.deps.clock.now();
     // The page's monthly counts are those of the month the source was in when it answered (an import
     // that runs across midnight at a month's end keeps them in their month).
-    const ctx = { ...rowContext(program, now), monthKey: monthKey(sourceTime ?? now) };
+    const ctx = { ...rowContext(program, now), monthKey: monthKey(sourceTime ?? now), sourceTime: sourceTime ?? now };
     const ids = people.map((p) => String(p.id));
     const taken = new Map<string, string>((await trx('participants').whereIn('id', ids).select('id', 'program_id')).map((r: { id: string; program_id: string }) => [r.id, r.program_id]));
     const mapped: Array<{ p: SourceParticipant; row: Record<string, unknown>; vanityKeys: string[]; metadata: Record<string, string>; keys: string[] }> = [];
+    const changed: SourceParticipant[] = [];
     for (const p of people) {
       const where = taken.get(String(p.id));
       if (where === program.id) {
-        report.counts.participants.skipped++;
+        if (this.#catchUp) changed.push(p);
+        else report.counts.participants.skipped++;
         continue;
       }
       if (where) {
@@ -644,8 +705,72 @@ export class ProgramImports {
     for (const chunk of chunks(vanity, 500)) await trx('participant_vanity_keys').insert(chunk);
     for (const chunk of chunks(meta, 500)) await trx('participant_metadata').insert(chunk);
     report.counts.participants.created += rows.length;
-    await this.#writeRewards(trx, program, runId, accepted.map((m) => ({ p: m.p, joinedAt: Number(m.row.created_at) })), report);
+    const updated = changed.length ? await this.#updateParticipants(trx, program, runId, changed, ctx, ledger, report) : [];
+    await this.#writeRewards(trx, program, runId, [...accepted.map((m) => ({ p: m.p, joinedAt: Number(m.row.created_at) })), ...updated], report);
     await ledger.flush(trx);
+  }
+
+  /**
+   * Catch-up: participants already here whose listed fields changed on the source get the source's
+   * values, with their scores moved on the leaderboards and their vanity keys and metadata index kept
+   * in step. Returns each with its sign-up time (for their new rewards).
+   */
+  async #updateParticipants(
+    trx: Knex.Transaction,
+    program: Program,
+    runId: string,
+    people: SourceParticipant[],
+    ctx: ReturnType<typeof rowContext> & { monthKey: number; sourceTime: number },
+    ledger: ScoreLedger,
+    report: ProgramImportReport,
+  ): Promise<Array<{ p: SourceParticipant; joinedAt: number }>> {
+    const now = this.deps.clock.now();
+    const rows = new Map<string, Record<string, unknown>>((await trx('participants').whereIn('id', people.map((p) => p.id))).map((r: Record<string, unknown>) => [String(r.id), r]));
+    const out: Array<{ p: SourceParticipant; joinedAt: number }> = [];
+    for (const p of people) {
+      const old = rows.get(p.id)!;
+      out.push({ p, joinedAt: Number(old.created_at) });
+      const m = participantRow(p, program.id, ctx);
+      if ('refused' in m) {
+        await this.#refuse(trx, runId, report, { kind: 'participants', sourceId: p.id, reason: m.refused });
+        continue;
+      }
+      const patch: Record<string, unknown> = {};
+      for (const col of PARTICIPANT_SYNCED) if (same(old[col], m.row[col]) === false) patch[col] = m.row[col];
+      // The referral's time stays what it was unless the referrer changed.
+      if (!('referred_by' in patch)) {
+        delete patch.referred_at;
+        delete patch.credited_at;
+      }
+      // A referral credited since the first run was credited about when the source answered.
+      if ('referral_status' in patch && patch.referral_status === 'CREDIT_AWARDED') patch.credited_at = ctx.sourceTime;
+      if ('recent_referrals' in patch) patch.recent_referrals_at = null;
+      if (!Object.keys(patch).length) {
+        report.counts.participants.skipped++;
+        continue;
+      }
+      if ('vanity_keys' in patch) {
+        const lowers = m.vanityKeys.map((k) => k.toLowerCase());
+        const other =
+          lowers.length &&
+          ((await trx('participant_vanity_keys').where({ program_id: program.id }).whereIn('key_lower', lowers).whereNot('participant_id', p.id).first('key_lower')) ||
+            (await trx('participants').where({ program_id: program.id }).whereIn('share_key', lowers).whereNot('id', p.id).first('id')));
+        if (other) {
+          await this.#refuse(trx, runId, report, { kind: 'participants', sourceId: p.id, reason: 'Its new vanity keys are another participant’s keys here; it was left as it was.' });
+          continue;
+        }
+        await trx('participant_vanity_keys').where({ participant_id: p.id }).del();
+        if (lowers.length) await trx('participant_vanity_keys').insert(lowers.map((key_lower) => ({ program_id: program.id, key_lower, participant_id: p.id })));
+      }
+      if ('metadata' in patch) await writeMetadata(trx, program.id, p.id, parseJson<Record<string, string>>(old.metadata as string | null, {}), m.metadata);
+      await trx('participants').where({ id: p.id }).update({ ...patch, updated_at: now });
+      // Scores: off the boards as they were, onto them as they are.
+      const next = { ...old, ...patch };
+      addScores(ledger, old, now, -1);
+      addScores(ledger, next, now, 1);
+      report.counts.participants.updated = (report.counts.participants.updated ?? 0) + 1;
+    }
+    return out;
   }
 
   /** Writes a page of email invites with their ids (an invite's sender must have come in). */
@@ -746,7 +871,21 @@ export class ProgramImports {
         continue;
       }
       if (here.has(r.id)) {
-        report.counts.issuedRewards.skipped++;
+        const fulfilled = r.status === 'FULFILLED' || r.isFulfilled === true;
+        const changed =
+          this.#catchUp &&
+          (await this.#sync(trx, 'participant_rewards', {
+            id: r.id,
+            status: fulfilled ? 'FULFILLED' : 'PENDING',
+            approved: !!r.approved,
+            approved_at: typeof r.approvedAt === 'number' ? r.approvedAt : null,
+            fulfilled_at: typeof r.fulfilledAt === 'number' ? r.fulfilledAt : null,
+            is_available: !!r.isAvailable,
+            unread: r.unread !== false,
+            amount: typeof r.amount === 'number' && Number.isFinite(r.amount) ? r.amount : null,
+          }));
+        if (changed) report.counts.issuedRewards.updated = (report.counts.issuedRewards.updated ?? 0) + 1;
+        else report.counts.issuedRewards.skipped++;
         continue;
       }
       if (!c.type) {
@@ -969,19 +1108,36 @@ async function keyClash(q: Knex | Knex.Transaction, programId: string, row: Reco
   return null;
 }
 
-/** Puts a new row's scores on the leaderboards' histograms and counts it in the program's counters. */
-function addScores(ledger: ScoreLedger, row: Record<string, unknown>, now: number): void {
-  for (const board of COLUMN_BOARD_NAMES) {
-    const spec = boardSpec(board, now);
-    ledger.move(spec.histogram, 0, spec.scoreOf(row as never));
-  }
+/**
+ * Puts a row's scores on the leaderboards' histograms and counts it in the program's counters
+ * (`sign` -1 takes them off again: a catch-up moves a changed row off as it was, then on as it is).
+ */
+function addScores(ledger: ScoreLedger, row: Record<string, unknown>, now: number, sign: 1 | -1 = 1): void {
+  const put = (board: string, score: number) => (sign > 0 ? ledger.move(board, 0, score) : ledger.move(board, score, 0));
+  for (const board of COLUMN_BOARD_NAMES) put(boardSpec(board, now).histogram, boardSpec(board, now).scoreOf(row as never));
   // The month boards of the row's own month (the source's month when it answered).
   const month = Number(row.month_key);
-  ledger.move(monthBoard(month), 0, Number(row.monthly_referral_count));
-  ledger.move(monthBoard(month - 1), 0, Number(row.prev_monthly_referral_count));
+  put(monthBoard(month), Number(row.monthly_referral_count));
+  put(monthBoard(month - 1), Number(row.prev_monthly_referral_count));
   // As the sign-up and credit paths count them: one participant, and the credited referrals they made.
-  ledger.count(1, Number(row.referral_count));
-  if (row.is_winner) ledger.winners(1);
+  ledger.count(sign, sign * Number(row.referral_count));
+  if (row.is_winner === true || Number(row.is_winner) === 1) ledger.winners(sign);
+}
+
+/** Participant columns a catch-up run brings up to the source's values. */
+const PARTICIPANT_SYNCED = [
+  'first_name', 'last_name', 'referred_by', 'referral_status', 'referral_source', 'referred_at', 'credited_at',
+  'referral_count', 'month_key', 'monthly_referral_count', 'prev_monthly_referral_count', 'lead_count', 'impression_count',
+  'unique_impression_count', 'invite_count', 'fraud_risk_level', 'fraud_reason_code', 'is_winner', 'ip_address', 'fingerprint',
+  'mobile_instance_id', 'notes', 'unsubscribed', 'language', 'paypal_email', 'is_affiliate', 'affiliate_status',
+  'affiliate_enrollment_source', 'unread_commissions_count', 'unread_payouts_count', 'vanity_keys', 'share_count', 'metadata', 'recent_referrals',
+];
+
+/** Whether a stored value and a mapped one are the same (SQLite's booleans are 0/1, PostgreSQL's bigints strings); undefined when the column is not mapped. */
+function same(stored: unknown, mapped: unknown): boolean | undefined {
+  if (mapped === undefined) return undefined;
+  const norm = (v: unknown) => (v === null || v === undefined ? null : typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+  return norm(stored) === norm(mapped);
 }
 
 /**

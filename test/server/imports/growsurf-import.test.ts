@@ -216,6 +216,8 @@ describe('refloop import growsurf (issue #33)', () => {
           (res.socket as net.Socket).destroy();
         });
       });
+      // The cut connection makes the upstream request fail too: expected here.
+      up.on('error', () => {});
       req.pipe(up);
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
@@ -250,6 +252,9 @@ describe('refloop import growsurf (issue #33)', () => {
           res.writeHead(ur.statusCode ?? 502, ur.headers);
           ur.pipe(res);
         });
+        // The importer is SIGKILLed mid-request: its connection goes, and the upstream request with it.
+        up.on('error', () => {});
+        res.on('error', () => {});
         req.pipe(up);
       }, 60);
     });
@@ -301,6 +306,34 @@ describe('refloop import growsurf (issue #33)', () => {
     expect(report.refusals).toEqual([{ kind: 'participants', sourceId: clash.id, reason: 'A participant of another program on this refloop has this id.' }]);
     expect(await t.app.deps.db.knex('programs').where({ id: pid }).first()).toBeUndefined();
     expect(await t.app.deps.db.knex('import_runs').first()).toBeUndefined();
+  });
+
+  // Last: it changes the source.
+  it('catches up with --since after the cut-over: what is new comes in, what changed is updated, a second catch-up changes nothing', async () => {
+    const t = await target();
+    const imports = new ProgramImports(t.app.deps);
+    const src = () => new GrowSurfSource({ url: source.url, key: sourceKey });
+    await imports.importProgram({ source: src(), programId: pid, teamId: t.teamId });
+    // The minutes between the first run and the switch: sign-ups, credits, an approval, an unsubscribe, an invite that joins, a new reward.
+    source.clock.advance(60_000);
+    for (let i = 0; i < 25; i++) await restOk(source, sourceKey, 'POST', `/campaign/${pid}/participant`, { email: `late${i}@beans.example`, referredBy: i % 2 ? 'p1@beans.example' : undefined });
+    for (let i = 41; i < 70; i++) if (i % 4 && i % 3) await restOk(source, sourceKey, 'POST', `/campaign/${pid}/participant/p${i}@beans.example/ref`, {});
+    const [waiting] = (await restOk(source, sourceKey, 'GET', `/campaign/${pid}/participant/p1@beans.example/rewards`)).rewards.filter((r: { approved: boolean }) => !r.approved);
+    await restOk(source, sourceKey, 'POST', `/campaign/${pid}/reward/${waiting.id}/approve`, {});
+    await restOk(source, sourceKey, 'POST', `/campaign/${pid}/participant/p100@beans.example`, { unsubscribed: true, metadata: { tier: 'platinum' } });
+    await restOk(source, sourceKey, 'POST', `/campaign/${pid}/participant`, { email: 'ivy@friends.example', referredBy: 'p0@beans.example' });
+    await restOk(source, sourceKey, 'POST', `/campaign/${pid}/reward-configs`, { type: 'SINGLE_SIDED', title: 'Late reward', description: 'A sticker', isVisible: true });
+    before = await snapshot(source, sourceKey, pid);
+    t.app.clock.current = source.clock.current;
+
+    const report = await imports.importProgram({ source: src(), programId: pid, teamId: t.teamId, since: true, resume: true });
+    expect(report.counts.participants.created).toBe(26);
+    expect(report.counts.participants.updated).toBeGreaterThan(5);
+    expect(report.counts.rewards.created).toBe(1);
+    await expectSameAsSource(t.app, t.key);
+    const again = await imports.importProgram({ source: src(), programId: pid, teamId: t.teamId, since: true, resume: true });
+    for (const [kind, c] of Object.entries(again.counts)) expect(c.created + (c.updated ?? 0), kind).toBe(0);
+    await expectSameAsSource(t.app, t.key);
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {
