@@ -48,6 +48,7 @@ export async function importCsvCommand(argv: string[], deps: Deps, out: Out, hel
   if (!values.program) return usage(out, 'Missing --program.', help);
   if (!values.file?.length) return usage(out, 'Missing --file.', help);
   if (format === 'generic' && !values.map) return usage(out, '--format generic needs --map (a JSON object or a JSON file).', help);
+  if (format !== 'generic' && values.map) return usage(out, '--map is for --format generic; the other formats know their columns.', help);
   let map: unknown;
   if (values.map !== undefined) {
     const text = values.map.trim().startsWith('{') ? values.map : await fs.promises.readFile(values.map, 'utf8').catch(() => null);

@@ -181,6 +181,7 @@ describe('refloop import csv --format generic', () => {
   it('answers 2 for wrong arguments and 1 for a file it cannot read as any export', async () => {
     expect((await cli('import', 'csv', '--program', 'x', '--file', 'y')).code).toBe(2);
     expect((await cli('import', 'csv', '--format', 'generic', '--program', 'x', '--file', 'y')).code).toBe(2);
+    expect((await cli('import', 'csv', '--format', 'tolt', '--program', 'x', '--file', 'y', '--map', '{}')).code).toBe(2);
     const p = await moneyProgram(app);
     const r = await cli('import', 'csv', '--format', 'tolt', '--program', p.pid, '--file', fixture('unknown.csv'));
     expect(r.code).toBe(1);
