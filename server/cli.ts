@@ -29,6 +29,7 @@ Commands:
   export TABLE               Write a program's participants, referrals, rewards or commissions as CSV
   import participants        Add participants from a CSV file (all or nothing; --dry-run checks only)
   import growsurf            Move programs in from GrowSurf (or another refloop) with ids and share links kept
+  import csv                 Move affiliates, referrals and commissions in from Rewardful, FirstPromoter or Tolt CSV exports
 
 Configuration comes only from environment variables; see .env.example.
 Run 'refloop <command> --help' for a command's options.`,
@@ -55,6 +56,8 @@ Run 'refloop <command> --help' for a command's options.`,
     'Usage: refloop export participants|referrals|rewards|commissions --program ID [--out FILE]\n\nWrites the table as CSV (RFC 4180, a header row, oldest first; cells starting with = + - @ get an apostrophe; money in minor units beside its currency) to FILE (readable by you only) or standard output. Streamed: memory stays flat at any size. The same file as GET /v2/campaign/{id}/export/TABLE.csv; commissions are for affiliate programs.',
   'import participants':
     'Usage: refloop import participants --program ID --file FILE.csv [--dry-run] [--json]\n\nAdds the participants of a CSV file with a header row. Columns: email (required), firstName, lastName, referredBy (id, share key, vanity key or email of a participant in the program or on an earlier row), referralStatus, language, isAffiliate, vanityKeys (space-separated), metadata (a JSON object), metadata.KEY. At most 10,000 rows and 5 MiB.\n  --dry-run  check every row and list each problem by line and field; nothing is written\nWithout --dry-run the import is all or nothing: one problem and no row is added. Existing emails are left unchanged. Exit code 1 when the file has problems.',
+  'import csv':
+    'Usage: refloop import csv --format rewardful|firstpromoter|tolt|generic --program ID --file [KIND=]FILE.csv ... [--map JSON|FILE.json] [--dry-run] [--json]\n\nReads the CSV exports of another affiliate product into affiliate program ID: affiliates (enrolled), the customers they referred, and sales with their commissions (the file\'s amounts and states are kept; a sales file without commissions earns what the program\'s structure says, through AF8).\n  --file     repeat for each export; which file is which is read from its header, or named as KIND=FILE (affiliates, referrals, commissions, sales). Affiliates are imported first, then referrals, then money, whatever the order given\n  --map      generic only: a JSON object (or a JSON file) of refloop field to column header, for example {"email":"Email Address","referredBy":"Affiliate Email","saleId":"Order","saleAmount":"Total","commissionAmount":"Commission","currency":"Currency","status":"Status","date":"Date"}; keys: email, firstName, lastName, name, referredBy, saleId, saleAmount, commissionAmount, currency, status, date. A row without referredBy is an affiliate; with it, a referred customer, and a sale when it has a saleAmount\n  --dry-run  read and check everything and list every row that would be refused; nothing is written\n  --json     the report as JSON\nEach row stands alone (unlike import participants): a row that cannot be imported (bad email, unknown affiliate or customer, unknown currency, bad amount or date) is listed with its file, line and reason and nothing of it is written; the others go on. Running it again with the same files changes nothing: people match by email, sales by the product\'s own id. Headers compare without case, spaces or punctuation. Money like $12.50, 12.50 or 1,234.56 in the row\'s currency (else the program\'s); 12,50 and other readings that depend on the locale are refused. Exit code 1 when any row was refused, 2 for wrong arguments. docs/migrating.md has each product\'s columns and what does not carry over.',
   'import growsurf':
     'Usage: refloop import growsurf --from URL --key KEY [--program ID ...] [--into TEAM] [--dry-run] [--resume] [--since] [--json]\n\nReads programs through the GrowSurf v2 REST API of the source (GrowSurf at https://api.growsurf.com/v2, or another refloop) and writes them here with their ids: the program, its design, emails, options and installation, its reward configurations, and its participants with their ids, share keys, vanity keys, referrers, counters and states, so every share link keeps resolving to the same person. Only GET requests reach the source, paced by its rate limits.\n  --program ID  a program to import (repeat for several; default: every program of the source)\n  --into TEAM   the team to import into (default: the only team here)\n  --dry-run     read everything and list what would be created and every record that would be refused; nothing is written\n  --resume      continue a run that stopped (a crash, Ctrl-C): it goes on from the last page written\n  --since       after a finished import, catch up for the cut-over: bring in what is new on the source (participants, referrals, rewards, sales, payouts) and update what changed there; the documents are left as they are here\n  --json        one JSON line per progress event and per program report\nRunning it again after it finished changes nothing. A record that cannot be imported is reported with its source id and the reason; exit code 1 when any was refused. docs/migrating.md says what carries over.',
 };
@@ -85,6 +88,8 @@ const OPTIONS = {
   into: { type: 'string' },
   resume: { type: 'boolean' },
   since: { type: 'boolean' },
+  // `import csv` (it parses its own arguments again: --file may repeat there).
+  map: { type: 'string' },
 } as const;
 
 type Out = { log(s: string): void; error(s: string): void };
@@ -158,6 +163,7 @@ export async function main(argv: string[], out: Out = console, loadConfig: () =>
   const deps = await createDeps({ ...config, logLevel: 'silent' } as Config);
   try {
     if (cmd === 'export') return await (await import('./cli-data.ts')).exportCommand(sub || undefined, values, deps, out, HELP.export!, out === console ? process.stdout : undefined);
+    if (two === 'import csv') return await (await import('./cli-import-csv.ts')).importCsvCommand(argv, deps, out, HELP[two]!);
     if (two === 'import growsurf') return await (await import('./cli-import.ts')).importGrowsurfCommand(argv, deps, out, HELP[two]!, out === console ? { tty: !!process.stderr.isTTY, write: (s) => process.stderr.write(s) } : undefined);
     if (two === 'import participants') return await (await import('./cli-data.ts')).importCommand(sub, values, deps, out, HELP[two]!);
     return await run(two, arg, values, deps, out);

@@ -15,7 +15,8 @@ import { PAYOUT_RUN_JOB, nextMonthStart } from './payouts.ts';
 import { newId } from '../../crypto.ts';
 import { ValidationError, translateDbError, ConflictError } from '../../errors.ts';
 import { insertRow } from '../../db/rows.ts';
-import { commissionFor, monthsBetween, newCommissionRow, toCommission, type CommissionRow } from './commissions.ts';
+import { commissionFor, counts, monthsBetween, newCommissionRow, toCommission, type CommissionRow } from './commissions.ts';
+import type { Commission } from '../../../shared/schemas/commission.ts';
 import { Refunds, identifiersOf, matchingTransactions } from './transaction-refunds.ts';
 import { TRANSACTION_ID_FIELDS, transactionCreate, transactionRefund, type TransactionCreate, type TransactionIdField, type TransactionRecorded, type TransactionRefunded } from '../../../shared/schemas/transaction.ts';
 import type { CommissionStructure } from '../../../shared/schemas/reward-config.ts';
@@ -26,6 +27,14 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   if (r.success) return r.data;
   const errors = r.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'body', code: 'INVALID', message: i.message }));
   throw new ValidationError(`Invalid request body: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
+}
+
+/** A commission another product already decided (`refloop import csv`): its amount in the sale's currency, its state and when it was earned, paid or reversed. */
+export interface ImportedCommission {
+  amount: number;
+  status: Commission['status'];
+  createdAt: number;
+  paidAt?: number | null;
 }
 
 /** The affiliate a customer's sales earn for: their referrer, while enrolled and not suspended or banned. */
@@ -138,6 +147,20 @@ export class Transactions {
     return this.refunds.apply(program, idOrEmail, parseBody(transactionRefund, input));
   }
 
+  /**
+   * A sale moved in from another product's export (`refloop import csv`): AF8's own record inside
+   * the caller's transaction (so one bad row never leaves half a sale), deduplicated by its
+   * identifiers as AF8 is. With `commissions` the source's amounts and states are kept instead of
+   * computing them from the program's structure (what the affiliate was actually owed); either way
+   * no email or webhook goes out, because the imported history is not lived again.
+   */
+  async recordImported(trx: Knex.Transaction, program: Program, customerId: string, input: unknown, commissions: ImportedCommission[] | null): Promise<TransactionRecorded> {
+    const body = parseBody(transactionCreate, input);
+    const toCampaign = this.rates.rate(body.currency, program.currencyISO);
+    if (!toCampaign) throw this.noRate('currency', body.currency, program.currencyISO);
+    return this.#record(trx, program, customerId, body, identifiersOf(body), toCampaign, { commissions });
+  }
+
   private noRate(field: string, from: string, to: string): ValidationError {
     return new ValidationError(`No exchange rate from ${from} to ${to}: the operator’s rate table (EXCHANGE_RATES_FILE) does not cover it.`, [
       { field, code: 'EXCHANGE_RATE_UNAVAILABLE', message: `No exchange rate from ${from} to ${to}.` },
@@ -167,6 +190,7 @@ export class Transactions {
     body: TransactionCreate,
     ids: Array<{ kind: TransactionIdField; value: string }>,
     toCampaign: { rate: number; at: number },
+    imported?: { commissions: ImportedCommission[] | null },
   ): Promise<TransactionRecorded> {
     // The customer's row lock orders their sales, so "first sale" and month counts are exact.
     const customer = await this.participants.resolve(trx, program, idOrEmail, { lock: true });
@@ -220,7 +244,35 @@ export class Transactions {
     for (const { kind, value } of ids) await insertRow(this.db, trx, 'transaction_keys', { program_id: program.id, kind, value, transaction_id: transactionId });
 
     const created: CommissionRow[] = [];
-    if (affiliate) {
+    if (affiliate && imported?.commissions) {
+      const configs = (await this.rewardConfigs.list(program.id, trx)).filter((r) => r.type === 'AFFILIATE' && r.commissionStructure);
+      const config = configs.find((r) => r.commissionStructure!.event === 'SALE') ?? configs[0];
+      if (!config) throw new ValidationError('The program has no commission structure to file imported commissions under.', [{ field: 'rewards', code: 'INVALID_STATE', message: 'The program has no affiliate reward configuration.' }]);
+      for (const c of imported.commissions) {
+        const row = newCommissionRow(program, config.id, affiliate.id, customer.id, config.commissionStructure as CommissionStructure, c.createdAt, {
+          event: 'SALE',
+          transactionId,
+          currency,
+          amount: c.amount,
+          inCampaign: inCampaign(c.amount),
+          saleAmount: commissionable,
+          saleInCampaign: inCampaign(commissionable),
+          rate: converted ? toCampaign : null,
+        });
+        // The source's state, not the structure's: a PENDING one waits for the owner (its hold clock stayed behind).
+        Object.assign(row, {
+          status: c.status,
+          auto_approve_at: null,
+          approved_at: c.status === 'APPROVED' || c.status === 'PAID' ? c.createdAt : null,
+          paid_at: c.status === 'PAID' ? (c.paidAt ?? c.createdAt) : null,
+          paid_amount: c.status === 'PAID' ? c.amount : null,
+          reversed_at: c.status === 'REVERSED' ? (c.paidAt ?? c.createdAt) : null,
+          updated_at: now,
+        });
+        await insertRow(this.db, trx, 'commissions', row as unknown as Record<string, unknown>);
+        created.push(row);
+      }
+    } else if (affiliate) {
       const structures = (await this.rewardConfigs.list(program.id, trx)).filter((r) => r.type === 'AFFILIATE' && r.commissionStructure?.event === 'SALE');
       if (structures.length) {
         const saleIndex = Number(prior?.mine ?? 0);
@@ -264,9 +316,12 @@ export class Transactions {
           created.push(row);
         }
       }
-      const total = created.reduce((n, c) => n + Number(c.amount_in_campaign_currency), 0);
+    }
+    if (affiliate) {
+      const total = created.filter((c) => counts(c.status)).reduce((n, c) => n + Number(c.amount_in_campaign_currency), 0);
       const counted = await this.participants.adjustCounters(trx, program.id, affiliate.id, { commission_total: total, revenue_total: inCampaign(body.grossAmount) });
-      if (created.length) {
+      if (created.length && imported) await this.schedulePayoutRun(trx, program, now);
+      else if (created.length) {
         await trx('participants').where({ id: affiliate.id }).increment('unread_commissions_count', created.length);
         const unread = Number((counted as { unread_commissions_count?: number } | null)?.unread_commissions_count ?? 0) + created.length;
         await this.announce(trx, program, affiliate.id, created, 'NEW_COMMISSION_ADDED', counted ? ({ ...counted, unread_commissions_count: unread } as ParticipantRow) : undefined);
