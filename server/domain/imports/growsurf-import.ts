@@ -979,6 +979,8 @@ export class ProgramImports {
     const ctx = rowContext(here ?? ({ type: campaign.type, documents: defaultDocuments(campaign.type, null) } as Program), this.deps.clock.now());
     const emails = new Set<string>();
     const keys = new Set<string>();
+    /** Participants that would be here after the run: senders, affiliates and customers the other lists name. */
+    const arriving = new Set<string>();
     let cursor: string | undefined;
     let done = 0;
     for (;;) {
@@ -993,6 +995,7 @@ export class ProgramImports {
         };
         if (where === campaign.id) {
           report.counts.participants.skipped++;
+          arriving.add(String(p.id));
           continue;
         }
         if (where) {
@@ -1012,12 +1015,60 @@ export class ProgramImports {
         }
         emails.add(String(mapped.row.email_key));
         for (const k of lowers) keys.add(k);
+        arriving.add(String(p.id));
         report.counts.participants.created++;
       }
       done += people.length;
       req.onProgress?.({ programId: campaign.id, stage: 'participants', done, total: campaign.participantCount ?? null });
       if (!page.nextId || !people.length) break;
       cursor = page.nextId;
+    }
+
+    // The other lists: each record checked by the same rules, against the participants that would be here.
+    const tally = async (kind: ImportKind, table: string, items: Array<{ id: string }>, why: (item: any) => string | null) => {
+      const here = items.length ? new Set((await this.deps.db.knex(table).whereIn('id', items.map((i) => String(i.id))).select('id')).map((r: { id: string }) => r.id)) : new Set<string>();
+      for (const item of items) {
+        if (here.has(String(item.id))) {
+          report.counts[kind].skipped++;
+          continue;
+        }
+        const reason = why(item);
+        if (reason) {
+          report.counts[kind].refused++;
+          report.refusals.push({ kind, sourceId: String(item.id), reason });
+        } else report.counts[kind].created++;
+      }
+    };
+    const refusedOf = (m: { refused: string } | object) => ('refused' in m ? (m as { refused: string }).refused : null);
+    const hooks = await req.source.get<{ webhooks?: SourceWebhook[] } | SourceWebhook[]>(`/campaign/${id}/webhooks`);
+    await tally('webhooks', 'webhooks', Array.isArray(hooks) ? hooks : (hooks.webhooks ?? []), (h: SourceWebhook) => badId(h.id) ?? (typeof h.payloadUrl === 'string' && !/^https?:\/\//i.test(h.payloadUrl) ? 'Its payload URL is not an http(s) URL.' : null));
+    const now = this.deps.clock.now();
+    const pages = async <T>(path: string, field: string, check: (items: T[]) => Promise<void>, offsetPaged = false) => {
+      let c: string | undefined;
+      for (;;) {
+        const page = await req.source.get<Record<string, any>>(path, offsetPaged ? { limit: PAGE, offset: Number(c ?? 0) } : { limit: PAGE, nextId: c });
+        const items = (page[field] ?? []) as T[];
+        await check(items);
+        const next = offsetPaged ? (items.length && Number(c ?? 0) + items.length < Number(page.total ?? 0) ? String(Number(c ?? 0) + items.length) : null) : page.more === false ? null : (page.nextId ?? null);
+        if (!items.length || !next) return;
+        c = next;
+      }
+    };
+    await pages<SourceInvite>(`/campaign/${id}/referrals`, 'referrals', (rows) =>
+      tally('invites', 'invites', rows.filter((r) => r.referralStatus === 'INVITE_SENT'), (i: SourceInvite) => badId(i.id) ?? (arriving.has(String(i.referredBy)) ? null : 'Its sender would not be imported.')),
+    );
+    if (campaign.type === 'AFFILIATE') {
+      const currency = here?.currencyISO ?? (campaign.currencyISO || 'USD');
+      await pages<SourcePayout>(`/campaign/${id}/payouts`, 'payouts', (items) =>
+        tally('payouts', 'payouts', items, (p: SourcePayout) => (arriving.has(String(p.participantId)) ? refusedOf(payoutRow(p, campaign.id, currency, now)) : 'Its affiliate would not be imported.')),
+      );
+      await pages<SourceCommission>(`/campaign/${id}/commissions`, 'commissions', (items) =>
+        tally('commissions', 'commissions', items, (c: SourceCommission) =>
+          arriving.has(String(c.referrerId)) && arriving.has(String(c.referredId)) ? refusedOf(commissionRows(c, { programId: campaign.id, programCurrency: currency, configId: 'x', payoutId: null, now })) : 'Its affiliate or customer would not be imported.',
+        ),
+      );
+      await pages<SourceAffiliateInvite>(`/campaign/${id}/affiliate-invites`, 'invites', (items) => tally('affiliateInvites', 'affiliate_invites', items, (i) => refusedOf(affiliateInviteRow(i, campaign.id, now))), true);
+      await pages<SourceApplication>(`/campaign/${id}/affiliate-applications`, 'applications', (items) => tally('applications', 'affiliate_applications', items, (a) => refusedOf(applicationRow(a, campaign.id, now))), true);
     }
     report.requests = req.source.requests;
     return report;

@@ -115,7 +115,10 @@ describe('refloop import growsurf: an affiliate program (issue #33)', () => {
     expect(states).toEqual(new Set(['PENDING', 'APPROVED', 'PAID', 'REVERSED', 'DELETED']));
     const acct = await verifiedAccount(target);
     target.clock.current = source.clock.current;
+    const dry = await new ProgramImports(target.deps).importProgram({ source: new GrowSurfSource({ url: source.url, key: p.key }), programId: p.pid, teamId: acct.teamId, dryRun: true });
     const report = await new ProgramImports(target.deps).importProgram({ source: new GrowSurfSource({ url: source.url, key: p.key }), programId: p.pid, teamId: acct.teamId });
+    // The dry run said exactly what the run then did (issued rewards are counted with their participants only in a real run).
+    for (const kind of ['participants', 'payouts', 'commissions', 'affiliateInvites', 'applications', 'rewards'] as const) expect(dry.counts[kind], kind).toEqual(report.counts[kind]);
     expect(report.refusals).toEqual([]);
     expect(report.counts.commissions.created).toBe(CUSTOMERS);
     expect(report.counts.payouts.created).toBe(before.payouts.length);

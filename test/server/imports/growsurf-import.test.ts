@@ -294,7 +294,7 @@ describe('refloop import growsurf (issue #33)', () => {
   it('lists in a dry run what it would create and each record it would refuse, writing nothing', async () => {
     const t = await target();
     // A participant of another program here already holds one of the source's ids: that one is refused.
-    const clash = before.participants[10]!;
+    const clash = before.participants.filter((p) => !['p0@beans.example', 'p7@beans.example'].includes(p.email))[10]!;
     const other = await restOk(t.app, t.key, 'POST', '/campaigns', { type: 'REFERRAL', name: 'Other' });
     await t.app.deps.db.knex('participants').insert({ id: clash.id, program_id: other.id, email: 'x@beans.example', email_key: 'x@beans.example', share_key: 'zzzzzzzzzz', referral_source: 'DIRECT', created_at: 1, updated_at: 1 });
     const out: string[] = [];
@@ -304,6 +304,9 @@ describe('refloop import growsurf (issue #33)', () => {
     expect(report.dryRun).toBe(true);
     expect(report.counts.participants).toEqual({ created: PEOPLE - 1, skipped: 0, refused: 1 });
     expect(report.refusals).toEqual([{ kind: 'participants', sourceId: clash.id, reason: 'A participant of another program on this refloop has this id.' }]);
+    expect(report.counts.invites).toEqual({ created: 5, skipped: 0, refused: 0 });
+    expect(report.counts.webhooks).toEqual({ created: 1, skipped: 0, refused: 0 });
+    expect(report.counts.rewards).toEqual({ created: 2, skipped: 0, refused: 0 });
     expect(await t.app.deps.db.knex('programs').where({ id: pid }).first()).toBeUndefined();
     expect(await t.app.deps.db.knex('import_runs').first()).toBeUndefined();
   });
