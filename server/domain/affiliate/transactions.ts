@@ -4,7 +4,7 @@ import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
 import type { Program, Programs } from '../programs/programs.ts';
 import type { Participants } from '../participants/service.ts';
-import type { ParticipantRow } from '../participants/model.ts';
+import { historyWrites, type ParticipantRow } from '../participants/model.ts';
 import type { RewardConfigs } from '../programs/reward-configs.ts';
 import type { Webhooks } from '../messaging/webhooks.ts';
 import type { ExchangeRates } from '../platform/exchange-rates.ts';
@@ -73,7 +73,7 @@ export class Transactions {
    * transaction). One per customer and structure; FIXED amounts in the program currency.
    */
   async onReferredSignup(trx: Knex.Transaction, program: Program, customer: ParticipantRow, referrer: ParticipantRow | null): Promise<void> {
-    if (program.type !== 'AFFILIATE' || !customer.referred_by) return;
+    if (program.type !== 'AFFILIATE' || !customer.referred_by || historyWrites.has(trx)) return;
     const structures = (await this.rewardConfigs.list(program.id, trx)).filter((r) => r.type === 'AFFILIATE' && r.commissionStructure?.event === 'LEAD');
     if (!structures.length) return;
     // The referrer as the sign-up left it (its `referred_by`, in this program).

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Program } from '../programs/programs.ts';
 import type { TeamBilling } from '../platform/plans.ts';
 import type { ParticipantRow } from '../participants/model.ts';
-import { emailKey } from '../participants/model.ts';
+import { emailKey, historyWrites } from '../participants/model.ts';
 import { findParticipant } from '../participants/referrals.ts';
 import type { AddOptions } from '../participants/sign-ups.ts';
 import { earningAffiliate, type ImportedCommission } from '../affiliate/transactions.ts';
@@ -215,7 +215,11 @@ class Run {
   async unit(rows: Row[], work: (trx: Knex.Transaction) => Promise<() => void>): Promise<void> {
     try {
       // The counts move only after the unit's transaction committed.
-      const done = await this.trx.transaction(work);
+      // Imported history: no welcome email, webhook or sign-up commission for it (participants' historyWrites).
+      const done = await this.trx.transaction((trx) => {
+        historyWrites.add(trx);
+        return work(trx);
+      });
       done();
     } catch (e) {
       let reason: string;

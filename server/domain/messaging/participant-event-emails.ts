@@ -1,7 +1,7 @@
 // The automatic emails of participant events: the welcome and the referrer's "someone signed up"
 // at creation, `goalAchieved` per issued reward, and `referralLinkUsed` when a referral is credited.
 import type { Knex } from 'knex';
-import type { ParticipantRow } from '../participants/model.ts';
+import { historyWrites, type ParticipantRow } from '../participants/model.ts';
 import type { Program } from '../programs/programs.ts';
 import type { ConfigRow } from '../programs/reward-configs.ts';
 import { displayName, escapeHtml, type EmailVars } from './email-layout.ts';
@@ -34,6 +34,7 @@ export class ParticipantEventEmails {
 
   /** Welcome the new participant; tell their referrer (the row the sign-up holds) someone signed up (unless credited at once). */
   async onCreated(trx: Knex.Transaction, program: Program, p: ParticipantRow, referrer: ParticipantRow | null): Promise<void> {
+    if (historyWrites.has(trx)) return;
     if (program.type === 'AFFILIATE') {
       // A referred customer of an affiliate program is not an affiliate: no affiliate welcome for them.
       if (p.is_affiliate) await this.emails.sendProgramEmail(trx, program, p, 'welcomeNonReferred');

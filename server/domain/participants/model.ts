@@ -256,3 +256,11 @@ export function derivedReferralStatus(program: Program): 'CREDIT_AWARDED' | 'CRE
 export function fieldError(field: string, message: string, code = 'INVALID'): ValidationError {
   return new ValidationError(message, [{ field, code, message }]);
 }
+
+/**
+ * Transactions that write history moved in from another product (`refloop import csv`): a
+ * participant added in one is not welcomed, announced to webhooks or paid a sign-up (LEAD)
+ * commission, because that happened, or did not, on the source long ago. A transaction is marked by
+ * whoever opened it for itself alone (never a group-commit transaction that others share).
+ */
+export const historyWrites = new WeakSet<object>();

@@ -12,6 +12,7 @@ import {
   emailKey,
   fieldError,
   gdprStrict,
+  historyWrites,
   metadataStrings,
   programLanguages,
   type ParticipantHooks,
@@ -118,7 +119,7 @@ export async function addParticipant(
     // The referrer's summary from the row this transaction holds (hooks update it in place, as reward issuing does `is_winner`).
     const [wire] = await ctx.serialize(trx, program, [created], { isNew: true, ...(credited ? { known: new Map([[credited.id, credited]]) } : {}) });
     const { isNew: _isNew, rewards: _rewards, ...data } = wire!;
-    await ctx.events?.participantAdded(trx, program, data);
+    if (!historyWrites.has(trx)) await ctx.events?.participantAdded(trx, program, data);
     for (const after of screen.afterWrite) await after(trx, program, created);
     return wire!;
   };

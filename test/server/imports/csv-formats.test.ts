@@ -51,6 +51,8 @@ describe('refloop import csv --format rewardful', () => {
   const files = ['--file', fixture('rewardful/commissions.csv'), '--file', fixture('rewardful/affiliates.csv'), '--file', fixture('rewardful/referrals.csv')];
   beforeAll(async () => {
     p = await moneyProgram(app);
+    // Verified, so the program's emails would go out: imported people must still get none.
+    await app.deps.teams.approveVerification(p.teamId);
   });
 
   it('a dry run writes nothing and lists every row it would refuse with its line', async () => {
@@ -95,6 +97,8 @@ describe('refloop import csv --format rewardful', () => {
     expect(all.get('dan@customers.example')).toMatchObject({ referrer: expect.objectContaining({ id: ann.id }) });
     expect(all.has('eve@customers.example')).toBe(false);
     expect(all.has('not-an-email')).toBe(false);
+    // History moved in is not lived again: no welcome or referred-sign-up email for anyone imported.
+    for (const email of ['joe@partners.example', 'ann@partners.example', 'cara@customers.example', 'dan@customers.example']) expect(await app.deps.mailer.list({ to: email, limit: 10 }), email).toEqual([]);
     expect(await commissions(p)).toEqual([
       { affiliate: 'joe@partners.example', customer: 'cara@customers.example', amount: 3000, status: 'PAID', currencyISO: 'USD', saleAmount: 10000, createdAt: Date.parse('2024-02-10T12:00:00Z'), paidAt: Date.parse('2024-03-15T08:00:00Z') },
       { affiliate: 'joe@partners.example', customer: 'cara@customers.example', amount: 123456, status: 'APPROVED', currencyISO: 'USD', saleAmount: 411520, createdAt: Date.parse('2024-03-10T12:00:00Z'), paidAt: null },
