@@ -44,6 +44,8 @@ export const campaign = z
     winnerCount: z.number().int(),
     currencyISO: z.string().nullable(),
     rewards: z.array(campaignReward),
+    companyName: z.string().nullable().meta({ description: 'refloop extension: the company name set on create (C3) or update (C4), which the hosted pages and emails show; null when unset. GrowSurf accepts it but does not return it.' }),
+    companyLogoImageUrl: z.string().nullable().meta({ description: 'refloop extension: the company logo URL set on create (C3) or update (C4); null when unset.' }),
   })
   .meta({ id: 'Campaign' });
 

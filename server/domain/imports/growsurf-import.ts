@@ -137,6 +137,9 @@ interface SourceCampaign {
   type: 'REFERRAL' | 'AFFILIATE';
   status: string;
   currencyISO?: string;
+  /** refloop sources only (a refloop extension of the campaign object); GrowSurf does not return them. */
+  companyName?: string | null;
+  companyLogoImageUrl?: string | null;
   participantCount?: number;
   impressionCount?: number;
   inviteCount?: number;
@@ -461,6 +464,8 @@ export class ProgramImports {
         status,
         currency_iso: /^[A-Z]{3}$/.test(campaign.currencyISO ?? '') ? campaign.currencyISO : 'USD',
         goal: null,
+        company_name: typeof campaign.companyName === 'string' ? campaign.companyName.slice(0, 255) : null,
+        company_logo_image_url: typeof campaign.companyLogoImageUrl === 'string' && /^https?:\/\//.test(campaign.companyLogoImageUrl) ? campaign.companyLogoImageUrl.slice(0, 2048) : null,
         design: JSON.stringify(docs.design),
         emails: JSON.stringify(docs.emails),
         options: JSON.stringify(docs.options),

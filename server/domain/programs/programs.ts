@@ -175,6 +175,8 @@ export class Programs {
         winnerCount: n.winner,
         currencyISO: p.currencyISO,
         rewards: rewards.get(p.id) ?? [],
+        companyName: p.companyName ?? null,
+        companyLogoImageUrl: p.companyLogoImageUrl ?? null,
       };
     });
   }

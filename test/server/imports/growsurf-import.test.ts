@@ -79,6 +79,7 @@ describe('refloop import growsurf (issue #33)', () => {
     const created = await restOk(source, sourceKey, 'POST', '/campaigns', {
       type: 'REFERRAL',
       name: 'Bean Club',
+      companyName: 'Acme Coffee',
       rewards: [{ type: 'DOUBLE_SIDED', title: 'Give a bag, get a bag', description: 'A free bag of beans', referralDescription: '$5 off', isVisible: true, conversionsRequired: 1 }],
     });
     pid = created.id;
