@@ -66,6 +66,6 @@ export const exportImportRefusals = operation({
   query: importRefusalsQuery,
   response: z.string().meta({ description: 'CSV (RFC 4180, UTF-8, CRLF, a header row).' }),
   contentType: 'text/csv',
-  download: () => 'import-refusals.csv',
+  download: (_program, params) => `import-refusals-${params.programId}.csv`,
   handler: ({ params, auth, deps }) => deps.consoleImports.refusalsCsv(caller(auth), params.programId!),
 });

@@ -154,6 +154,7 @@ describe('console import (issue #33 part 5)', () => {
       const csv = await t.app.request('GET', `/v2/imports/${pid}/refusals.csv`, { key: t.key });
       expect(csv.status).toBe(200);
       expect(csv.headers.get('content-type')).toMatch(/text\/csv/);
+      expect(csv.headers.get('content-disposition')).toBe(`attachment; filename="import-refusals-${pid}.csv"`);
       expect(parseCsv(csv.text).map((r) => r.cells)).toEqual([
         ['kind', 'sourceId', 'reason'],
         ['participants', String(clash.id), 'A participant of another program on this refloop has this id.'],
