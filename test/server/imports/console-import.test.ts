@@ -139,7 +139,11 @@ describe('console import (issue #33 part 5)', () => {
       expect(mid.status).toBe('RUNNING');
       expect(mid.webhookSecrets).toEqual([]);
 
-      const done = await runToEnd(t.app, t.key);
+      // Read to the end by another key of the team: it never sees the secrets; the one who started it does, once.
+      const teammate = await t.app.deps.keys.create(t.app.deps.db.knex, { teamId: t.teamId, scopes: ['program:read'], origin: 'DASHBOARD' });
+      const seen = await runToEnd(t.app, teammate.secret);
+      expect(seen).toMatchObject({ status: 'DONE', webhookSecrets: [] });
+      const done = await restOk(t.app, t.key, 'GET', `/imports/${pid}`);
       expect(done).toMatchObject({ status: 'DONE', stage: 'done', dryRun: false, refusalCount: 1, message: null });
       expect(done.counts.participants).toEqual({ created: PEOPLE - 1, skipped: 0, refused: 1 });
       expect(done.counts.webhooks).toEqual({ created: 1, skipped: 0, refused: 0 });
