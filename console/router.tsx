@@ -63,6 +63,8 @@ const routes: Route[] = [
   { pattern: /^\/console\/programs\/([A-Za-z0-9_-]+)\/rewards\/?$/, names: ['programId'], load: () => import('./pages/rewards.tsx') },
   { pattern: /^\/console\/programs\/([A-Za-z0-9_-]+)\/fraud\/?$/, names: ['programId'], load: () => import('./pages/fraud.tsx') },
   { pattern: /^\/console\/programs\/([A-Za-z0-9_-]+)\/data\/?$/, names: ['programId'], load: () => import('./pages/data.tsx') },
+  { pattern: /^\/console\/programs\/([A-Za-z0-9_-]+)\/data\/move-in\/?$/, names: ['programId'], load: () => import('./pages/move-in.tsx') },
+  { pattern: /^\/console\/move-in\/?$/, names: [], load: () => import('./pages/move-in.tsx') },
 ];
 
 /** The route for `path`: its loader and parameters, or null (the not-found page). */

@@ -119,6 +119,9 @@ function ProgramSwitcher({ programId, page }: { programId: string | undefined; p
           <li>
             <Link href="/console/setup">{t('frame.newProgram')}</Link>
           </li>
+          <li>
+            <Link href="/console/move-in">{t('frame.moveIn')}</Link>
+          </li>
         </ul>
       </div>
     </div>
@@ -163,7 +166,7 @@ function ProgramGroups({ programId }: { programId: string }) {
   return (
     <>
       <Group id="program" title="frame.group.program" items={[[base, 'frame.home'], [`${base}/analytics`, 'program.analytics']]} />
-      <Group id="participants" title="frame.group.participants" items={[[`${base}/participants`, 'program.participants', within(`${base}/participants`)], [`${base}/data`, 'program.data']]} />
+      <Group id="participants" title="frame.group.participants" items={[[`${base}/participants`, 'program.participants', within(`${base}/participants`)], [`${base}/data`, 'program.data'], [`${base}/data/move-in`, 'program.moveIn']]} />
       <Group id="rewards" title="frame.group.rewards" items={[type === 'REFERRAL' && [`${base}/rewards`, 'frame.rewardsQueue'], [`${base}/fraud`, 'program.fraud']]} />
       {type === 'AFFILIATE' && (
         <Group

@@ -55,6 +55,8 @@ import { BillingConnections } from './domain/billing/billing-connections.ts';
 import { StripeInbound } from './domain/billing/stripe-inbound.ts';
 import { participantCodes } from './domain/billing/code-export.ts';
 import { BillingCodes } from './domain/billing/codes.ts';
+import { ProgramImports } from './domain/imports/growsurf-import.ts';
+import { ConsoleImports } from './domain/imports/console-imports.ts';
 
 export type { Deps } from './http/deps.ts';
 
@@ -140,6 +142,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const billingCodes = new BillingCodes(db, clock, participants);
   const stripeInbound = new StripeInbound(db, clock, log, billing, participants, transactions, referralTriggers, config.stripeApiUrl);
   const payouts = new Payouts(db, clock, programs, participants, commissions, webhooks, () => payoutDestinations, programEmails, jobs, undefined, participantCodes);
+  const consoleImports = new ConsoleImports({ db, clock, config, log, jobs, sealer, imports: new ProgramImports({ db, clock, programConfig, rewardConfigs, sealer }) });
+  consoleImports.register();
   // The preview pages it photographs need every service, so it reaches them through the finished object.
   let all: Deps | null = null;
   const screenshots = new Screenshots({ config, clock, log, storage }, () => all!, secret);
@@ -195,6 +199,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     billing,
     stripeInbound,
     billingCodes,
+    consoleImports,
     async close() {
       // Visits in flight and impression counts waiting in memory are written before the database closes.
       await visits.close();

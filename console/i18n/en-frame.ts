@@ -11,6 +11,7 @@ export const enFrame = {
   'frame.programs': 'Programs of this team',
   'frame.allPrograms': 'All programs',
   'frame.newProgram': 'New program',
+  'frame.moveIn': 'Move a program in',
   'frame.group.program': 'Program',
   'frame.group.participants': 'Participants',
   'frame.group.rewards': 'Rewards and fraud',

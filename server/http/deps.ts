@@ -49,6 +49,7 @@ import type { McpOAuthStore } from '../mcp/oauth-store.ts';
 import type { BillingConnections } from '../domain/billing/billing-connections.ts';
 import type { StripeInbound } from '../domain/billing/stripe-inbound.ts';
 import type { BillingCodes } from '../domain/billing/codes.ts';
+import type { ConsoleImports } from '../domain/imports/console-imports.ts';
 
 // The services the HTTP layer (REST, participant API, pages, MCP) is built from. server/deps.ts
 // (`createDeps`) builds them; declared here, below both, so the HTTP layer never imports the
@@ -120,5 +121,7 @@ export interface Deps {
   stripeInbound: StripeInbound;
   /** Participants' coupon and promotion codes mapped to the billing system's (docs/integrations.md "Codes"). */
   billingCodes: BillingCodes;
+  /** Moving a program in from the console: the source's programs, the import job, its progress (issue #33). */
+  consoleImports: ConsoleImports;
   close(): Promise<void>;
 }

@@ -51,8 +51,8 @@ export interface Operation<B = any, Q = any, R = any> {
    * or a `Readable` the pipeline streams as it is read (GET only; docs/decisions.md "Data export and import").
    */
   contentType?: 'text/csv';
-  /** Sent as a file download (`Content-Disposition: attachment`) with this name; GET only. */
-  download?: (program: Program | null) => string;
+  /** Sent as a file download (`Content-Disposition: attachment`) with this name (from the program or the path's parameters); GET only. */
+  download?: (program: Program | null, params: Record<string, string>) => string;
   /** Also takes the CSV itself as the body (`Content-Type: text/csv`, up to `limit` bytes) instead of JSON. */
   csvBody?: { limit: number };
   handler(input: OperationInput<B, Q>): Promise<R>;

@@ -170,7 +170,7 @@ function handle(op: Operation, deps: Deps, authenticate: Authenticate): Koa.Midd
       ctx.status = 200;
       if (result instanceof Readable) streamBody(ctx, deps, result);
       else ctx.body = result;
-      if (op.download) ctx.attachment(op.download(program));
+      if (op.download) ctx.attachment(op.download(program, params));
       if (op.contentType) ctx.type = `${op.contentType}; charset=utf-8`;
       if (idem && key) await storeIdempotent(deps, key.id, idem, fp, result);
     } finally {

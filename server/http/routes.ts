@@ -27,6 +27,7 @@ import * as translations from './resources/translations.ts';
 import * as billing from './resources/billing.ts';
 import * as billingCodes from './resources/billing-codes.ts';
 import * as billingPaddle from './resources/billing-paddle.ts';
+import * as imports from './resources/imports.ts';
 
 /**
  * Every REST operation, grouped by resource. Method, path, scope, schemas and handler live on each
@@ -189,4 +190,10 @@ export const operations: Operation[] = [
   data.exportRewards,
   data.exportCommissions,
   data.importParticipantsCsv,
+
+  // Moving a program in from a GrowSurf v2 API source, the console's way (refloop extensions, issue #33)
+  imports.listImportSourcePrograms,
+  imports.startImport,
+  imports.getImport,
+  imports.exportImportRefusals,
 ];
