@@ -17,6 +17,7 @@ const OPTIONS = {
   'dry-run': { type: 'boolean' },
   resume: { type: 'boolean' },
   since: { type: 'boolean' },
+  activity: { type: 'boolean' },
   json: { type: 'boolean' },
 } as const;
 
@@ -88,6 +89,7 @@ export async function importGrowsurfCommand(argv: string[], deps: Deps, out: Out
           dryRun: !!values['dry-run'],
           resume: !!values.resume || !!values.since,
           since: !!values.since,
+          activity: !!values.activity,
           onProgress: progress,
           // Printed at once: a run stopped later has still shown each secret (it is shown nowhere else).
           onWebhookSecret: (w) => (json ? out.log(JSON.stringify({ event: 'webhookSecret', ...w })) : out.log(`${w.programId}: webhook ${w.id} came in switched off; its new signing secret (shown this once): ${w.secret}`)),

@@ -18,6 +18,7 @@ export async function up(knex: Knex): Promise<void> {
       t.string('status', 16).notNullable(); // RUNNING | DONE
       t.string('mode', 16).notNullable().defaultTo('FULL'); // FULL | CATCH_UP (`--since`: what changed after a finished run)
       t.string('stage', 24).notNullable();
+      t.boolean('with_activity').notNullable().defaultTo(false); // `--activity`: each participant's activity log too (one request each)
       t.text('cursor').nullable();
       t.text('counts').notNullable(); // JSON: created/skipped/refused per record kind
       t.bigInteger('started_at').notNullable();

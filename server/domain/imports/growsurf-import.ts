@@ -26,23 +26,40 @@ import { encodeRecent, parseJson, programLanguages, valueHash } from '../partici
 import { writeMetadata } from '../participants/keys.ts';
 import { GrowSurfSource } from './source.ts';
 import { participantRow, type SourceParticipant, type SourceReward } from './participant-rows.ts';
+import { activityRow, destinationRow, resourceRow, type SourceActivity, type SourceDestinations, type SourceResource } from './program-rows.ts';
 import { affiliateInviteRow, applicationRow, badId, commissionRows, payoutRow, type SourceAffiliateInvite, type SourceApplication, type SourceCommission, type SourcePayout } from './affiliate-rows.ts';
 
 /** The stages of one program's import, in order. */
-export const IMPORT_STAGES = ['documents', 'rewards', 'webhooks', 'participants', 'referrals', 'payouts', 'commissions', 'affiliateInvites', 'applications', 'totals', 'links', 'done'] as const;
+export const IMPORT_STAGES = [
+  'documents',
+  'rewards',
+  'webhooks',
+  'resources',
+  'participants',
+  'referrals',
+  'payouts',
+  'commissions',
+  'affiliateInvites',
+  'applications',
+  'totals',
+  'destinations',
+  'activity',
+  'links',
+  'done',
+] as const;
 /** Stages only an affiliate program has. */
-const AFFILIATE_STAGES: readonly ImportStage[] = ['payouts', 'commissions', 'affiliateInvites', 'applications', 'totals'];
+const AFFILIATE_STAGES: readonly ImportStage[] = ['payouts', 'commissions', 'affiliateInvites', 'applications', 'totals', 'destinations'];
 
-/** The stage after `stage` for a program of `type`. */
-function nextStage(stage: ImportStage, type: 'REFERRAL' | 'AFFILIATE'): ImportStage {
+/** The stage after `stage` for a program of `type` (the activity logs only when asked for). */
+function nextStage(stage: ImportStage, type: 'REFERRAL' | 'AFFILIATE', withActivity: boolean): ImportStage {
   let i = IMPORT_STAGES.indexOf(stage) + 1;
-  while (type !== 'AFFILIATE' && AFFILIATE_STAGES.includes(IMPORT_STAGES[i]!)) i++;
+  while ((type !== 'AFFILIATE' && AFFILIATE_STAGES.includes(IMPORT_STAGES[i]!)) || (!withActivity && IMPORT_STAGES[i] === 'activity')) i++;
   return IMPORT_STAGES[i]!;
 }
 export type ImportStage = (typeof IMPORT_STAGES)[number];
 
 /** Record kinds an import counts and refuses. */
-export type ImportKind = 'program' | 'documents' | 'rewards' | 'webhooks' | 'participants' | 'issuedRewards' | 'invites' | 'payouts' | 'commissions' | 'affiliateInvites' | 'applications';
+export type ImportKind = 'program' | 'documents' | 'rewards' | 'webhooks' | 'resources' | 'destinations' | 'activity' | 'participants' | 'issuedRewards' | 'invites' | 'payouts' | 'commissions' | 'affiliateInvites' | 'applications';
 
 /** What one kind came to: created here, already here (skipped), refused. */
 export interface KindCounts {
@@ -95,6 +112,8 @@ export interface ImportRequest {
   resume?: boolean;
   /** Catch up after a finished run: bring in what is new on the source and update what changed (`--since`). */
   since?: boolean;
+  /** Also each participant's activity log (P13: one request per participant and page; `--activity`). Kept by the run for `--resume`. */
+  activity?: boolean;
   onProgress?: (p: ImportProgress) => void;
   /** Called once per imported webhook with its new signing secret, as soon as it is stored (a run stopped later has shown it already). */
   onWebhookSecret?: (w: { programId: string; id: string; secret: string }) => void;
@@ -157,6 +176,9 @@ const zero = (): Record<ImportKind, KindCounts> => ({
   documents: { created: 0, skipped: 0, refused: 0 },
   rewards: { created: 0, skipped: 0, refused: 0 },
   webhooks: { created: 0, skipped: 0, refused: 0 },
+  resources: { created: 0, skipped: 0, refused: 0 },
+  destinations: { created: 0, skipped: 0, refused: 0 },
+  activity: { created: 0, skipped: 0, refused: 0 },
   participants: { created: 0, skipped: 0, refused: 0 },
   issuedRewards: { created: 0, skipped: 0, refused: 0 },
   invites: { created: 0, skipped: 0, refused: 0 },
@@ -219,7 +241,7 @@ export class ProgramImports {
 
     if (!run) {
       progress('program', 0, null, `creating program ${campaign.id}`);
-      run = await this.#createProgram(req.teamId, req.source.base, campaign);
+      run = await this.#createProgram(req.teamId, req.source.base, campaign, !!req.activity);
       report.counts.program.created = 1;
     } else report.counts = { ...zero(), ...JSON.parse(run.counts) };
     const runId: string = run.id;
@@ -307,15 +329,27 @@ export class ProgramImports {
           report.counts.webhooks.created++;
         }
         for (const h of hooks.slice(MAX_WEBHOOKS_PER_PROGRAM)) await this.#refuse(trx, runId, report, { kind: 'webhooks', sourceId: String(h.id), reason: `A program may have at most ${MAX_WEBHOOKS_PER_PROGRAM} webhooks here.` });
-        stage = await this.#advance(runId, 'participants', null, report.counts, trx);
+        stage = await this.#advance(runId, 'resources', null, report.counts, trx);
       });
       for (const w of report.webhookSecrets) req.onWebhookSecret?.({ programId: campaign.id, ...w });
       progress('webhooks', hooks.length, hooks.length);
     }
 
+    if (stage === 'resources') {
+      // Links and texts come in with their ids; a file's bytes are not readable through the REST API.
+      const list = await req.source.get<{ resources?: SourceResource[] } | SourceResource[]>(`/campaign/${encodeURIComponent(campaign.id)}/resources`);
+      const resources = Array.isArray(list) ? list : (list.resources ?? []);
+      await db.knex.transaction(async (trx) => {
+        await this.#writeSimple(trx, runId, report, 'resources', 'program_resources', resources, (r) => resourceRow(r, campaign.id, this.deps.clock.now()));
+        stage = await this.#advance(runId, 'participants', null, report.counts, trx);
+      });
+      progress('resources', resources.length, resources.length);
+    }
+
     const id = encodeURIComponent(campaign.id);
     const startCursor = (at: ImportStage) => (at === run.stage ? (run.cursor ?? null) : null);
-    const next = (after: ImportStage) => nextStage(after, campaign.type);
+    const withActivity = run.with_activity === true || Number(run.with_activity) === 1;
+    const next = (after: ImportStage) => nextStage(after, campaign.type, withActivity);
 
     if (stage === 'participants') {
       const program = await this.#program(campaign.id);
@@ -418,6 +452,75 @@ export class ProgramImports {
       });
     }
 
+    if (stage === 'destinations') {
+      // Each affiliate's confirmed payout destination (P14: one request per affiliate), so payouts can
+      // go on without asking everyone to confirm again; tax details are never listed nor stored.
+      stage = await this.#paged(runId, report, 'destinations', next('destinations'), startCursor('destinations'), 0, null, progress, async (c) => {
+        const affiliates: Array<{ id: string }> = await db
+          .knex('participants')
+          .where({ program_id: campaign.id, is_affiliate: true })
+          .modify((q) => (c ? q.where('id', '>', c) : q))
+          .orderBy('id')
+          .limit(PAGE)
+          .select('id');
+        const found: Array<{ participantId: string; d: SourceDestinations }> = [];
+        for (const a of affiliates) found.push({ participantId: a.id, d: await req.source.get<SourceDestinations>(`/campaign/${id}/participant/${encodeURIComponent(a.id)}/payout-destination`) });
+        return {
+          items: affiliates,
+          next: affiliates.length === PAGE ? affiliates.at(-1)!.id : null,
+          write: async (trx) => {
+            const have = new Set((await trx('payout_destinations').where({ program_id: campaign.id }).whereIn('participant_id', affiliates.map((a) => a.id)).select('participant_id')).map((r: { participant_id: string }) => r.participant_id));
+            for (const f of found) {
+              const row = destinationRow(f.d, campaign.id, f.participantId, newId(), this.deps.clock.now());
+              if (!row) continue;
+              if (have.has(f.participantId)) {
+                report.counts.destinations.skipped++;
+                continue;
+              }
+              await trx('payout_destinations').insert(row);
+              report.counts.destinations.created++;
+            }
+          },
+        };
+      });
+    }
+
+    if (stage === 'activity') {
+      // Each participant's activity log, oldest first as our log keeps it (P13 pages newest first).
+      stage = await this.#paged(runId, report, 'activity', next('activity'), startCursor('activity'), 0, null, progress, async (c) => {
+        const people: Array<{ id: string }> = await db
+          .knex('participants')
+          .where({ program_id: campaign.id })
+          .modify((q) => (c ? q.where('id', '>', c) : q))
+          .orderBy('id')
+          .limit(20)
+          .select('id');
+        const rows: Array<Record<string, unknown>> = [];
+        for (const p of people) {
+          const log: SourceActivity[] = [];
+          for (let offset: number | null = 0; offset !== null; ) {
+            const page: { activityLogs?: SourceActivity[]; offset?: number | null } = await req.source.get(`/campaign/${id}/participant/${encodeURIComponent(p.id)}/activity-logs`, { limit: PAGE, offset });
+            log.push(...(page.activityLogs ?? []));
+            offset = (page.activityLogs ?? []).length && typeof page.offset === 'number' && page.offset > offset ? page.offset : null;
+          }
+          for (const a of log.reverse()) {
+            const row = activityRow(a, campaign.id, p.id);
+            if (row) rows.push(row);
+          }
+        }
+        return {
+          items: people,
+          next: people.length === 20 ? people.at(-1)!.id : null,
+          write: async (trx) => {
+            // A page written before a stop is not written again: its participants' imported rows are replaced.
+            await trx('activity_logs').where({ program_id: campaign.id, action: 'import.activity' }).whereIn('participant_id', people.map((p) => p.id)).del();
+            for (const chunk of chunks(rows, 200)) await trx('activity_logs').insert(chunk);
+            report.counts.activity.created += rows.length;
+          },
+        };
+      });
+    }
+
     if (stage === 'links') {
       await db.knex.transaction(async (trx) => {
         await this.#linkReferrals(trx, campaign.id);
@@ -436,7 +539,7 @@ export class ProgramImports {
   }
 
   /** The program row (same id, name, type, status, currency), its counters and the run, in one transaction. */
-  async #createProgram(teamId: string, sourceUrl: string, campaign: SourceCampaign): Promise<any> {
+  async #createProgram(teamId: string, sourceUrl: string, campaign: SourceCampaign, withActivity: boolean): Promise<any> {
     const now = this.deps.clock.now();
     const docs = defaultDocuments(campaign.type, null);
     const status = ['DRAFT', 'IN_PROGRESS', 'COMPLETE'].includes(campaign.status) ? campaign.status : 'DRAFT';
@@ -449,6 +552,7 @@ export class ProgramImports {
       status: 'RUNNING',
       stage: 'documents',
       cursor: null,
+      with_activity: withActivity,
       counts: JSON.stringify({ ...zero(), program: { created: 1, skipped: 0, refused: 0 } }),
       started_at: now,
       updated_at: now,
@@ -1048,6 +1152,8 @@ export class ProgramImports {
     const hooks = await req.source.get<{ webhooks?: SourceWebhook[] } | SourceWebhook[]>(`/campaign/${id}/webhooks`);
     await tally('webhooks', 'webhooks', Array.isArray(hooks) ? hooks : (hooks.webhooks ?? []), (h: SourceWebhook) => badId(h.id) ?? (typeof h.payloadUrl === 'string' && !/^https?:\/\//i.test(h.payloadUrl) ? 'Its payload URL is not an http(s) URL.' : null));
     const now = this.deps.clock.now();
+    const resources = await req.source.get<{ resources?: SourceResource[] } | SourceResource[]>(`/campaign/${id}/resources`);
+    await tally('resources', 'program_resources', Array.isArray(resources) ? resources : (resources.resources ?? []), (r: SourceResource) => refusedOf(resourceRow(r, campaign.id, now)));
     const pages = async <T>(path: string, field: string, check: (items: T[]) => Promise<void>, offsetPaged = false) => {
       let c: string | undefined;
       for (;;) {

@@ -51,6 +51,7 @@ async function snapshot(app: TestApp, key: string, pid: string, affiliates: stri
     byRevenue: await one('/leaderboard?leaderboardType=BY_REVENUE&limit=50'),
     analytics: await one('/analytics'),
     affiliateAnalytics: await Promise.all(affiliates.slice(0, 3).map((a) => one(`/participant/${a}/analytics`))),
+    destinations: await Promise.all(affiliates.slice(0, 3).map((a) => one(`/participant/${a}/payout-destination`))),
   };
 }
 
@@ -102,6 +103,8 @@ describe('refloop import growsurf: an affiliate program (issue #33)', () => {
     }
     await restOk(source, p.key, 'PATCH', `/campaign/${p.pid}/affiliate-applications/${applied[0]}`, { status: 'APPROVED' });
     await restOk(source, p.key, 'PATCH', `/campaign/${p.pid}/affiliate-applications/${applied[1]}`, { status: 'DENIED', rejectionReason: 'NOT_A_FIT' });
+    // One affiliate confirmed a PayPal payout address (the confirmation link's effect, written as it leaves it).
+    await source.deps.db.knex('payout_destinations').insert({ id: 'dest1', program_id: p.pid, participant_id: affiliates[1], provider: 'PAYPAL', account: 'aff1-pay@partners.example', status: 'CONFIRMED', legal_entity_type: 'INDIVIDUAL', confirmed_at: source.clock.now() - 5_000, created_at: source.clock.now() - 5_000, updated_at: source.clock.now() - 5_000 });
   }, 120_000);
 
   afterAll(async () => {
@@ -122,6 +125,7 @@ describe('refloop import growsurf: an affiliate program (issue #33)', () => {
     expect(report.refusals).toEqual([]);
     expect(report.counts.commissions.created).toBe(CUSTOMERS);
     expect(report.counts.payouts.created).toBe(before.payouts.length);
+    expect(report.counts.destinations).toEqual({ created: 1, skipped: 0, refused: 0 });
     const after = await snapshot(target, acct.key, p.pid, affiliates);
     // Documented difference (docs/migrating.md): the installation's mobile key is this refloop's own, and the options carry none.
     for (const k of Object.keys(before) as Array<keyof typeof before>) expect(after[k], k).toEqual(before[k]);

@@ -48,7 +48,9 @@ async function snapshot(app: TestApp, key: string, pid: string) {
   const [campaign, design, emails, options, installation, rewards, leaderboard] = await Promise.all(
     [``, '/design', '/emails', '/options', '/installation', '/reward-configs', '/leaderboard?limit=50'].map((p) => restOk(app, key, 'GET', `/campaign/${pid}${p}`)),
   );
-  return { campaign, design, emails, options, installation, rewards, leaderboard, participants: await allParticipants(app, key, pid), referrals: await allReferrals(app, key, pid), analytics: await restOk(app, key, 'GET', `/campaign/${pid}/analytics`) };
+  const resources = await restOk(app, key, 'GET', `/campaign/${pid}/resources`);
+  const logs = await Promise.all(['p1@beans.example', 'p7@beans.example', 'p50@beans.example'].map((who) => restOk(app, key, 'GET', `/campaign/${pid}/participant/${who}/activity-logs?limit=100`)));
+  return { campaign, design, emails, options, installation, rewards, leaderboard, resources, logs, participants: await allParticipants(app, key, pid), referrals: await allReferrals(app, key, pid), analytics: await restOk(app, key, 'GET', `/campaign/${pid}/analytics`) };
 }
 
 describe('refloop import growsurf (issue #33)', () => {
@@ -107,6 +109,10 @@ describe('refloop import growsurf (issue #33)', () => {
     for (const [who, emails] of [['p0@beans.example', ['ivy@friends.example', 'jo@friends.example', 'kim@friends.example']], ['p7@beans.example', ['lu@friends.example', 'max@friends.example']]] as const) {
       await restOk(source, sourceKey, 'POST', `/campaign/${pid}/participant/${who}/invites`, { emailAddresses: emails, messageText: 'Join me!' });
     }
+    // Resources: a link and a text come in; a file cannot (the REST API does not give its bytes).
+    await restOk(source, sourceKey, 'POST', `/campaign/${pid}/resources`, { type: 'LINK', title: 'Brand kit', url: 'https://beans.example/brand', isPublished: true });
+    await restOk(source, sourceKey, 'POST', `/campaign/${pid}/resources`, { type: 'TEXT', title: 'Suggested post', text: 'I love these beans!', category: 'Social' });
+    await source.deps.db.knex('program_resources').insert({ id: 'filebrochure', program_id: pid, type: 'FILE', title: 'Brochure', file_key: 'x', file_name: 'brochure.pdf', file_mime_type: 'application/pdf', file_bytes: 1000, file_format: 'pdf', file_moderation_status: 'APPROVED', is_published: true, position: 2, created_at: source.clock.now(), updated_at: source.clock.now() });
     before = await snapshot(source, sourceKey, pid);
     expect(before.participants).toHaveLength(PEOPLE);
   }, 240_000);
@@ -116,7 +122,7 @@ describe('refloop import growsurf (issue #33)', () => {
   });
 
   /** The target's view equals the source's, field by field, for every participant. */
-  async function expectSameAsSource(app: TestApp, key: string) {
+  async function expectSameAsSource(app: TestApp, key: string, opts: { activity?: boolean } = {}) {
     const after = await snapshot(app, key, pid);
     expect(after.campaign).toEqual(before.campaign);
     expect(after.design).toEqual(before.design);
@@ -126,6 +132,9 @@ describe('refloop import growsurf (issue #33)', () => {
     const noKey = (doc: Record<string, any>) => ({ ...doc, mobile: { ...doc.mobile, publicKey: undefined } });
     expect(noKey(after.installation)).toEqual(noKey(before.installation));
     expect(after.rewards).toEqual(before.rewards);
+    // Documented difference: a file resource cannot come in (its refusal is in the report).
+    expect(after.resources).toEqual({ ...before.resources, resources: before.resources.resources.filter((r: { type: string }) => r.type !== 'FILE') });
+    if (opts.activity) expect(after.logs).toEqual(before.logs);
     expect(after.referrals).toEqual(before.referrals);
     expect(after.analytics).toEqual(before.analytics);
     expect(after.leaderboard).toEqual(before.leaderboard);
@@ -140,14 +149,17 @@ describe('refloop import growsurf (issue #33)', () => {
       source: new GrowSurfSource({ url: source.url, key: sourceKey }),
       programId: pid,
       teamId: t.teamId,
+      activity: true,
       onProgress: (p) => stages.push(p.stage),
     });
     expect(report.counts.participants).toEqual({ created: PEOPLE, skipped: 0, refused: 0 });
     expect(report.counts.rewards).toEqual({ created: 2, skipped: 0, refused: 0 });
-    expect(report.refusals).toEqual([]);
+    expect(report.refusals).toEqual([{ kind: 'resources', sourceId: 'filebrochure', reason: expect.stringMatching(/does not give its file/) }]);
     expect(report.counts.invites).toEqual({ created: 5, skipped: 0, refused: 0 });
-    expect(new Set(stages)).toEqual(new Set(['program', 'documents', 'rewards', 'webhooks', 'participants', 'referrals', 'done']));
-    await expectSameAsSource(t.app, t.key);
+    expect(report.counts.resources).toEqual({ created: 2, skipped: 0, refused: 1 });
+    expect(report.counts.activity.created).toBeGreaterThan(PEOPLE);
+    expect(new Set(stages)).toEqual(new Set(['program', 'documents', 'rewards', 'webhooks', 'resources', 'participants', 'referrals', 'activity', 'done']));
+    await expectSameAsSource(t.app, t.key, { activity: true });
     // Webhooks come in switched off, with a new secret shown once in the report.
     const [sourceHook] = (await restOk(source, sourceKey, 'GET', `/campaign/${pid}/webhooks`)).webhooks;
     const [hook] = (await restOk(t.app, t.key, 'GET', `/campaign/${pid}/webhooks`)).webhooks;
@@ -283,7 +295,8 @@ describe('refloop import growsurf (issue #33)', () => {
       const run = await t.app.deps.db.knex('import_runs').where({ program_id: pid }).first();
       expect(run.stage, 'killed among the participant pages').toBe('participants');
       const resumed = await cli(['--resume']);
-      expect(resumed.code, resumed.out).toBe(0);
+      // Exit code 1: the file resource was refused (and said so), everything else came in.
+      expect(resumed.code, resumed.out).toBe(1);
       const report = resumed.out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((e) => e.event === 'report');
       expect(report.counts.participants).toEqual({ created: PEOPLE, skipped: 0, refused: 0 });
       await expectSameAsSource(t.app, t.key);
@@ -304,10 +317,14 @@ describe('refloop import growsurf (issue #33)', () => {
     const report = out.map((l) => JSON.parse(l)).find((e) => e.event === 'report');
     expect(report.dryRun).toBe(true);
     expect(report.counts.participants).toEqual({ created: PEOPLE - 1, skipped: 0, refused: 1 });
-    expect(report.refusals).toEqual([{ kind: 'participants', sourceId: clash.id, reason: 'A participant of another program on this refloop has this id.' }]);
+    expect(report.refusals).toEqual([
+      { kind: 'participants', sourceId: clash.id, reason: 'A participant of another program on this refloop has this id.' },
+      { kind: 'resources', sourceId: 'filebrochure', reason: expect.stringMatching(/does not give its file/) },
+    ]);
     expect(report.counts.invites).toEqual({ created: 5, skipped: 0, refused: 0 });
     expect(report.counts.webhooks).toEqual({ created: 1, skipped: 0, refused: 0 });
     expect(report.counts.rewards).toEqual({ created: 2, skipped: 0, refused: 0 });
+    expect(report.counts.resources).toEqual({ created: 2, skipped: 0, refused: 1 });
     expect(await t.app.deps.db.knex('programs').where({ id: pid }).first()).toBeUndefined();
     expect(await t.app.deps.db.knex('import_runs').first()).toBeUndefined();
   });
