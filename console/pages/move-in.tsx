@@ -21,6 +21,7 @@ const STAGES: Record<string, MessageKey> = {
   documents: 'movein.stage.documents',
   rewards: 'movein.stage.rewards',
   webhooks: 'movein.stage.webhooks',
+  resources: 'movein.stage.resources',
   participants: 'movein.stage.participants',
   referrals: 'movein.stage.referrals',
   payouts: 'movein.stage.payouts',
@@ -28,6 +29,8 @@ const STAGES: Record<string, MessageKey> = {
   affiliateInvites: 'movein.stage.affiliateInvites',
   applications: 'movein.stage.applications',
   totals: 'movein.stage.totals',
+  destinations: 'movein.stage.destinations',
+  activity: 'movein.stage.activity',
   links: 'movein.stage.links',
   done: 'movein.stage.done',
 };
@@ -37,6 +40,7 @@ const KINDS: Array<[kind: string, label: MessageKey]> = [
   ['documents', 'movein.kind.documents'],
   ['rewards', 'movein.kind.rewards'],
   ['webhooks', 'movein.kind.webhooks'],
+  ['resources', 'movein.kind.resources'],
   ['participants', 'movein.kind.participants'],
   ['issuedRewards', 'movein.kind.issuedRewards'],
   ['invites', 'movein.kind.invites'],
@@ -44,6 +48,8 @@ const KINDS: Array<[kind: string, label: MessageKey]> = [
   ['commissions', 'movein.kind.commissions'],
   ['affiliateInvites', 'movein.kind.affiliateInvites'],
   ['applications', 'movein.kind.applications'],
+  ['destinations', 'movein.kind.destinations'],
+  ['activity', 'movein.kind.activity'],
 ];
 
 const STATUS: Record<ImportProgressView['status'], [MessageKey, Tone]> = {

@@ -5,7 +5,22 @@ import { z } from 'zod';
 // runs as a background job, read its progress, its refusals as CSV, and its webhook secrets once.
 
 /** The record kinds an import counts and refuses. */
-export const IMPORT_KINDS = ['program', 'documents', 'rewards', 'webhooks', 'participants', 'issuedRewards', 'invites', 'payouts', 'commissions', 'affiliateInvites', 'applications'] as const;
+export const IMPORT_KINDS = [
+  'program',
+  'documents',
+  'rewards',
+  'webhooks',
+  'resources',
+  'participants',
+  'issuedRewards',
+  'invites',
+  'payouts',
+  'commissions',
+  'affiliateInvites',
+  'applications',
+  'destinations',
+  'activity',
+] as const;
 
 const sourceFields = {
   sourceUrl: z.string().max(2048).default('https://api.growsurf.com/v2').meta({ description: 'The source’s API base (default GrowSurf’s, https://api.growsurf.com/v2); `/v2` is added when missing. It must reach a public address.' }),
@@ -43,7 +58,9 @@ export const importStartBody = z
   .meta({ id: 'ImportStartRequest' });
 export type ImportStartBody = z.infer<typeof importStartBody>;
 
-const kindCounts = z.object({ created: z.number().int(), skipped: z.number().int(), refused: z.number().int() }).meta({ id: 'ImportKindCounts' });
+const kindCounts = z
+  .object({ created: z.number().int(), skipped: z.number().int(), refused: z.number().int(), updated: z.number().int().optional().meta({ description: 'A catch-up run: records already here that it brought up to the source.' }) })
+  .meta({ id: 'ImportKindCounts' });
 
 /** An import's state as the progress page polls it. */
 export const importProgress = z

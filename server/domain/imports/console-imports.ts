@@ -294,7 +294,10 @@ export class ConsoleImports {
           // A real run stops only at a moment it reports (a committed page or stage); a dry run writes nothing and runs whole.
           if (!row.dry_run && performance.now() - started >= this.sliceMs) stop = true;
         },
-        onWebhookSecret: (w) => void secrets.push({ id: w.id, secret: w.secret }),
+        onWebhookSecret: async (w) => {
+          secrets.push({ id: w.id, secret: w.secret });
+          await flush();
+        },
       });
       stop = false;
       await flush();

@@ -18,6 +18,7 @@ import { toProgram, type Program } from '../programs/programs.ts';
 import { defaultDocuments, type ProgramConfig } from '../programs/program-config.ts';
 import type { DocumentKind } from '../../../shared/schemas/program-config-fields.ts';
 import { READ_ONLY_FIELDS } from '../../../shared/schemas/program-config.ts';
+import { IMPORT_KINDS } from '../../../shared/schemas/imports.ts';
 import type { RewardConfigs } from '../programs/reward-configs.ts';
 import { rewardConfigCreate, type CampaignReward, type RewardConfigCreate } from '../../../shared/schemas/reward-config.ts';
 import { COLUMN_BOARD_NAMES, boardSpec, monthBoard, monthKey } from '../participants/boards.ts';
@@ -59,7 +60,7 @@ function nextStage(stage: ImportStage, type: 'REFERRAL' | 'AFFILIATE', withActiv
 export type ImportStage = (typeof IMPORT_STAGES)[number];
 
 /** Record kinds an import counts and refuses. */
-export type ImportKind = 'program' | 'documents' | 'rewards' | 'webhooks' | 'resources' | 'destinations' | 'activity' | 'participants' | 'issuedRewards' | 'invites' | 'payouts' | 'commissions' | 'affiliateInvites' | 'applications';
+export type ImportKind = (typeof IMPORT_KINDS)[number];
 
 /** What one kind came to: created here, already here (skipped), refused. */
 export interface KindCounts {
@@ -116,7 +117,7 @@ export interface ImportRequest {
   activity?: boolean;
   onProgress?: (p: ImportProgress) => void;
   /** Called once per imported webhook with its new signing secret, as soon as it is stored (a run stopped later has shown it already). */
-  onWebhookSecret?: (w: { programId: string; id: string; secret: string }) => void;
+  onWebhookSecret?: (w: { programId: string; id: string; secret: string }) => void | Promise<void>;
 }
 
 /** The services an import writes through. */
@@ -331,7 +332,8 @@ export class ProgramImports {
         for (const h of hooks.slice(MAX_WEBHOOKS_PER_PROGRAM)) await this.#refuse(trx, runId, report, { kind: 'webhooks', sourceId: String(h.id), reason: `A program may have at most ${MAX_WEBHOOKS_PER_PROGRAM} webhooks here.` });
         stage = await this.#advance(runId, 'resources', null, report.counts, trx);
       });
-      for (const w of report.webhookSecrets) req.onWebhookSecret?.({ programId: campaign.id, ...w });
+      // Awaited: a caller that keeps them (the console's job) has them stored before the run goes on.
+      for (const w of report.webhookSecrets) await req.onWebhookSecret?.({ programId: campaign.id, ...w });
       progress('webhooks', hooks.length, hooks.length);
     }
 
