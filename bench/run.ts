@@ -9,6 +9,7 @@ import { mobileRows } from './mobile-rows.ts';
 import { consoleBytesRow } from './console-bytes.ts';
 import { widgetBytesRow } from './widget-bytes.ts';
 import { exportRow } from './export-rows.ts';
+import { importRow } from './import-rows.ts';
 import { floorRatios, triggerFloorRows } from './trigger-floor.ts';
 import { readRows } from './read-rows.ts';
 
@@ -31,6 +32,7 @@ import { readRows } from './read-rows.ts';
 //                       or `console` (u: the owner console's first-load bytes from dist/console/sizes.json)
 //                       or `widget` (v: every widget entry and chunk from dist/widget/sizes.json, with the budgets)
 //                       or `export` (x: the streamed participants CSV export at BENCH_PARTICIPANTS, default 100,000 when 0)
+//                       or `import` (y: `refloop import growsurf` from a loopback source at its default rate limits, BENCH_PARTICIPANTS, default 100,000 when 0)
 //                       or `list` (b, e–g, o: leaderboards and the participants list at BENCH_PARTICIPANTS)
 //                       or `durability` (b, h-full/h-normal, m-full/m-normal: triggers and sales with SQLite's
 //                       synchronous FULL, the default, against the SQLITE_SYNCHRONOUS=NORMAL opt-in, two rounds
@@ -88,6 +90,10 @@ async function main(): Promise<void> {
   }
   if (ONLY === 'export') {
     await exportRow();
+    return;
+  }
+  if (ONLY === 'import') {
+    await importRow();
     return;
   }
   if (ONLY === 'list') {
