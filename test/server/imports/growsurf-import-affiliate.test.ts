@@ -52,6 +52,7 @@ async function snapshot(app: TestApp, key: string, pid: string, affiliates: stri
     analytics: await one('/analytics'),
     affiliateAnalytics: await Promise.all(affiliates.slice(0, 3).map((a) => one(`/participant/${a}/analytics`))),
     destinations: await Promise.all(affiliates.slice(0, 3).map((a) => one(`/participant/${a}/payout-destination`))),
+    activity: await Promise.all(affiliates.slice(0, 3).map((a) => one(`/participant/${a}/activity-logs?limit=100`))),
   };
 }
 
@@ -119,13 +120,14 @@ describe('refloop import growsurf: an affiliate program (issue #33)', () => {
     const acct = await verifiedAccount(target);
     target.clock.current = source.clock.current;
     const dry = await new ProgramImports(target.deps).importProgram({ source: new GrowSurfSource({ url: source.url, key: p.key }), programId: p.pid, teamId: acct.teamId, dryRun: true });
-    const report = await new ProgramImports(target.deps).importProgram({ source: new GrowSurfSource({ url: source.url, key: p.key }), programId: p.pid, teamId: acct.teamId });
+    const report = await new ProgramImports(target.deps).importProgram({ source: new GrowSurfSource({ url: source.url, key: p.key }), programId: p.pid, teamId: acct.teamId, activity: true });
     // The dry run said exactly what the run then did (issued rewards are counted with their participants only in a real run).
     for (const kind of ['participants', 'payouts', 'commissions', 'affiliateInvites', 'applications', 'rewards'] as const) expect(dry.counts[kind], kind).toEqual(report.counts[kind]);
     expect(report.refusals).toEqual([]);
     expect(report.counts.commissions.created).toBe(CUSTOMERS);
     expect(report.counts.payouts.created).toBe(before.payouts.length);
     expect(report.counts.destinations).toEqual({ created: 1, skipped: 0, refused: 0 });
+    expect(report.counts.activity.created).toBeGreaterThan(AFFILIATES + CUSTOMERS);
     const after = await snapshot(target, acct.key, p.pid, affiliates);
     // Documented difference (docs/migrating.md): the installation's mobile key is this refloop's own, and the options carry none.
     for (const k of Object.keys(before) as Array<keyof typeof before>) expect(after[k], k).toEqual(before[k]);
