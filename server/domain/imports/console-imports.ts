@@ -15,7 +15,8 @@ import { newId, type Sealer } from '../../crypto.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import { csvLine } from '../../../shared/csv.ts';
 import type { Jobs } from '../platform/jobs.ts';
-import { checkTarget, TargetRefusedError } from '../platform/ssrf.ts';
+import type { LookupFunction } from 'node:net';
+import { checkTarget, pinnedLookup, TargetRefusedError } from '../platform/ssrf.ts';
 import { GrowSurfSource, SourceError, type SourceOptions } from './source.ts';
 import type { ImportKind, ImportProgress, KindCounts, ProgramImports, Refusal } from './growsurf-import.ts';
 import { IMPORT_KINDS, type ImportProgressView, type ImportSourceBody, type ImportSourcePrograms, type ImportStartBody } from '../../../shared/schemas/imports.ts';
@@ -218,14 +219,19 @@ export class ConsoleImports {
 
   /** A reader of the source for a request (a dead source is a quick 400, not a minute of retries), behind the address guard. */
   async #source(body: ImportSourceBody): Promise<GrowSurfSource> {
-    await this.#guard(body.sourceUrl);
-    return new GrowSurfSource({ url: body.sourceUrl, key: body.apiKey, attempts: 2, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 1000))) });
+    const lookup = await this.#guard(body.sourceUrl);
+    return new GrowSurfSource({ url: body.sourceUrl, key: body.apiKey, attempts: 2, timeoutMs: 15_000, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 1000))), ...(lookup ? { lookup } : {}) });
   }
 
-  /** The outbound address guard webhooks use (with its `WEBHOOK_ALLOW_PRIVATE` escape hatch): a refused URL is a 400 on `sourceUrl`. */
-  async #guard(url: string): Promise<void> {
+  /**
+   * The outbound address guard webhooks use (with its `WEBHOOK_ALLOW_PRIVATE` escape hatch): a refused
+   * URL is a 400 on `sourceUrl`. Answers the lookup that pins the checked address (null when private
+   * addresses are allowed), so the source's requests cannot be rebound to another address by DNS.
+   */
+  async #guard(url: string): Promise<LookupFunction | null> {
     try {
-      await checkTarget(url, { allowPrivate: this.deps.config.webhookAllowPrivate, requireHttps: this.deps.config.env === 'production' });
+      const target = await checkTarget(url, { allowPrivate: this.deps.config.webhookAllowPrivate, requireHttps: this.deps.config.env === 'production' });
+      return target.address ? pinnedLookup(target.address, target.family) : null;
     } catch (err) {
       if (!(err instanceof TargetRefusedError)) throw err;
       const message = err.code === 'PRIVATE_ADDRESS' ? 'This address is on a private network; the source must be reachable on the internet.' : err.message;
@@ -242,8 +248,9 @@ export class ConsoleImports {
       db.knex('console_imports').where({ program_id: programId, id: row.id }).update({ status, source_key_enc: null, updated_at: clock.now(), finished_at: clock.now(), ...fields });
     const key = row.source_key_enc ? sealer.open(row.source_key_enc) : null;
     if (!key) return void (await end('FAILED', { message: 'The source’s API key could not be read; start the import again.' }));
+    let lookup: LookupFunction | null;
     try {
-      await this.#guard(row.source_url);
+      lookup = await this.#guard(row.source_url);
     } catch (err) {
       return void (await end('FAILED', { message: (err as Error).message.slice(0, 1000) }));
     }
@@ -272,6 +279,7 @@ export class ConsoleImports {
       {
         url: row.source_url,
         key,
+        ...(lookup ? { lookup } : {}),
         onWait: (reason, ms) => {
           wait = `Waiting ${Math.ceil(ms / 1000)} s: ${reason}.`.slice(0, 1000);
         },

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, RAISED_LIMITS, startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
 import { restOk } from '../../helpers/programs.ts';
 import { GrowSurfSource, retryAfterMs } from '../../../server/domain/imports/source.ts';
+import { pinnedLookup } from '../../../server/domain/platform/ssrf.ts';
 import { ProgramImports, type ImportProgress } from '../../../server/domain/imports/growsurf-import.ts';
 import { main } from '../../../server/cli.ts';
 
@@ -374,6 +375,15 @@ describe('refloop import growsurf (issue #33)', () => {
     const again = await imports.importProgram({ source: src(), programId: pid, teamId: t.teamId, since: true, resume: true });
     for (const [kind, c] of Object.entries(again.counts)) expect(c.created + (c.updated ?? 0), kind).toBe(0);
     await expectSameAsSource(t.app, t.key);
+  });
+
+  it('connects only to the address its lookup answers (the console pins the address its outbound guard checked)', async () => {
+    const port = new URL(source.url).port;
+    const pinned = new GrowSurfSource({ url: `http://refloop-source.invalid:${port}`, key: sourceKey, attempts: 1, lookup: pinnedLookup('127.0.0.1', 4) });
+    expect((await pinned.get<{ campaigns: Array<{ id: string }> }>('/campaigns')).campaigns.map((c) => c.id)).toContain(pid);
+    pinned.close();
+    const unpinned = new GrowSurfSource({ url: `http://refloop-source.invalid:${port}`, key: sourceKey, attempts: 1 });
+    await expect(unpinned.get('/campaigns')).rejects.toThrow(/did not answer/);
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {
