@@ -223,13 +223,14 @@ describe.skipIf(SKIP_BROWSER)('corner launcher and referred-friend welcome in Ch
     const home = page.getByRole('dialog', { name: 'Refer friends' });
     await home.getByRole('button', { name: design.share.copyButtonText }).waitFor();
     expect(await home.locator('[data-grsf-home] .sb .btn').count()).toBeGreaterThan(0);
-    expect(await home.locator('[data-grsf-home] .tile').count()).toBe(0);
+    // No figure tile yet: only the hidden boxes (<u>) that keep their place.
+    expect(await home.locator('[data-grsf-home] .tile:not(u)').count()).toBe(0);
     expect(await home.getByRole('tabpanel').getByRole('status').count()).toBe(0);
     const figuresBox = home.locator('[data-grsf-home] .hs');
     const reserved = (await figuresBox.boundingBox())!.height;
     expect(reserved).toBeGreaterThanOrEqual(74);
     showFigures();
-    await home.locator('[data-grsf-home] .tile').first().waitFor();
+    await home.locator('[data-grsf-home] .tile:not(u)').first().waitFor();
     // One row of tiles here (the count and a one-line way to the next reward at this width): the same height.
     expect(Math.abs((await figuresBox.boundingBox())!.height - reserved)).toBeLessThan(1);
     await page.unroute('**/widget/chunks/figures-*.js');

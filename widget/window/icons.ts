@@ -5,8 +5,8 @@
 // empty 18 px icon box, so nothing moves when the icons fill in. Icons and brand colours are a
 // brand's look (`aria-hidden`): every button keeps its text name and its size without them. No
 // imports (a component here would pull Preact out of window.js into a shared chunk): the sprite's
-// symbols are markup built here (`symbols`, which share.tsx sets into its one hidden svg, so the
-// drawing travels with the icons instead of in the first paint); share.tsx keeps the shape and
+// symbols are drawn here (`drawSprite`, into share.tsx's one hidden svg, so the drawing travels
+// with the icons instead of in the first paint); share.tsx keeps the shape and
 // label-shown rules, which set the buttons' size.
 /** 24 × 24 line icons; a path starting with `*` is filled instead of stroked. */
 export const PATHS: Record<string, string[]> = {
@@ -42,13 +42,26 @@ export const BRAND: Record<string, string> = {
 };
 
 /**
- * The sprite's symbols as markup (our own constant paths, never page or payload text: `names` only
- * selects among them): the copy icon and each of `names` this table has, each symbol scoped to the
- * shadow root that holds the sprite, as share.tsx's `I` names it. Markup rather than a component,
- * so this chunk stays data and the first paint does not carry the drawing.
+ * Draws the sprite's symbols into `svg` (the share panel's one hidden sprite, which Preact renders
+ * empty): the copy icon and each of `names` this table has, each symbol scoped to the shadow root that
+ * holds it, as share.tsx's `I` names it. Built with DOM calls from our own constant paths (never
+ * markup: the widget hands no HTML to the DOM), here rather than in share.tsx, so this lazy chunk
+ * carries the drawing and the first paint does not.
  */
-export const symbols = (names: string[]): string =>
-  ['copy', ...names]
-    .filter((n) => n in PATHS)
-    .map((n) => `<symbol id="grsf-i-${n}" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${PATHS[n]!.map((d) => (d[0] === '*' ? `<path d="${d.slice(1)}" fill="currentColor"/>` : `<path d="${d}"/>`)).join('')}</symbol>`)
-    .join('');
+export function drawSprite(svg: Element, names: string[]): void {
+  const NS = 'http://www.w3.org/2000/svg';
+  const make = (tag: string, attrs: Record<string, string>) => {
+    const el = document.createElementNS(NS, tag);
+    for (const k in attrs) el.setAttribute(k, attrs[k]!);
+    return el;
+  };
+  svg.replaceChildren(
+    ...['copy', ...names]
+      .filter((n) => n in PATHS)
+      .map((n) => {
+        const symbol = make('symbol', { id: `grsf-i-${n}`, viewBox: '0 0 24 24', fill: 'none', stroke: 'currentColor', 'stroke-width': '2', 'stroke-linecap': 'round', 'stroke-linejoin': 'round' });
+        for (const d of PATHS[n]!) symbol.append(make('path', d[0] === '*' ? { d: d.slice(1), fill: 'currentColor' } : { d }));
+        return symbol;
+      }),
+  );
+}

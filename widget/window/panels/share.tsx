@@ -110,8 +110,8 @@ export function Share() {
           {copy(d?.copyButtonText, 'share.copy')}
         </button>
       </div>
-      {/* The one sprite: a symbol per enabled channel and the copy icon (icons.ts `symbols`). */}
-      {icons && <svg aria-hidden="true" width="0" height="0" style="position:absolute" dangerouslySetInnerHTML={{ __html: icons.symbols(channels) }} />}
+      {/* The one sprite: a symbol per enabled channel and the copy icon (icons.ts `drawSprite`). */}
+      {icons && <svg aria-hidden="true" width="0" height="0" style="position:absolute" ref={(el) => void (el && icons!.drawSprite(el, channels))} />}
       <div class="row sb">
         {channels.map((c) => {
           const href = SHARE_URLS[c]!.replace('{u}', encodeURIComponent(url)).replace('{m}', encodeURIComponent(message)).replace('{s}', encodeURIComponent(subject));
