@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import { htmlPolicy } from './http/page-policy.ts';
 import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { visitFastPath } from './http/mobile/visit-fast-path.ts';
@@ -71,6 +72,8 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
   app.use(errorMiddleware(deps.log, deps.config.supportUrl));
   // Routes an embedding entry point adds in front of ours (the demo store of `npm start`).
   for (const mw of extra) app.use(mw);
+  // Our own HTML responses only: the routes an embedding entry point adds (the demo store) keep their own headers.
+  app.use(htmlPolicy());
 
   // `/v2` goes straight to the REST pipeline: none of the middlewares below before `rest` answers a
   // path under it (mobile, MCP, widget files, previews, uploads, webhooks, health and docs), so each

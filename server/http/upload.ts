@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { PAGE_POLICY } from './page-policy.ts';
 import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -165,7 +166,7 @@ async function download(ctx: Koa.Context, deps: Deps, resourceId: string): Promi
   ctx.length = opened.bytes;
   ctx.set('Content-Disposition', attachment(file.fileName));
   ctx.set('Cache-Control', 'private, no-store');
-  ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
+  ctx.set('Content-Security-Policy', PAGE_POLICY.download);
   ctx.body = opened.stream;
 }
 

@@ -45,9 +45,22 @@ export async function consoleNav(page: Page) {
   return nav;
 }
 
-/** Fails on any serious or critical axe-core violation of the page as shown. */
+/** Content-Security-Policy refusals Chromium reported on each page watched (issue #35: the browser surface stays hardened). */
+const cspRefusals = new WeakMap<Page, string[]>();
+
+/** Records the CSP refusals Chromium reports on `page` (it logs each as a console error). */
+export function watchCsp(page: Page): void {
+  const seen: string[] = [];
+  cspRefusals.set(page, seen);
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) seen.push(m.text());
+  });
+}
+
+/** Fails on any serious or critical axe-core violation of the page as shown, and on any CSP refusal since the page opened. */
 export async function expectAccessible(page: Page): Promise<void> {
   expect(await seriousA11yViolations(page)).toEqual([]);
+  expect(cspRefusals.get(page) ?? [], 'Content-Security-Policy refusals').toEqual([]);
 }
 
 /** The newest API key the keys page shows once (after the first sign-in replaced the account-creation key). */
@@ -68,6 +81,8 @@ export async function signedInConsole(app: TestApp, browser: Browser, width = 14
   const acct = await verifiedAccount(app);
   const context = await browser.newContext({ viewport: { width, height: 900 } });
   context.setDefaultTimeout(15_000);
+  // Every page of the owner's browser, the console and the owner pages alike, is watched for CSP refusals.
+  context.on('page', watchCsp);
   const page = await context.newPage();
   await page.goto(app.local(acct.passwordLink));
   await page.getByLabel('New password', { exact: true }).fill(PASSWORD);

@@ -90,6 +90,8 @@ export async function openPage(browser: Browser, options: BrowserContextOptions 
     });
   }
   page.on('pageerror', (e) => problems.push(String(e)));
+  // A Content-Security-Policy refusal is a problem in every suite (issue #35), strict or not.
+  if (!opts.strict) page.on('console', (m) => void (/Content Security Policy/i.test(m.text()) && problems.push(m.text())));
   if (opts.strict) {
     page.on('response', (r) => {
       if (r.status() >= 400) problems.push(`${r.status()} ${r.request().method()} ${r.url()}`);

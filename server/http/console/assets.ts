@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { PAGE_POLICY } from '../page-policy.ts';
 import fs from 'node:fs';
 import type Koa from 'koa';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +21,7 @@ const REVALIDATE = 'no-cache';
 /** Headers of the shell: no caching, no framing, only our own scripts and styles. */
 const SHELL_HEADERS: Record<string, string> = {
   'Cache-Control': 'no-store',
-  'Content-Security-Policy': "default-src 'self'; img-src 'self' data: https:; style-src 'self'; script-src 'self'; frame-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'Content-Security-Policy': PAGE_POLICY.console,
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'same-origin',
 };

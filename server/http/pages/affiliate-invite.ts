@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import { PAGE_POLICY } from '../page-policy.ts';
 import type { Deps } from '../deps.ts';
 import { esc, markup, message, page } from './html.ts';
 import { AppError } from '../../errors.ts';
@@ -52,7 +53,7 @@ export function linkPage(
     if (ctx.path !== path) return next();
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Referrer-Policy', PAGE_REFERRER_POLICY);
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+    ctx.set('Content-Security-Policy', PAGE_POLICY.form);
     ctx.type = 'html';
     const answer = (a: PageAnswer) => {
       ctx.status = a.status ?? 200;

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { PAGE_POLICY } from '../page-policy.ts';
 import type Koa from 'koa';
 import type { Deps } from '../deps.ts';
 import type { Program } from '../../domain/programs/programs.ts';
@@ -338,7 +339,7 @@ export function tagsFrame(tags: Tags, pageUrl: string): { html: string; csp: str
 /** The answer for an unknown program, a program without hosted pages, or a malformed address. */
 function notFound(ctx: Koa.Context): void {
   const { language, t } = readerOf(ctx.get('Accept-Language') || undefined);
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'");
+  ctx.set('Content-Security-Policy', PAGE_POLICY.message);
   ctx.status = 404;
   ctx.body = `<!doctype html>
 <html lang="${esc(language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(t('landing.notFound.title'))}</title><meta name="robots" content="noindex">
@@ -358,7 +359,7 @@ export function hostedPages(deps: Deps): Koa.Middleware {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;
       ctx.set('Allow', 'GET, HEAD');
-      ctx.set('Content-Security-Policy', "default-src 'none'; base-uri 'none'; frame-ancestors 'none'");
+      ctx.set('Content-Security-Policy', PAGE_POLICY.bare);
       const { language, t } = readerOf(ctx.get('Accept-Language') || undefined);
       ctx.body = `<!doctype html><html lang="${esc(language)}"><title>${esc(t('page.methodNotAllowed'))}</title><h1>${esc(t('page.methodNotAllowed'))}</h1>`;
       return;

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { PAGE_POLICY } from '../page-policy.ts';
 import path from 'node:path';
 import type Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
@@ -351,7 +352,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
     ctx.set('Referrer-Policy', PAGE_REFERRER_POLICY);
     ctx.set('X-Frame-Options', 'DENY');
     // Scripts only from our own origin: the Copy button of a key shown once (COPY_SCRIPT_PATH).
-    ctx.set('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    ctx.set('Content-Security-Policy', PAGE_POLICY.owner);
     const handler = routes[`${method} ${ctx.path}`];
     if (!handler) {
       ctx.set('Allow', ['GET', 'POST'].filter((m) => routes[`${m} ${ctx.path}`]).join(', '));

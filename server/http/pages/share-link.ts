@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import { PAGE_POLICY } from '../page-policy.ts';
 import type { Deps } from '../deps.ts';
 import { programSite } from '../../domain/programs/hosted-pages.ts';
 import { message, page } from './html.ts';
@@ -65,7 +66,7 @@ export function shareLinkPage(deps: Deps): Koa.Middleware {
     }
     const view = PROGRAM_ID.test(m[1]!) ? await deps.mobilePrograms.get(m[1]!) : null;
     if (!view) {
-      ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'");
+      ctx.set('Content-Security-Policy', PAGE_POLICY.message);
       ctx.status = 404;
       ctx.body = page(visitor.t('share.notFound.title'), `<h1>${message(visitor.t, 'share.notFound.heading')}</h1><p class="error" role="alert">${message(visitor.t, 'share.notFound.body')}</p>`, visitor.language);
       return;
@@ -82,7 +83,7 @@ export function shareLinkPage(deps: Deps): Koa.Middleware {
       }
     })();
     if (site && !loop) {
-      ctx.set('Content-Security-Policy', "default-src 'none'; base-uri 'none'; frame-ancestors 'none'");
+      ctx.set('Content-Security-Policy', PAGE_POLICY.bare);
       ctx.redirect(withQuery(site, ctx.querystring));
       return;
     }

@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import { PAGE_POLICY } from '../page-policy.ts';
 import type { Deps } from '../deps.ts';
 import { esc, page } from './html.ts';
 import { PAGE_REFERRER_POLICY, formSource } from './form-source.ts';
@@ -19,7 +20,7 @@ export function unsubscribePage(deps: Deps): Koa.Middleware {
     if (ctx.path !== '/unsubscribe') return next();
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Referrer-Policy', PAGE_REFERRER_POLICY);
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+    ctx.set('Content-Security-Policy', PAGE_POLICY.form);
     // Until the token names a participant, the reader is a visitor: the browser's language among all of them.
     const accept = ctx.get('Accept-Language') || undefined;
     const visitor = readerOf(accept);
