@@ -105,14 +105,16 @@ function ProgramSwitcher({ programId, page }: { programId: string | undefined; p
       </button>
       <div class="switcher-menu" id="program-menu" hidden={!open}>
         <ul aria-label={t('frame.programs')}>
-          {(list ?? []).map((p) => (
+          {/* Drawn only while open: each mark reads its program's design, so a closed menu asks for none but the current one. */}
+          {open &&
+            (list ?? []).map((p) => (
             <li key={p.id}>
               <Link href={`/console/programs/${encodeURIComponent(p.id)}`} aria-current={p.id === programId ? 'page' : undefined}>
                 <ProgramMark id={p.id} name={p.name} small />
                 <span>{p.name}</span>
               </Link>
             </li>
-          ))}
+            ))}
           <li class="sep">
             <Link href="/console">{t('frame.allPrograms')}</Link>
           </li>

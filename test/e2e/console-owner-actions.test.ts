@@ -214,8 +214,17 @@ describe.skipIf(SKIP_BROWSER)('console owner actions in Chromium (issue #32)', (
     await expect.poll(() => switcherName.textContent()).toBe('Bakery friends');
     expect(await rename.getAttribute('aria-invalid')).toBeNull();
     expect((await programs()).map((p) => p.name)).toEqual(['Bakery friends']);
+    // A second program: its mark (which reads its design) is asked for only when the menu opens, not on every page load.
+    const other = await app.request('POST', '/v2/campaigns', { key, body: { type: 'REFERRAL', name: 'Cake club' } });
+    expect(other.status, other.text).toBe(200);
+    const designs: string[] = [];
+    page.on('request', (r) => void (/\/design$/.test(new URL(r.url()).pathname) && designs.push(new URL(r.url()).pathname)));
+    await page.reload();
+    await expect.poll(() => switcherName.textContent()).toBe('Bakery friends');
+    expect(designs.filter((d) => d.includes(other.body.id))).toEqual([]);
     await page.locator('.switcher-button').click();
     expect(await page.locator('#program-menu').getByRole('link', { name: 'Bakery friends' }).getAttribute('aria-current')).toBe('page');
+    await expect.poll(() => designs.filter((d) => d.includes(other.body.id)).length).toBe(1);
     await page.locator('.switcher-button').click();
     // Hovered (the pointer is still on it), the button keeps its name readable: button:hover's white text once hid it.
     expect(await switcherName.evaluate((el) => getComputedStyle(el).color)).not.toBe('rgb(255, 255, 255)');
