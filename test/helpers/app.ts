@@ -198,3 +198,12 @@ export async function verifiedAccount(app: TestApp, email?: string) {
   if (res.status !== 200) throw new Error(`verification failed: ${res.status}`);
   return acct;
 }
+
+/** Runs `refloop …` in-process against `app`'s database and captures what it prints (standard output and error apart). */
+export async function runCli(app: TestApp, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const { main } = await import('../../server/cli.ts');
+  let out = '';
+  let err = '';
+  const code = await main(argv, { log: (s) => (out += s + '\n'), error: (s) => (err += s + '\n') }, () => app.deps.config);
+  return { code, out, err };
+}

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { main } from '../../server/cli.ts';
-import { startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
+import { runCli, startApp, verifiedAccount, type TestApp } from '../helpers/app.ts';
 import { parseCsv } from '../../shared/csv.ts';
 
 // `refloop export …` and `refloop import participants …` (issue #23): the Data extensions from a shell.
@@ -13,12 +12,8 @@ let key: string;
 let pid: string;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'refloop-cli-data-'));
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { log: (s) => (out += s + '\n'), error: (s) => (err += s + '\n') }, () => app.deps.config);
-  return { code, out, err };
-}
+/** Runs `refloop …` in-process against the test app's database. */
+const cli = (...argv: string[]) => runCli(app, ...argv);
 
 beforeAll(async () => {
   app = await startApp();

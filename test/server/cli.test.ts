@@ -3,8 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { main } from '../../server/cli.ts';
-import { startApp, createAccount, verifiedAccount, type TestApp } from '../helpers/app.ts';
+import { runCli, startApp, createAccount, verifiedAccount, type TestApp } from '../helpers/app.ts';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -14,13 +13,8 @@ afterAll(async () => {
   await app.close();
 });
 
-/** Runs `refloop …` against the test app's database and captures its output. */
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { log: (s) => (out += s + '\n'), error: (s) => (err += s + '\n') }, () => app.deps.config);
-  return { code, out, err };
-}
+/** Runs `refloop …` in-process against the test app's database. */
+const cli = (...argv: string[]) => runCli(app, ...argv);
 
 describe('refloop CLI', () => {
   it('prints help for every command', async () => {

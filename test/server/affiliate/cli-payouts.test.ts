@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../../server/cli.ts';
-import { startApp, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
+import { runCli, startApp, type TestApp, RAISED_LIMITS } from '../../helpers/app.ts';
 import { commissionsOf, moneyProgram, referralProgram, sale } from '../../helpers/money.ts';
 
 // `refloop payouts list|run|export|mark` (issue #6): the manual payout provider from a shell,
@@ -20,13 +19,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs `refloop …` against the test app's database and captures its output. */
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { log: (s) => (out += s + '\n'), error: (s) => (err += s + '\n') }, () => app.deps.config);
-  return { code, out, err };
-}
+/** Runs `refloop …` in-process against the test app's database. */
+const cli = (...argv: string[]) => runCli(app, ...argv);
 
 describe('refloop payouts', () => {
   it('prints help for each payouts command', async () => {

@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../../helpers/app.ts';
+import { runCli, startApp, type TestApp } from '../../helpers/app.ts';
 import { moneyProgram, type MoneyProgram } from '../../helpers/money.ts';
 import { restOk } from '../../helpers/programs.ts';
-import { main } from '../../../server/cli.ts';
 
 // Issue #33 part 4: `refloop import csv` reads the affiliates, referrals and commissions exports of
 // Rewardful, FirstPromoter and Tolt (fixtures shaped after each product's export columns and API
@@ -24,12 +23,7 @@ afterAll(async () => {
 });
 
 /** Runs `refloop …` in-process against the test app's database. */
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { log: (s) => (out += s + '\n'), error: (s) => (err += s + '\n') }, () => app.deps.config);
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => runCli(app, ...argv);
 
 /** Every participant of the program by email. */
 async function people(p: MoneyProgram): Promise<Map<string, Record<string, any>>> {
