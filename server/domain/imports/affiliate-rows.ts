@@ -1,6 +1,7 @@
 // An affiliate program's money and enrollment as the source lists them (rest-v2 §2.12, §2.13,
 // §2.32, §2.33), as our rows with the same ids, states, amounts and times.
 import { newId } from '../../crypto.ts';
+import { keepableId } from './participant-rows.ts';
 
 /** A commission as AF10 lists it. */
 export interface SourceCommission {
@@ -76,7 +77,6 @@ export interface SourceAffiliateInvite {
   revokedAt?: number | null;
 }
 
-const ID = /^[A-Za-z0-9_-]{1,32}$/;
 const CURRENCY = /^[A-Z]{3}$/;
 const COMMISSION_STATUSES = new Set(['PENDING', 'APPROVED', 'PAID', 'REVERSED', 'DELETED']);
 const PAYOUT_STATUSES = new Set(['UPCOMING', 'QUEUED', 'ISSUED', 'FAILED', 'REVERSED']);
@@ -85,7 +85,7 @@ const text = (s: unknown, max: number): string | null => (typeof s === 'string' 
 
 /** Why a record's id cannot be kept, or null. */
 export function badId(id: unknown): string | null {
-  return typeof id === 'string' && ID.test(id) ? null : 'Its id is not one refloop can keep (1–32 of A–Z, a–z, 0–9, _ and -).';
+  return keepableId(id) ? null : 'Its id is not one refloop can keep (1–32 of A–Z, a–z, 0–9, _ and -).';
 }
 
 /** A payout's row, or why it cannot be one. */
@@ -214,7 +214,7 @@ export function applicationRow(a: SourceApplication, programId: string, now: num
       first_name: text(a.firstName, 255),
       last_name: text(a.lastName, 255),
       risk_level: ['LOW', 'MEDIUM', 'HIGH'].includes(a.riskLevel ?? '') ? a.riskLevel : null,
-      participant_id: typeof a.participantId === 'string' && ID.test(a.participantId) ? a.participantId : null,
+      participant_id: keepableId(a.participantId) ? a.participantId : null,
       decided_at: int(a.decidedAt),
       reviewed_at: int(a.reviewedAt),
       reapply_allowed_at: int(a.reapplyAllowedAt),

@@ -26,7 +26,7 @@ import { ScoreLedger } from '../participants/score-ledger.ts';
 import { encodeRecent, parseJson, programLanguages, valueHash } from '../participants/model.ts';
 import { writeMetadata } from '../participants/keys.ts';
 import { GrowSurfSource } from './source.ts';
-import { participantRow, type SourceParticipant, type SourceReward } from './participant-rows.ts';
+import { keepableId, participantRow, type SourceParticipant, type SourceReward } from './participant-rows.ts';
 import { activityRow, destinationRow, resourceRow, type SourceActivity, type SourceDestinations, type SourceResource } from './program-rows.ts';
 import { affiliateInviteRow, applicationRow, badId, commissionRows, payoutRow, type SourceAffiliateInvite, type SourceApplication, type SourceCommission, type SourcePayout } from './affiliate-rows.ts';
 
@@ -783,14 +783,7 @@ export class ProgramImports {
       else mapped.push({ p, ...m, keys: [String(m.row.share_key).toLowerCase(), ...m.vanityKeys.map((k) => k.toLowerCase())] });
     }
     // What this program already holds of the page's emails and keys, in three statements.
-    const emails = new Set<string>();
-    const heldKeys = new Set<string>();
-    if (mapped.length) {
-      const allKeys = [...new Set(mapped.flatMap((m) => [...m.keys, String(m.row.share_key)]))];
-      for (const r of await trx('participants').where({ program_id: program.id }).whereIn('email_key', mapped.map((m) => String(m.row.email_key))).select('email_key')) emails.add(r.email_key);
-      for (const r of await trx('participant_vanity_keys').where({ program_id: program.id }).whereIn('key_lower', allKeys).select('key_lower')) heldKeys.add(r.key_lower);
-      for (const r of await trx('participants').where({ program_id: program.id }).whereIn('share_key', allKeys).select('share_key')) heldKeys.add(String(r.share_key).toLowerCase());
-    }
+    const held = await heldBy(trx, program.id, mapped.map((m) => ({ emailKey: String(m.row.email_key), shareKey: String(m.row.share_key), keys: m.keys })));
     const ledger = new ScoreLedger(program.id);
     const rows: Array<Record<string, unknown>> = [];
     const vanity: Array<Record<string, unknown>> = [];
@@ -798,14 +791,14 @@ export class ProgramImports {
     const accepted: typeof mapped = [];
     for (const m of mapped) {
       const email = String(m.row.email_key);
-      const clash = emails.has(email) ? 'Another participant of the program here has this email address.' : m.keys.find((k) => heldKeys.has(k));
+      const clash = clashWith(held, email, m.keys);
       if (clash) {
-        const reason = clash.includes(' ') ? clash : `The key ${clash} is already another participant's share or vanity key here.`;
-        await this.#refuse(trx, runId, report, { kind: 'participants', sourceId: String(m.p.id), reason });
+        await this.#refuse(trx, runId, report, { kind: 'participants', sourceId: String(m.p.id), reason: clash });
         continue;
       }
-      emails.add(email);
-      for (const k of m.keys) heldKeys.add(k);
+      // Held from now on: a later row of the page with the same email or key clashes with this one.
+      held.emails.add(email);
+      for (const k of m.keys) held.keys.add(k);
       rows.push(m.row);
       for (const k of m.vanityKeys) vanity.push({ program_id: program.id, key_lower: k.toLowerCase(), participant_id: m.p.id });
       for (const [meta_key, value] of Object.entries(m.metadata)) meta.push({ participant_id: m.p.id, program_id: program.id, meta_key, value, value_hash: valueHash(value) });
@@ -897,7 +890,7 @@ export class ProgramImports {
         report.counts.invites.skipped++;
         continue;
       }
-      if (typeof i.id !== 'string' || !/^[A-Za-z0-9_-]{1,32}$/.test(i.id)) {
+      if (!keepableId(i.id)) {
         await refuse('Its id is not one refloop can keep.');
         continue;
       }
@@ -977,7 +970,7 @@ export class ProgramImports {
     for (const c of candidates) {
       const { r } = c;
       const refuse = (reason: string) => this.#refuse(trx, runId, report, { kind: 'issuedRewards', sourceId: String(r.id), reason });
-      if (typeof r.id !== 'string' || !/^[A-Za-z0-9_-]{1,32}$/.test(r.id)) {
+      if (!keepableId(r.id)) {
         await refuse('Its id is not one refloop can keep.');
         continue;
       }
@@ -1098,33 +1091,35 @@ export class ProgramImports {
       const page = await req.source.get<{ participants?: SourceParticipant[]; nextId?: string | null }>(`/campaign/${id}/participants`, { limit: PAGE, nextId: cursor });
       const people = page.participants ?? [];
       const taken = new Map<string, string>(people.length ? (await this.deps.db.knex('participants').whereIn('id', people.map((p) => String(p.id))).select('id', 'program_id')).map((r: { id: string; program_id: string }) => [r.id, r.program_id]) : []);
+      const refuse = (p: SourceParticipant, reason: string) => {
+        report.counts.participants.refused++;
+        report.refusals.push({ kind: 'participants', sourceId: String(p.id), reason });
+      };
+      const candidates: Array<{ p: SourceParticipant; row: Record<string, unknown>; keys: string[] }> = [];
       for (const p of people) {
         const where = taken.get(String(p.id));
-        const refuse = (reason: string) => {
-          report.counts.participants.refused++;
-          report.refusals.push({ kind: 'participants', sourceId: String(p.id), reason });
-        };
         if (where === campaign.id) {
           report.counts.participants.skipped++;
           arriving.add(String(p.id));
           continue;
         }
         if (where) {
-          refuse('A participant of another program on this refloop has this id.');
+          refuse(p, 'A participant of another program on this refloop has this id.');
           continue;
         }
         const mapped = participantRow(p, campaign.id, ctx);
-        if ('refused' in mapped) {
-          refuse(mapped.refused);
-          continue;
-        }
-        const lowers = [String(mapped.row.share_key).toLowerCase(), ...mapped.vanityKeys.map((k) => k.toLowerCase())];
-        const clash = (here && (await keyClash(this.deps.db.knex, campaign.id, mapped.row, mapped.vanityKeys))) || (emails.has(String(mapped.row.email_key)) ? 'Another participant of the source has this email address.' : null) || (lowers.some((k) => keys.has(k)) ? 'Another participant of the source holds one of its share or vanity keys.' : null);
+        if ('refused' in mapped) refuse(p, mapped.refused);
+        else candidates.push({ p, row: mapped.row, keys: [String(mapped.row.share_key).toLowerCase(), ...mapped.vanityKeys.map((k) => k.toLowerCase())] });
+      }
+      // The same rule a run applies against what the program here holds (when it exists), then the source's own duplicates.
+      const held = here ? await heldBy(this.deps.db.knex, campaign.id, candidates.map((c) => ({ emailKey: String(c.row.email_key), shareKey: String(c.row.share_key), keys: c.keys }))) : { emails: new Set<string>(), keys: new Set<string>() };
+      for (const { p, row, keys: lowers } of candidates) {
+        const clash = clashWith(held, String(row.email_key), lowers) || (emails.has(String(row.email_key)) ? 'Another participant of the source has this email address.' : null) || (lowers.some((k) => keys.has(k)) ? 'Another participant of the source holds one of its share or vanity keys.' : null);
         if (clash) {
-          refuse(clash);
+          refuse(p, clash);
           continue;
         }
-        emails.add(String(mapped.row.email_key));
+        emails.add(String(row.email_key));
         for (const k of lowers) keys.add(k);
         arriving.add(String(p.id));
         report.counts.participants.created++;
@@ -1261,15 +1256,22 @@ function rowContext(program: Pick<Program, 'type' | 'documents'>, now: number) {
   return { now, monthKey: monthKey(now), baseLanguage: langs.base, languages: langs.all, affiliate: program.type === 'AFFILIATE' };
 }
 
-/** A share or vanity key (or email) another participant of the program already holds, as a refusal text. */
-async function keyClash(q: Knex | Knex.Transaction, programId: string, row: Record<string, unknown>, vanityKeys: string[]): Promise<string | null> {
-  if (await q('participants').where({ program_id: programId, email_key: row.email_key }).first('id')) return 'Another participant of the program here has this email address.';
-  const lowers = [String(row.share_key).toLowerCase(), ...vanityKeys.map((k) => k.toLowerCase())];
-  const vanity = await q('participant_vanity_keys').where({ program_id: programId }).whereIn('key_lower', lowers).first('key_lower');
-  if (vanity) return `The key ${vanity.key_lower} is already a vanity key of another participant here.`;
-  const share = await q('participants').where({ program_id: programId }).whereIn('share_key', [String(row.share_key), ...lowers]).first('share_key');
-  if (share) return `The key ${share.share_key} is already another participant's share key here.`;
-  return null;
+/** What program `programId` already holds of some rows' emails and keys (lower-cased), in three statements. */
+async function heldBy(q: Knex | Knex.Transaction, programId: string, rows: Array<{ emailKey: string; shareKey: string; keys: string[] }>): Promise<{ emails: Set<string>; keys: Set<string> }> {
+  const held = { emails: new Set<string>(), keys: new Set<string>() };
+  if (!rows.length) return held;
+  const all = [...new Set(rows.flatMap((r) => [...r.keys, r.shareKey]))];
+  for (const r of await q('participants').where({ program_id: programId }).whereIn('email_key', rows.map((x) => x.emailKey)).select('email_key')) held.emails.add(r.email_key);
+  for (const r of await q('participant_vanity_keys').where({ program_id: programId }).whereIn('key_lower', all).select('key_lower')) held.keys.add(r.key_lower);
+  for (const r of await q('participants').where({ program_id: programId }).whereIn('share_key', all).select('share_key')) held.keys.add(String(r.share_key).toLowerCase());
+  return held;
+}
+
+/** Why a row with `emailKey` and `keys` (lower-cased) cannot come in beside what is `held`, or null. */
+function clashWith(held: { emails: Set<string>; keys: Set<string> }, emailKey: string, keys: string[]): string | null {
+  if (held.emails.has(emailKey)) return 'Another participant of the program here has this email address.';
+  const key = keys.find((k) => held.keys.has(k));
+  return key ? `The key ${key} is already another participant's share or vanity key here.` : null;
 }
 
 /**

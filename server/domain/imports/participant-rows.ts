@@ -65,6 +65,9 @@ export interface SourceReward {
 
 /** Ids, share keys and vanity keys: what a column and a link can hold. */
 const ID = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** Whether a source record's id can be kept as ours (every imported kind's id column holds 32 of [A-Za-z0-9_-]). */
+export const keepableId = (id: unknown): id is string => typeof id === 'string' && ID.test(id);
 const KEY = /^[A-Za-z0-9_-]{1,64}$/;
 const STATUSES = new Set(['CREDIT_PENDING', 'CREDIT_AWARDED', 'CREDIT_EXPIRED']);
 const RISK = new Set(['LOW', 'MEDIUM', 'HIGH']);
@@ -90,7 +93,7 @@ export function participantRow(
   programId: string,
   ctx: { now: number; monthKey: number; baseLanguage: string; languages: readonly string[]; affiliate: boolean },
 ): { row: Record<string, unknown>; vanityKeys: string[]; metadata: Record<string, string> } | { refused: string } {
-  if (typeof p.id !== 'string' || !ID.test(p.id)) return { refused: 'The id is not one refloop can keep (1–32 of A–Z, a–z, 0–9, _ and -).' };
+  if (!keepableId(p.id)) return { refused: 'The id is not one refloop can keep (1–32 of A–Z, a–z, 0–9, _ and -).' };
   const email = participantCreate.shape.email.safeParse(p.email);
   if (!email.success) return { refused: `The email address ${JSON.stringify(String(p.email ?? '')).slice(0, 80)} is not valid.` };
   const shareKey = shareKeyOf(p.shareUrl);
@@ -102,7 +105,7 @@ export function participantRow(
   const referred = typeof p.referredBy === 'string' && p.referredBy !== '' && STATUSES.has(p.referralStatus ?? '');
   const createdAt = typeof p.createdAt === 'number' && p.createdAt > 0 ? Math.floor(p.createdAt) : ctx.now;
   const language = typeof p.language === 'string' && p.language !== ctx.baseLanguage && ctx.languages.includes(p.language) ? p.language : null;
-  const recent = Array.isArray(p.referrals) ? p.referrals.filter((id): id is string => typeof id === 'string' && ID.test(id)).slice(0, 100) : [];
+  const recent = Array.isArray(p.referrals) ? p.referrals.filter(keepableId).slice(0, 100) : [];
   const row: Record<string, unknown> = {
     id: p.id,
     program_id: programId,

@@ -1,5 +1,6 @@
 // A program's own records as the source lists them (resources, rest-v2 §2.23; payout destinations,
 // §2.34; activity rows, §2.26), as our rows with the same ids where they have one.
+import { keepableId } from './participant-rows.ts';
 
 /** A program resource as R1 lists it. */
 export interface SourceResource {
@@ -30,12 +31,11 @@ export interface SourceActivity {
   createdAt: number;
 }
 
-const ID = /^[A-Za-z0-9_-]{1,32}$/;
 const int = (n: unknown): number | null => (typeof n === 'number' && Number.isFinite(n) ? Math.round(n) : null);
 
 /** A LINK or TEXT resource's row, or why it cannot be one (a FILE's bytes are not readable through the REST API). */
 export function resourceRow(r: SourceResource, programId: string, now: number): { row: Record<string, unknown> } | { refused: string } {
-  if (typeof r.id !== 'string' || !ID.test(r.id)) return { refused: 'Its id is not one refloop can keep.' };
+  if (!keepableId(r.id)) return { refused: 'Its id is not one refloop can keep.' };
   if (r.type === 'FILE') return { refused: 'A file resource: the REST API does not give its file, so upload it again in the console.' };
   if (r.type !== 'LINK' && r.type !== 'TEXT') return { refused: `Its type ${String(r.type).slice(0, 16)} is not one refloop knows.` };
   if (typeof r.title !== 'string' || !r.title.trim()) return { refused: 'It has no title.' };
