@@ -141,18 +141,24 @@ describe.skipIf(SKIP_BROWSER)('progress toward the next reward, icons and images
     return names;
   }
 
+  /** On the demo store, signs in as `email`, opens the window and waits for its home with the referral link. */
+  async function openHome(page: Page, email: string) {
+    await page.goto(`${env.demo.url}/`);
+    await signInOnStore(page, email);
+    await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Refer friends' });
+    const home = dialog.getByRole('tabpanel', { name: 'Home', exact: true });
+    await home.getByRole('textbox', { name: 'Your referral link', exact: true }).waitFor();
+    return { dialog, home };
+  }
+
   it('the home (issue #32): the offer, the link with Copy and share buttons, the way to the next reward and the count; the sections in one row of tabs at 320, 390 and 1366 px, each reached by keyboard; LIST mode lists them under the home', async () => {
     await env.demo.rest('PATCH', `/campaign/${pid()}/design`, { header: { postText: 'Give $10, get $10 for every friend who joins.' } });
     env.demo.app.deps.mobilePrograms.forget(pid());
     const referrer = await participant(env.demo.state.people.referrer);
     const { context, page } = await openPage(env.browser, { viewport: { width: 1366, height: 900 }, reducedMotion: 'reduce' });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.demo.url });
-    await page.goto(`${env.demo.url}/`);
-    await signInOnStore(page, referrer.email);
-    await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Refer friends' });
-    const home = dialog.getByRole('tabpanel', { name: 'Home', exact: true });
-    await home.getByRole('textbox', { name: 'Your referral link', exact: true }).waitFor();
+    const { dialog, home } = await openHome(page, referrer.email);
     expect(await dialog.getByRole('tab', { selected: true }).textContent()).toBe('Home');
     expect(await home.locator('.of').textContent()).toBe('Give $10, get $10 for every friend who joins.');
     const link = await home.getByRole('textbox', { name: 'Your referral link', exact: true }).inputValue();
@@ -274,12 +280,7 @@ describe.skipIf(SKIP_BROWSER)('progress toward the next reward, icons and images
         await held;
         await route.continue();
       });
-      await page.goto(`${env.demo.url}/`);
-      await signInOnStore(page, referrer.email);
-      await page.locator('header').getByRole('button', { name: 'Refer a friend' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Refer friends' });
-      const home = dialog.getByRole('tabpanel', { name: 'Home', exact: true });
-      await home.getByRole('textbox', { name: 'Your referral link', exact: true }).waitFor();
+      const { dialog, home } = await openHome(page, referrer.email);
       await page.evaluate(() => document.fonts.ready);
       expect(await home.locator('.hs .tile b').count(), 'no figures before their chunk').toBe(0);
       // Every layout shift from here on (the first paint is behind us), whether or not input preceded it.
