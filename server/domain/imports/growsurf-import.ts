@@ -193,6 +193,8 @@ const zero = (): Record<ImportKind, KindCounts> => ({
 export class ProgramImports {
   /** Whether the run in progress is a catch-up (one run at a time per instance of this class). */
   #catchUp = false;
+  /** The run's commission id → payout id, read at its first commissions page (the payouts stage comes before). */
+  #payoutOf: Map<string, string> | null = null;
 
   constructor(private readonly deps: ImportDeps) {}
 
@@ -248,6 +250,7 @@ export class ProgramImports {
     const runId: string = run.id;
     /** A catch-up run updates records already here that changed on the source. */
     this.#catchUp = run.mode === 'CATCH_UP';
+    this.#payoutOf = null;
     let stage: ImportStage = run.stage;
     let cursor: string | null = run.cursor ?? null;
 
@@ -629,9 +632,13 @@ export class ProgramImports {
     if (!items.length) return;
     const here = await this.#idsIn(trx, 'commissions', items.map((c) => String(c.id)));
     const people = await this.#idsIn(trx, 'participants', items.flatMap((c) => [String(c.referrerId), String(c.referredId)]), program.id);
-    // Which payout lists each commission (the payouts came in first).
-    const payoutOf = new Map<string, string>();
-    for (const p of await trx('payouts').where({ program_id: program.id }).select('id', 'commission_ids')) for (const cid of JSON.parse(p.commission_ids) as string[]) payoutOf.set(cid, p.id);
+    // Which payout lists each commission: the payouts stage is over, so read once per run, not once per page.
+    let payoutOf = this.#payoutOf;
+    if (!payoutOf) {
+      payoutOf = new Map<string, string>();
+      for (const p of await trx('payouts').where({ program_id: program.id }).select('id', 'commission_ids')) for (const cid of JSON.parse(p.commission_ids) as string[]) payoutOf.set(cid, p.id);
+      this.#payoutOf = payoutOf;
+    }
     // Commissions name no configuration on the wire: the program's first commission reward stands for it.
     const config = await trx('reward_configs').where({ program_id: program.id }).whereNull('deleted_at').orderBy([{ column: 'sort_order' }, { column: 'seq' }]).first('id');
     const sales: Array<Record<string, unknown>> = [];
