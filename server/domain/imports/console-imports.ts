@@ -18,8 +18,8 @@ import type { Jobs } from '../platform/jobs.ts';
 import type { LookupFunction } from 'node:net';
 import { checkTarget, pinnedLookup, TargetRefusedError } from '../platform/ssrf.ts';
 import { GrowSurfSource, SourceError, type SourceOptions } from './source.ts';
-import type { ImportKind, ImportProgress, KindCounts, ProgramImports, Refusal } from './growsurf-import.ts';
-import { IMPORT_KINDS, type ImportProgressView, type ImportSourceBody, type ImportSourcePrograms, type ImportStartBody } from '../../../shared/schemas/imports.ts';
+import { zeroCounts, type ImportKind, type ImportProgress, type KindCounts, type ProgramImports, type Refusal } from './growsurf-import.ts';
+import { type ImportProgressView, type ImportSourceBody, type ImportSourcePrograms, type ImportStartBody } from '../../../shared/schemas/imports.ts';
 
 /** The job type of a console import's slices. */
 export const IMPORT_JOB = 'import.growsurf';
@@ -68,7 +68,6 @@ class SlicedSource extends GrowSurfSource {
   }
 }
 
-const zero = (): Record<ImportKind, KindCounts> => Object.fromEntries(IMPORT_KINDS.map((k) => [k, { created: 0, skipped: 0, refused: 0 }])) as Record<ImportKind, KindCounts>;
 
 /** Console imports: the source's programs, starting one, its progress, refusals and secrets. */
 export class ConsoleImports {
@@ -170,7 +169,7 @@ export class ConsoleImports {
     const row = await this.#row(caller, programId);
     const report = row.report ? (JSON.parse(row.report) as StoredReport) : null;
     const run = row.dry_run ? null : await db.knex('import_runs').where({ program_id: programId, team_id: caller.teamId }).first('id', 'counts');
-    const counts = { ...zero(), ...(row.dry_run ? (report?.counts ?? {}) : run ? JSON.parse(run.counts) : {}) };
+    const counts = { ...zeroCounts(), ...(row.dry_run ? (report?.counts ?? {}) : run ? JSON.parse(run.counts) : {}) };
     const refusalCount = row.dry_run ? (report?.refusalCount ?? 0) : run ? Number((await db.knex('import_refusals').where({ run_id: run.id }).count({ n: '*' }).first())?.n ?? 0) : 0;
     let webhookSecrets: Array<{ id: string; secret: string }> = [];
     if ((row.status === 'DONE' || row.status === 'FAILED') && row.secrets_enc && row.started_by === caller.who.slice(0, 64)) {

@@ -172,22 +172,8 @@ const DOCUMENTS: DocumentKind[] = ['design', 'emails', 'options', 'installation'
 /** 409 for a program that cannot be imported into this team as it stands. */
 export class ImportConflictError extends ConflictError {}
 
-const zero = (): Record<ImportKind, KindCounts> => ({
-  program: { created: 0, skipped: 0, refused: 0 },
-  documents: { created: 0, skipped: 0, refused: 0 },
-  rewards: { created: 0, skipped: 0, refused: 0 },
-  webhooks: { created: 0, skipped: 0, refused: 0 },
-  resources: { created: 0, skipped: 0, refused: 0 },
-  destinations: { created: 0, skipped: 0, refused: 0 },
-  activity: { created: 0, skipped: 0, refused: 0 },
-  participants: { created: 0, skipped: 0, refused: 0 },
-  issuedRewards: { created: 0, skipped: 0, refused: 0 },
-  invites: { created: 0, skipped: 0, refused: 0 },
-  payouts: { created: 0, skipped: 0, refused: 0 },
-  commissions: { created: 0, skipped: 0, refused: 0 },
-  affiliateInvites: { created: 0, skipped: 0, refused: 0 },
-  applications: { created: 0, skipped: 0, refused: 0 },
-});
+/** Every kind at nothing yet, in the order of shared/schemas/imports.ts (the console's and the CLI's order). */
+export const zeroCounts = (): Record<ImportKind, KindCounts> => Object.fromEntries(IMPORT_KINDS.map((k) => [k, { created: 0, skipped: 0, refused: 0 }])) as Record<ImportKind, KindCounts>;
 
 /** Imports programs from a GrowSurf-compatible source into this refloop. */
 export class ProgramImports {
@@ -210,7 +196,7 @@ export class ProgramImports {
       dryRun: !!req.dryRun,
       resumed: false,
       alreadyImported: false,
-      counts: zero(),
+      counts: zeroCounts(),
       refusals: [],
       webhookSecrets: [],
       requests: 0,
@@ -225,12 +211,12 @@ export class ProgramImports {
     if (run?.status === 'DONE' && req.since && !req.dryRun) {
       // The cut-over: new configurations, webhooks, participants, referrals and money since the
       // first run, and changes to what came in (the documents are left as the owner may have edited them here).
-      await db.knex('import_runs').where({ id: run.id }).update({ status: 'RUNNING', mode: 'CATCH_UP', stage: 'rewards', cursor: null, counts: JSON.stringify(zero()), updated_at: this.deps.clock.now(), finished_at: null });
+      await db.knex('import_runs').where({ id: run.id }).update({ status: 'RUNNING', mode: 'CATCH_UP', stage: 'rewards', cursor: null, counts: JSON.stringify(zeroCounts()), updated_at: this.deps.clock.now(), finished_at: null });
       run = await db.knex('import_runs').where({ id: run.id }).first();
       report.resumed = true;
     } else if (run?.status === 'DONE') {
       report.alreadyImported = true;
-      report.counts = { ...zero(), ...JSON.parse(run.counts) };
+      report.counts = { ...zeroCounts(), ...JSON.parse(run.counts) };
       report.refusals = await this.#refusals(run.id);
       report.requests = req.source.requests;
       return report;
@@ -246,7 +232,7 @@ export class ProgramImports {
       progress('program', 0, null, `creating program ${campaign.id}`);
       run = await this.#createProgram(req.teamId, req.source.base, campaign, !!req.activity);
       report.counts.program.created = 1;
-    } else report.counts = { ...zero(), ...JSON.parse(run.counts) };
+    } else report.counts = { ...zeroCounts(), ...JSON.parse(run.counts) };
     const runId: string = run.id;
     /** A catch-up run updates records already here that changed on the source. */
     this.#catchUp = run.mode === 'CATCH_UP';
@@ -558,7 +544,7 @@ export class ProgramImports {
       stage: 'documents',
       cursor: null,
       with_activity: withActivity,
-      counts: JSON.stringify({ ...zero(), program: { created: 1, skipped: 0, refused: 0 } }),
+      counts: JSON.stringify({ ...zeroCounts(), program: { created: 1, skipped: 0, refused: 0 } }),
       started_at: now,
       updated_at: now,
     };
