@@ -89,7 +89,8 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
   app.use(async (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/healthz') {
       await deps.db.knex.raw('select 1');
-      ctx.body = { status: 'ok' };
+      // Redis down is not an outage (limits fall back to this process), so the status stays ok and says so.
+      ctx.body = deps.redis ? { status: 'ok', redis: deps.redis.health().state } : { status: 'ok' };
       return;
     }
     if (ctx.method === 'GET' && ctx.path === '/docs') {

@@ -39,7 +39,9 @@ const envSchema = z.object({
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   JOBS: bool.default(true),
   JOB_POLL_MS: int(10, 3_600_000).default(1000),
-  RATE_LIMIT_STORE: z.enum(['database', 'memory']).optional(),
+  RATE_LIMIT_STORE: z.enum(['database', 'memory', 'redis']).optional(),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'REDIS_URL must be a redis:// or rediss:// URL' }).optional(),
+  REDIS_PREFIX: z.string().min(1).max(64).regex(/^[A-Za-z0-9:_.-]+$/, 'REDIS_PREFIX may hold letters, digits and : _ . -').default('refloop:'),
   RATE_LIMIT_SECOND: int(1, 1e9).default(50),
   RATE_LIMIT_SECOND_WINDOW: int(1, 3600).default(5),
   RATE_LIMIT_MINUTE: int(1, 1e9).default(400),
@@ -119,8 +121,13 @@ export interface Config {
   /** JSON lines, readable lines, or `auto`: readable when stdout is a terminal. */
   logFormat: 'auto' | 'json' | 'pretty';
   jobs: { enabled: boolean; pollMs: number };
+  /** The shared fast store (limits, in-flight locks, cache invalidation between processes); null without REDIS_URL. */
+  redisUrl: string | null;
+  /** Start of every Redis key and channel (REDIS_PREFIX), so deployments can share one Redis. */
+  redisPrefix: string;
   limits: {
-    store: 'database' | 'memory';
+    /** `redis` when REDIS_URL is set (the default then), else `database` on PostgreSQL and `memory` on SQLite. */
+    store: 'database' | 'memory' | 'redis';
     second: { points: number; windowSeconds: number };
     minute: number;
     hour: number;
@@ -249,6 +256,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       `Invalid configuration:\n  WORKERS=${e.WORKERS} needs PostgreSQL (DATABASE_URL=postgres://…): a SQLite file has one writer process, so refloop runs one process on SQLite (WORKERS=1)`,
     );
   }
+  if (e.RATE_LIMIT_STORE === 'redis' && !e.REDIS_URL) {
+    throw new ConfigError('Invalid configuration:\n  RATE_LIMIT_STORE=redis needs REDIS_URL=redis://…');
+  }
   const config: Config = {
     env: e.NODE_ENV,
     port: e.PORT,
@@ -271,10 +281,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     jobs: { enabled: e.JOBS, pollMs: e.JOB_POLL_MS },
+    redisUrl: e.REDIS_URL ?? null,
+    redisPrefix: e.REDIS_PREFIX,
     limits: {
       // PostgreSQL deployments may run several processes that must share budgets; an embedded SQLite
       // deployment is one process, where the in-memory store costs a tenth of a database write.
-      store: e.RATE_LIMIT_STORE ?? (database.client === 'pg' ? 'database' : 'memory'),
+      store: e.RATE_LIMIT_STORE ?? (e.REDIS_URL ? 'redis' : database.client === 'pg' ? 'database' : 'memory'),
       second: { points: e.RATE_LIMIT_SECOND, windowSeconds: e.RATE_LIMIT_SECOND_WINDOW },
       minute: e.RATE_LIMIT_MINUTE,
       hour: e.RATE_LIMIT_HOUR,

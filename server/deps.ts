@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
 import type { Deps } from './http/deps.ts';
+import { openRedis } from './redis.ts';
 import { openDb, migrate, type Db } from './db/connect.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -73,6 +74,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config.logLevel);
   const db = openDb(config.database, { log });
+  const redis = config.redisUrl ? openRedis(config.redisUrl, config.redisPrefix, log) : null;
   if (opts.migrate !== false) await migrate(db);
   const secret = config.secretKey ?? (await instanceSecret(db));
   const sealer = new Sealer(secret);
@@ -151,6 +153,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     screenshots,
     config,
     db,
+    redis,
     clock,
     log,
     jobs,
@@ -206,6 +209,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
       await jobs.stop();
       mailer.close();
       await db.close();
+      await redis?.close();
     },
   };
   return all;

@@ -25,7 +25,7 @@ function layerOf(rel: string): { rank: number; name: string } | null {
     const i = CONTEXTS.indexOf(ctx);
     return i < 0 ? { rank: -1, name: `domain/${ctx} (not a context)` } : { rank: 10 + i, name: `domain/${ctx}` };
   }
-  if (inServer.startsWith('db/') || ['config.ts', 'clock.ts', 'crypto.ts', 'errors.ts', 'log.ts', 'storage.ts'].includes(inServer)) return { rank: 2, name: 'server base' };
+  if (inServer.startsWith('db/') || ['config.ts', 'clock.ts', 'crypto.ts', 'errors.ts', 'log.ts', 'storage.ts', 'redis.ts'].includes(inServer)) return { rank: 2, name: 'server base' };
   if (inServer.startsWith('http/') || inServer.startsWith('mcp/')) return { rank: 30, name: 'http/mcp' };
   return { rank: 40, name: 'composition (app, deps, main, cli)' };
 }

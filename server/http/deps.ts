@@ -1,3 +1,4 @@
+import type { SharedRedis } from '../redis.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
 import type { Clock } from '../clock.ts';
@@ -59,6 +60,8 @@ import type { ConsoleImports } from '../domain/imports/console-imports.ts';
 export interface Deps {
   config: Config;
   db: Db;
+  /** The shared fast store when REDIS_URL is set (server/redis.ts); null otherwise. */
+  redis: SharedRedis | null;
   clock: Clock;
   log: Logger;
   jobs: Jobs;
