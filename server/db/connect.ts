@@ -13,6 +13,7 @@ import { WalSync } from './wal-sync.ts';
 import { sqlitePragmas, arrayRows, cachePrepare, inlineLimit, objectRow, objectRows, patchKnexLimits, sqliteStatementsOn } from './sqlite.ts';
 import { pgStatements, type PgConnection } from './postgres.ts';
 import { statementsOf, type BatchStatements } from './statements.ts';
+import { ambient, routeIntoAmbient } from './ambient.ts';
 
 /** The knex handle plus which dialect it speaks; on SQLite also a raw connection for hot-path prepared statements. */
 export interface Db {
@@ -81,6 +82,8 @@ export function openDb(database: Config['database'], opts: OpenDbOptions = {}): 
     // Deadlock victims and serialization failures run again, whole (server/db/retry.ts); `grouped`
     // and every domain service's `knex.transaction(fn)` go through this one patched method.
     retryTransactions(knex, () => opts.log);
+    // Inside a request transaction (server/db/ambient.ts) statements and transactions join it.
+    routeIntoAmbient(knex);
     return {
       knex,
       dialect: 'pg',
@@ -95,6 +98,8 @@ export function openDb(database: Config['database'], opts: OpenDbOptions = {}): 
       },
       async batch<T>(fn: (s: BatchStatements) => Promise<T>): Promise<T> {
         const client = knex.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
+        const a = ambient();
+        if (a) return inSavepoint((sql) => (a.conn as PgConnection).query(sql), () => fn(pgStatements(a.conn as PgConnection)));
         return runRetrying(async () => {
           const conn = await client.acquireConnection();
           let done = false;
@@ -140,6 +145,8 @@ export function openDb(database: Config['database'], opts: OpenDbOptions = {}): 
     },
   });
   patchKnexLimits(Object.getPrototypeOf(knex.client));
+  // Inside a request transaction (server/db/ambient.ts) statements and transactions join it.
+  routeIntoAmbient(knex);
   const cache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
   const client = knex.client as { acquireConnection(): Promise<Database.Database>; releaseConnection(c: Database.Database): Promise<void> };
   // Statements are prepared once per connection and SQL text; only fixed SQL shapes reach here.
@@ -197,6 +204,11 @@ export function openDb(database: Config['database'], opts: OpenDbOptions = {}): 
       return run(sql, params, arrayRows);
     },
     async batch<T>(fn: (s: BatchStatements) => Promise<T>): Promise<T> {
+      const a = ambient();
+      if (a) {
+        const conn = a.conn as Database.Database;
+        return inSavepoint(async (sql) => void prepared(conn, sql).run(), () => fn(sqliteStatements(conn)));
+      }
       // The pool holds one connection, so nothing else runs between BEGIN and COMMIT.
       const conn = await client.acquireConnection();
       let out: T;
@@ -224,7 +236,7 @@ export function openDb(database: Config['database'], opts: OpenDbOptions = {}): 
       if (walSync) await walSync.sync();
       return out;
     },
-    grouped: groupCommit(knex),
+    grouped: groupedOutsideAmbient(knex, groupCommit(knex)),
     statements: statementsOf,
     checkpointer,
     async close() {
@@ -233,6 +245,24 @@ export function openDb(database: Config['database'], opts: OpenDbOptions = {}): 
       await walSync?.close();
     },
   };
+}
+
+/** `Db.batch` inside a request transaction: the batch is a savepoint of it (no BEGIN, COMMIT or sync of its own). */
+async function inSavepoint<T>(exec: (sql: string) => Promise<unknown>, fn: () => Promise<T>): Promise<T> {
+  await exec('SAVEPOINT db_batch');
+  try {
+    const out = await fn();
+    await exec('RELEASE db_batch');
+    return out;
+  } catch (err) {
+    await exec('ROLLBACK TO db_batch').then(() => exec('RELEASE db_batch')).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** SQLite's group commit, except inside a request transaction, where the work is a savepoint of it (never shared with other callers). */
+function groupedOutsideAmbient(knex: Knex, group: <T>(fn: (trx: Knex.Transaction) => Promise<T>) => Promise<T>): <T>(fn: (trx: Knex.Transaction) => Promise<T>) => Promise<T> {
+  return (fn) => (ambient() ? knex.transaction(fn) : group(fn));
 }
 
 /** Applies pending migrations; safe to run twice and from several processes at once. */

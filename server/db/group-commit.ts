@@ -2,6 +2,7 @@
 // one, each in a savepoint) and `GroupCache`, values kept for the life of one shared transaction.
 import type { Knex } from 'knex';
 import type Database from 'better-sqlite3';
+import { detached } from './ambient.ts';
 
 /** The shared transactions of the SQLite group commit (see `groupCommit` and `GroupCache`). */
 const groupTransactions = new WeakSet<object>();
@@ -112,7 +113,7 @@ export function groupCommit(knex: Knex): <T>(fn: (trx: Knex.Transaction) => Prom
       // already waiting reach this queue and share the transaction.
       if (!running) {
         running = true;
-        setImmediate(drain);
+        detached(() => setImmediate(drain));
       }
     });
 }

@@ -42,6 +42,12 @@ export interface Operation<B = any, Q = any, R = any> {
   allProgramsKey?: true;
   /** The program type this operation is for; the other type answers 422. */
   programType?: 'REFERRAL' | 'AFFILIATE';
+  /**
+   * Calls another server while it runs (a webhook test, an import source check): with an
+   * Idempotency-Key its claim commits before the call and its answer after, instead of one
+   * transaction held open across the call (server/http/idempotency.ts).
+   */
+  outbound?: true;
   summary: string;
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;

@@ -19,7 +19,7 @@ import {
   WrongProgramTypeError,
 } from '../errors.ts';
 import type { Program } from '../domain/programs/programs.ts';
-import { IDEMPOTENCY_TTL_MS } from '../domain/platform/maintenance.ts';
+import { recordedAnswer, runKeyed, type Replay } from './idempotency.ts';
 import { ERROR_CODES, type FieldError } from '../../shared/errors.ts';
 import type { KeyRecord } from '../domain/platform/keys.ts';
 import { JSON_MEDIA_TYPES, parseJsonBody } from './json-body.ts';
@@ -63,7 +63,7 @@ const bearerKey: Authenticate = async (ctx, op, deps) => {
     // A client retrying a rotation whose answer it lost replays the stored replacement.
     const idem = ctx.get('idempotency-key');
     if (key.revokedReason === 'ROTATED' && op.id === 'T5' && idem) {
-      const stored = await loadIdempotent(deps, key.id, idem, fingerprint(ctx, key.id));
+      const stored = await recordedAnswer(deps, key.id, idem, fingerprint(ctx, key.id));
       if (stored) return { key, replay: stored };
     }
     throw new NotAuthorizedError('The API key provided is not valid.');
@@ -94,24 +94,6 @@ function fingerprint(ctx: Koa.Context, keyId: string): string {
   return sha256(`${keyId}\n${ctx.method}\n${ctx.path}\n${ctx.querystring}\n${JSON.stringify(requestBody(ctx))}`);
 }
 
-async function loadIdempotent(deps: Deps, keyId: string, idemKey: string, fp: string): Promise<{ status: number; body: unknown } | null> {
-  const row = await deps.db.knex('idempotency_records').where({ api_key_id: keyId, idempotency_key: idemKey.slice(0, 255) }).first();
-  if (!row || Number(row.created_at) + IDEMPOTENCY_TTL_MS < deps.clock.now()) return null;
-  if (row.fingerprint !== fp) {
-    throw new ValidationError('This Idempotency-Key was already used with a different request.', undefined, ERROR_CODES.IDEMPOTENCY_KEY_REUSED);
-  }
-  const plain = deps.sealer.open(row.body_enc);
-  return plain == null ? null : { status: Number(row.status), body: JSON.parse(plain) };
-}
-
-async function storeIdempotent(deps: Deps, keyId: string, idemKey: string, fp: string, body: unknown): Promise<void> {
-  await deps.db
-    .knex('idempotency_records')
-    .insert({ api_key_id: keyId, idempotency_key: idemKey.slice(0, 255), fingerprint: fp, status: 200, body_enc: deps.sealer.seal(JSON.stringify(body)), created_at: deps.clock.now() })
-    .onConflict(['api_key_id', 'idempotency_key'])
-    .ignore();
-}
-
 /** Builds the per-operation middleware: auth → scopes → team budget → duplicate → idempotency → slowdown → validate → handle. */
 function handle(op: Operation, deps: Deps, authenticate: Authenticate): Koa.Middleware {
   return async (ctx) => {
@@ -123,12 +105,7 @@ function handle(op: Operation, deps: Deps, authenticate: Authenticate): Koa.Midd
     let key: KeyRecord | null = null;
     if (op.access !== 'public') {
       const a = await authenticate(ctx, op, deps);
-      if (a.replay) {
-        ctx.status = a.replay.status;
-        ctx.body = a.replay.body;
-        ctx.set('Idempotent-Replayed', 'true');
-        return;
-      }
+      if (a.replay) return replay(ctx, a.replay);
       key = a.key!;
       authorize(op, key, params, requestBody(ctx));
       const charge = await deps.limits.chargeTeam(key.teamId);
@@ -151,32 +128,38 @@ function handle(op: Operation, deps: Deps, authenticate: Authenticate): Koa.Midd
     const fp = key && isWrite ? fingerprint(ctx, key.id) : '';
     if (fp && !deps.limits.enterRequest(fp)) throw new ConflictError('An identical request is already in progress.', ERROR_CODES.DUPLICATE_REQUEST);
     try {
-      if (idem && key) {
-        const stored = await loadIdempotent(deps, key.id, idem, fp);
-        if (stored) {
-          ctx.status = stored.status;
-          ctx.body = stored.body;
-          ctx.set('Idempotent-Replayed', 'true');
-          return;
-        }
-      }
+      // A replay answers at once, without the write slowdown (the claim below decides races).
+      const stored = idem && key ? await recordedAnswer(deps, key.id, idem, fp) : null;
+      if (stored) return replay(ctx, stored);
       if (key && isWrite) {
         const delay = await deps.limits.writeDelay(key.teamId);
         if (delay > 0) await deps.clock.sleep(delay);
       }
       const body = parse(op.body, isWrite ? requestBody(ctx) : {}, 'body');
       const query = parse(op.query, ctx.query, 'query');
-      const result = await op.handler({ body, query, params, auth: key, program, ip: ctx.ip, deps });
+      const run = () => op.handler({ body, query, params, auth: key, program, ip: ctx.ip, deps });
+      let result: unknown;
+      if (idem && key) {
+        const outcome = await runKeyed(deps, key.id, idem, fp, op.outbound === true, run);
+        if ('replay' in outcome) return replay(ctx, outcome.replay);
+        result = outcome.result;
+      } else result = await run();
       ctx.status = 200;
       if (result instanceof Readable) streamBody(ctx, deps, result);
       else ctx.body = result;
       if (op.download) ctx.attachment(op.download(program, params));
       if (op.contentType) ctx.type = `${op.contentType}; charset=utf-8`;
-      if (idem && key) await storeIdempotent(deps, key.id, idem, fp, result);
     } finally {
       if (fp) deps.limits.leaveRequest(fp);
     }
   };
+}
+
+/** Answers with a recorded answer of an earlier request with the same Idempotency-Key. */
+function replay(ctx: Koa.Context, stored: Replay): void {
+  ctx.status = stored.status;
+  ctx.body = stored.body;
+  ctx.set('Idempotent-Replayed', 'true');
 }
 
 const UNSUPPORTED_TYPE = 'Unsupported Content-Type; send application/json or application/x-www-form-urlencoded.';

@@ -155,6 +155,7 @@ export async function startApp(env: Record<string, string> = {}, opts: { databas
     async request(method, p, opts = {}) {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+      if (process.env.KEY_EVERY_WRITE && opts.key && method !== 'GET' && !Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')) headers['idempotency-key'] = `every-${crypto.randomUUID()}`;
       let body: string | undefined = opts.raw;
       if (opts.body !== undefined) {
         body = JSON.stringify(opts.body);

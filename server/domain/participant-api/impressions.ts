@@ -6,6 +6,7 @@ import type { Logger } from '../../log.ts';
 import type { Participants } from '../participants/service.ts';
 import type { ParticipantRow } from '../participants/model.ts';
 import { ACTIONS } from '../platform/activity.ts';
+import { detached } from '../../db/ambient.ts';
 
 /**
  * One visit's traffic traits: `source` (utm_source, else the referring host: the report's sources
@@ -219,13 +220,13 @@ export class Impressions {
 
   #schedule(delay: number): void {
     if (this.#timer || this.#closed) return;
-    this.#timer = setTimeout(() => {
+    this.#timer = detached(() => setTimeout(() => {
       this.#timer = null;
       this.#background().catch((err) => {
         this.log.error('impression counters could not be written; retrying', { error: String((err as Error)?.message ?? err) });
         this.#schedule(this.flushMs);
       });
-    }, delay);
+    }, delay));
     this.#timer.unref();
   }
 

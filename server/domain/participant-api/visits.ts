@@ -6,6 +6,7 @@ import { VISIT_WRITE_LOCK, type Impressions } from './impressions.ts';
 import type { MobileProgram } from './mobile-programs.ts';
 import type { Receipts } from './visit-receipts.ts';
 import { UnavailableError } from '../../errors.ts';
+import { detached } from '../../db/ambient.ts';
 
 /** The attribution of a visit after validation (shared/schemas/mobile.ts). */
 export interface VisitAttribution {
@@ -256,8 +257,8 @@ export class Visits {
 
   #enqueue(w: Waiter): void {
     this.#queue.push(w);
-    if (this.#queue.length >= GROUP_COMMIT.maxItems) this.#drain();
-    else this.#timer ??= setTimeout(() => this.#drain(), GROUP_COMMIT.maxWaitMs);
+    if (this.#queue.length >= GROUP_COMMIT.maxItems) detached(() => this.#drain());
+    else this.#timer ??= detached(() => setTimeout(() => this.#drain(), GROUP_COMMIT.maxWaitMs));
   }
 
   #drain(): void {

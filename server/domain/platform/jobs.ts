@@ -5,6 +5,7 @@ import { insertRow, insertRowsTogether, type TableRows } from '../../db/rows.ts'
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../log.ts';
 import { newId, newOrderedId } from '../../crypto.ts';
+import { detached } from '../../db/ambient.ts';
 
 /** A job handler; throwing schedules a retry with backoff until max attempts. */
 export type JobHandler = (payload: any, ctx: { jobId: string; attempt: number }) => Promise<void>;
@@ -200,7 +201,8 @@ export class Jobs {
       }
       if (!this.#stopped) this.#timer = setTimeout(tick, this.pollMs);
     };
-    this.#timer = setTimeout(tick, 0);
+    // A kick from inside a keyed request's transaction must not run the jobs in it.
+    this.#timer = detached(() => setTimeout(tick, 0));
   }
 
   /** Asks a started runner to look for work now (after a commit that enqueued something). */

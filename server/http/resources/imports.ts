@@ -15,6 +15,7 @@ const NOTE = 'refloop extension (issue #33).';
 /** IM1 `POST /imports/growsurf/programs`. */
 export const listImportSourcePrograms = operation({
   id: 'IM1',
+  outbound: true,
   name: 'imports.listSourcePrograms',
   method: 'POST',
   path: '/imports/growsurf/programs',
@@ -29,6 +30,7 @@ export const listImportSourcePrograms = operation({
 /** IM2 `POST /imports/growsurf`. */
 export const startImport = operation({
   id: 'IM2',
+  outbound: true,
   name: 'imports.start',
   method: 'POST',
   path: '/imports/growsurf',

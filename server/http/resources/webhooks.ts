@@ -72,6 +72,7 @@ export const deleteWebhook = operation({
 export const testWebhook = operation({
   id: 'W5',
   name: 'webhooks.test',
+  outbound: true,
   method: 'POST',
   path: '/campaign/:id/webhooks/:webhookId/test',
   access: { scopes: ['program:write'] },

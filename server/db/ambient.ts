@@ -1,0 +1,71 @@
+// The request transaction: one database transaction that everything a piece of work does runs in,
+// without passing it down. A keyed REST write (Idempotency-Key) runs its whole handler this way, so
+// its idempotency record commits in the same transaction as the change it protects (issue #34).
+//
+// While `withinTransaction(trx, fn)` runs, every statement `fn` starts on the same knex instance
+// (query builder, raw, `Db.get`/`all`/`arrays`, `Db.batch`, `Db.grouped`) runs on that
+// transaction's connection, and every `knex.transaction(…)` becomes a savepoint in it. Work that
+// outlives the request (the job runner, group-commit queues, timers) must not join it: start it
+// with `detached(…)`.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Knex } from 'knex';
+
+/** The transaction work of the current async context runs in. */
+export interface Ambient {
+  readonly trx: Knex.Transaction;
+  /** The driver connection the transaction holds. */
+  readonly conn: unknown;
+  /** False once the transaction has settled: work that outlived it goes back to the pool. */
+  open: boolean;
+}
+
+const scope = new AsyncLocalStorage<Ambient>();
+/** Connections held by an open request transaction: releasing one through the pool is a no-op. */
+const held = new WeakSet<object>();
+
+/** The open request transaction of this async context, if any. */
+export function ambient(): Ambient | undefined {
+  const a = scope.getStore();
+  return a?.open ? a : undefined;
+}
+
+/** Runs `fn` with `trx` as the request transaction of everything it starts. */
+export async function withinTransaction<T>(trx: Knex.Transaction, fn: () => Promise<T>): Promise<T> {
+  const conn = await (trx.client as unknown as { acquireConnection(): Promise<object> }).acquireConnection();
+  const a: Ambient = { trx, conn, open: true };
+  held.add(conn);
+  try {
+    return await scope.run(a, fn);
+  } finally {
+    a.open = false;
+    held.delete(conn);
+  }
+}
+
+/** Runs `fn` outside any request transaction: for work that outlives the request (timers, queues, the job runner). */
+export function detached<T>(fn: () => T): T {
+  return scope.exit(fn);
+}
+
+/**
+ * Routes a knex instance's statements into the request transaction when one is open: the pool's
+ * `acquireConnection` hands out its connection (and `releaseConnection` leaves it alone), and
+ * `knex.transaction(fn)` opens a savepoint in it. Patch after any other wrapper of `transaction`.
+ */
+export function routeIntoAmbient(knex: Knex): void {
+  const client = knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(conn: unknown): Promise<unknown> };
+  const acquire = client.acquireConnection.bind(client);
+  const release = client.releaseConnection.bind(client);
+  client.acquireConnection = () => {
+    const a = ambient();
+    return a ? Promise.resolve(a.conn) : acquire();
+  };
+  client.releaseConnection = (conn: unknown) => (conn && held.has(conn as object) ? Promise.resolve() : release(conn));
+  const transaction = knex.transaction.bind(knex) as (fn?: unknown, config?: unknown) => unknown;
+  const routed = (fn?: unknown, config?: unknown): unknown => {
+    const a = ambient();
+    if (a) return (a.trx.transaction as (fn?: unknown, config?: unknown) => unknown)(fn, config);
+    return transaction(fn, config);
+  };
+  Object.defineProperty(knex, 'transaction', { value: routed, configurable: true, writable: true });
+}
