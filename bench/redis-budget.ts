@@ -1,13 +1,14 @@
 // What one per-program participant-API charge costs with REDIS_URL: rate-limiter-flexible's Redis
 // store charged on every call, against the same store behind `SharedBudget`'s batching, and the
 // process-memory store for scale. Prints calls per second and this process's CPU per call at 50
-// calls in flight on one key (one busy program). Run: REDIS_URL=redis://127.0.0.1:6379 node --import tsx bench/redis-budget.ts
+// calls in flight on one key (one busy program). A standalone probe, not a row of `npm run bench`:
+// node --import tsx bench/redis-budget.ts [redis://127.0.0.1:6379]  (keys under bench:<pid>:, removed after)
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { SharedBudget } from '../server/http/mobile/shared-budget.ts';
 
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const CALLS = Number(process.env.BENCH_CALLS ?? 100_000);
+const url = process.argv[2] ?? 'redis://127.0.0.1:6379';
+const CALLS = 100_000;
 const IN_FLIGHT = 50;
 const POINTS = 10_000_000;
 

@@ -51,7 +51,7 @@ export class Limits {
   readonly participantEmails: RateLimiterAbstract;
   /** Test emails from the console (EP2), per team per hour: the brake on a loop of tests. */
   readonly testEmails: RateLimiterAbstract;
-  /** MCP dynamic client registrations per IP per hour (the MCP SDK's own cap), counted in the database like the team budgets, so every process shares it. */
+  /** MCP dynamic client registrations per IP per hour (the MCP SDK's own cap), counted in the shared store like the team budgets, so every process shares it. */
   readonly clientRegistration: RateLimiterAbstract;
   readonly #inFlightPerIp = new Map<string, number>();
   /** The public budget as the last charge of an IP with requests in flight left it (ms epoch of the reset). */
