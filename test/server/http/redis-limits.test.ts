@@ -160,7 +160,8 @@ describe.skipIf(!hasRedis)('limits in Redis (REDIS_URL)', () => {
   it('counts an address’s concurrent requests across instances: requests held on one make the other answer 429 CONCURRENCY', async () => {
     const redis = await RedisServer.start();
     cleanups.push(() => redis.stop());
-    const [a, b] = await twoApps({ REDIS_URL: redis.url, REDIS_PREFIX: uniquePrefix(), CONCURRENCY_PER_IP: '2', WRITE_SLOWDOWN_AFTER: '0', RATE_LIMIT_IP_PER_MINUTE: '1000' });
+    const prefix = uniquePrefix();
+    const [a, b] = await twoApps({ REDIS_URL: redis.url, REDIS_PREFIX: prefix, CONCURRENCY_PER_IP: '2', WRITE_SLOWDOWN_AFTER: '0', RATE_LIMIT_IP_PER_MINUTE: '1000' });
     await until('both instances reach Redis', () => a.deps.redis!.ready && b.deps.redis!.ready);
     const acct = await verifiedAccount(a);
     a.clock.hold = true;
@@ -170,6 +171,13 @@ describe.skipIf(!hasRedis)('limits in Redis (REDIS_URL)', () => {
     try {
       await until('two writes are held on the first instance', () => a.clock.waiting === 2);
       refused = await b.request('GET', '/v2/team', { key: acct.key });
+      // The held slots expire on their own should their process die: within 15 s.
+      const r = inspector(redis.url);
+      const [slots] = await r.keys(`${prefix}conc:*`);
+      expect(await r.zcard(slots!)).toBe(2);
+      const ttl = await r.pttl(slots!);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(15_000);
     } finally {
       a.clock.release();
     }
