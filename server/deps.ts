@@ -94,7 +94,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const owners = new Owners(db, clock, config, mailer, accounts, keys, sealer);
   // Built after the other services so CAMPAIGN_ENDED runs after their `ended` hooks and sees the final program.
   const webhooks = new Webhooks(db, clock, config, log, jobs, sealer, programs);
-  const limits = new Limits(config, db);
+  const limits = new Limits(config, db, redis);
   const storage = new LocalDiskStorage(path.join(config.dataDir, 'uploads'));
   const resources = new Resources(db, clock, config, log, jobs, storage, programs, secret);
   const participants = new Participants(db, clock, config, log, webhooks);
@@ -171,7 +171,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     teamOutbox: new TeamOutbox(db),
     owners,
     limits,
-    mobileLimits: new MobileLimits(config, db),
+    mobileLimits: new MobileLimits(config, db, redis),
     resources,
     rewards,
     referralTriggers,

@@ -1,8 +1,10 @@
 import cluster from 'node:cluster';
-import { RateLimiterCluster, RateLimiterMemory, RateLimiterPostgres, RateLimiterSQLite, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterCluster, RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterSQLite, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
+import type { SharedRedis } from '../redis.ts';
 import { RateLimitedError, UnavailableError } from '../errors.ts';
+import { SharedInFlight } from './shared-inflight.ts';
 
 /** One team policy of the spec's Limits table. */
 interface Policy {
@@ -29,8 +31,9 @@ const IP_WINDOW_JITTER_MS = 1000;
 /**
  * Every REST limit: the per-IP public budget, the per-team second/minute/hour policies, the write
  * slowdown counter, account-creation and verification-email limits (all through rate-limiter-flexible,
- * in the database so several processes share one budget, or in memory), plus per-process counters
- * for concurrent requests per IP and identical requests in flight.
+ * in Redis or the database so several processes share one budget, or in memory), plus the
+ * concurrent requests per IP and the identical requests in flight: across processes in Redis when
+ * there is one, else per process (and per process whenever Redis does not answer).
  */
 export class Limits {
   readonly policies: Policy[];
@@ -48,21 +51,25 @@ export class Limits {
   readonly participantEmails: RateLimiterAbstract;
   /** Test emails from the console (EP2), per team per hour: the brake on a loop of tests. */
   readonly testEmails: RateLimiterAbstract;
-  /** MCP dynamic client registrations per IP per hour (the MCP SDK's own cap), counted in the database like the team budgets, so every process shares it. */
+  /** MCP dynamic client registrations per IP per hour (the MCP SDK's own cap), counted in the shared store like the team budgets, so every process shares it. */
   readonly clientRegistration: RateLimiterAbstract;
   readonly #inFlightPerIp = new Map<string, number>();
   /** The public budget as the last charge of an IP with requests in flight left it (ms epoch of the reset). */
   readonly #lastIpCharge = new Map<string, { remaining: number; resetAt: number }>();
   readonly #inFlightRequests = new Set<string>();
+  /** Identical requests in flight across processes; null without Redis. */
+  readonly #sharedRequests: SharedInFlight | null;
+  /** Concurrent requests per IP across processes: with RATE_LIMIT_STORE=redis only. */
+  readonly #sharedSlots: SharedInFlight | null;
 
   constructor(
     private readonly config: Config,
     db: Db,
+    redis: SharedRedis | null = null,
   ) {
-    const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract => {
-      const base = { keyPrefix, points, duration };
-      return config.limits.store === 'memory' ? memoryLimiter(config, base) : databaseLimiter(db, base);
-    };
+    const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract => storeLimiter(config, db, redis, { keyPrefix, points, duration });
+    this.#sharedRequests = redis ? new SharedInFlight(redis) : null;
+    this.#sharedSlots = config.limits.store === 'redis' ? this.#sharedRequests : null;
     const l = config.limits;
     this.policies = [
       { word: 'Second', name: 'SECOND', points: l.second.points, windowSeconds: l.second.windowSeconds, limiter: make('t5s', l.second.points, l.second.windowSeconds) },
@@ -209,7 +216,8 @@ export class Limits {
    * runs `fn`, and frees the slot however `fn` ends.
    */
   async guardIp<T>(ip: string, setHeaders: (headers: Record<string, string>) => void, fn: () => Promise<T>): Promise<T> {
-    if (!this.enterIp(ip)) {
+    const leave = await this.#takeSlot(ip);
+    if (!leave) {
       const headers = { ...(await this.#ipHeadersUncharged(ip)), 'Retry-After': '1' };
       throw new RateLimitedError('CONCURRENCY', `Too many concurrent requests from this address (limit ${this.config.limits.concurrencyPerIp}).`, headers);
     }
@@ -219,11 +227,27 @@ export class Limits {
       if (pub.error) throw pub.error;
       return await fn();
     } finally {
-      this.leaveIp(ip);
+      leave();
     }
   }
 
-  /** Marks one more request in flight for an IP; false when it would pass the concurrency cap. */
+  /**
+   * One of the IP's concurrent slots: counted in Redis across processes when it answers, else in
+   * this process (`enterIp`). A slot Redis gave is counted in this process too, uncapped, so the
+   * per-process count that streams and an outage fall back on includes every request running here.
+   */
+  async #takeSlot(ip: string): Promise<(() => void) | null> {
+    const shared = this.#sharedSlots ? await this.#sharedSlots.enterIp(ip, this.config.limits.concurrencyPerIp) : null;
+    if (shared === false) return null;
+    if (shared === null) return this.enterIp(ip) ? () => this.leaveIp(ip) : null;
+    this.#inFlightPerIp.set(ip, (this.#inFlightPerIp.get(ip) ?? 0) + 1);
+    return () => {
+      shared.leave();
+      this.leaveIp(ip);
+    };
+  }
+
+  /** Marks one more request in flight for an IP in this process; false when it would pass the concurrency cap. */
   enterIp(ip: string): boolean {
     const n = this.#inFlightPerIp.get(ip) ?? 0;
     if (n >= this.config.limits.concurrencyPerIp) return false;
@@ -251,6 +275,51 @@ export class Limits {
   leaveRequest(fingerprint: string): void {
     this.#inFlightRequests.delete(fingerprint);
   }
+
+  /**
+   * Claims an in-flight request fingerprint across processes (Redis `SET NX`, expiring after a
+   * minute should this process die holding it); false when an identical request already runs. When
+   * Redis does not answer, the claim is this process's (`enterRequest`'s set).
+   */
+  async claimRequest(fingerprint: string): Promise<boolean> {
+    if (this.#inFlightRequests.has(fingerprint)) return false;
+    const shared = this.#sharedRequests ? await this.#sharedRequests.claim(fingerprint) : null;
+    if (shared !== null) return shared;
+    if (this.#sharedRequests?.holds(fingerprint)) return false;
+    return this.enterRequest(fingerprint);
+  }
+
+  /** Releases a fingerprint taken by `claimRequest`, where it was taken; never rejects. */
+  async releaseRequest(fingerprint: string): Promise<void> {
+    if (this.#sharedRequests?.holds(fingerprint)) return this.#sharedRequests.release(fingerprint);
+    this.leaveRequest(fingerprint);
+  }
+}
+
+/** A limiter in the configured store (RATE_LIMIT_STORE): Redis, the database or memory. */
+export function storeLimiter(config: Config, db: Db, redis: SharedRedis | null, base: { keyPrefix: string; points: number; duration: number }): RateLimiterAbstract {
+  if (config.limits.store === 'redis') {
+    if (!redis) throw new Error('RATE_LIMIT_STORE=redis needs the Redis connection (REDIS_URL)');
+    return redisLimiter(config, redis, base);
+  }
+  return config.limits.store === 'memory' ? memoryLimiter(config, base) : databaseLimiter(db, base);
+}
+
+/**
+ * A limiter counted in Redis, so every process shares it, with the memory limiter this process
+ * would otherwise use as its insurance: while Redis does not answer (not connected: no command is
+ * sent; or a command failed), charges are counted there, and from Redis again once it is back. A
+ * Redis outage so never refuses or fails a request; for its length each process counts alone.
+ */
+export function redisLimiter(config: Config, redis: SharedRedis, base: { keyPrefix: string; points: number; duration: number }): RateLimiterAbstract {
+  return new RateLimiterRedis({
+    ...base,
+    keyPrefix: `${redis.prefix}rl:${base.keyPrefix}`,
+    storeClient: redis.client,
+    useRedisPackage: false,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: memoryLimiter(config, base),
+  });
 }
 
 /**

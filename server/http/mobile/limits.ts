@@ -1,7 +1,8 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/connect.ts';
-import { consume, databaseLimiter, memoryLimiter } from '../limits.ts';
+import type { SharedRedis } from '../../redis.ts';
+import { consume, databaseLimiter, memoryLimiter, storeLimiter } from '../limits.ts';
 import { RateLimitedError } from '../../errors.ts';
 import { SharedBudget, type BudgetCharge } from './shared-budget.ts';
 
@@ -28,7 +29,9 @@ export type ProgramBudget = 'calls' | 'visits';
  * client instance for everything else (visitors behind one NAT each have their own budget). Per
  * program, so one program's traffic cannot starve the others: one budget for visits and a smaller
  * one for every other call, in memory or, with RATE_LIMIT_STORE=database, shared by all processes
- * through the `rate_limits` table in batches (`SharedBudget`) rather than a write per visit.
+ * through the `rate_limits` table in batches (`SharedBudget`) rather than a write per visit. With
+ * RATE_LIMIT_STORE=redis every budget, per caller and per program, is an exact count in Redis (one
+ * round trip per charge, no batching: docs/decisions.md), with the memory count as its fallback.
  */
 export class MobileLimits {
   readonly #sessions: RateLimiterAbstract;
@@ -44,13 +47,19 @@ export class MobileLimits {
   constructor(
     private readonly config: Config,
     db: Db,
+    redis: SharedRedis | null = null,
   ) {
-    this.#sessions = memoryLimiter(config, { keyPrefix: 'm_ses', points: config.mobile.sessionsPerIpPerMinute, duration: WINDOW_S });
-    this.#calls = memoryLimiter(config, { keyPrefix: 'm_cli', points: config.mobile.ratePerMinute, duration: WINDOW_S });
+    // Per caller: never a database write per visit; in Redis when that is the store.
+    const perCaller = (keyPrefix: string, points: number) => {
+      const base = { keyPrefix, points, duration: WINDOW_S };
+      return config.limits.store === 'redis' ? storeLimiter(config, db, redis, base) : memoryLimiter(config, base);
+    };
+    this.#sessions = perCaller('m_ses', config.mobile.sessionsPerIpPerMinute);
+    this.#calls = perCaller('m_cli', config.mobile.ratePerMinute);
     const budget = (keyPrefix: string, points: number) => {
       const base = { keyPrefix, points, duration: WINDOW_S };
-      if (config.limits.store === 'memory') {
-        const limiter = memoryLimiter(config, base);
+      if (config.limits.store !== 'database') {
+        const limiter = storeLimiter(config, db, redis, base);
         return async (key: string): Promise<BudgetCharge> => {
           const { res, over } = await consume(limiter, key);
           return { over, remaining: Math.max(0, res.remainingPoints), resetMs: res.msBeforeNext };
@@ -64,10 +73,10 @@ export class MobileLimits {
       calls: { token: 'program', name: 'PROGRAM', policy: policyItem('program', m.programCallsPerMinute), charge: budget('m_prg', m.programCallsPerMinute) },
       visits: { token: 'program-visits', name: 'PROGRAM_VISITS', policy: policyItem('program-visits', m.programVisitsPerMinute), charge: budget('m_pvis', m.programVisitsPerMinute) },
     };
-    // Exact counts (no batching: the budgets are a handful), shared by every process with a database store.
+    // Exact counts (no batching: the budgets are a handful), shared by every process with a Redis or database store.
     const exact = (keyPrefix: string, points: number): RateLimiterAbstract => {
       const base = { keyPrefix, points, duration: LOGIN_WINDOW_S };
-      return config.limits.store === 'memory' ? memoryLimiter(config, base) : databaseLimiter(db, base);
+      return storeLimiter(config, db, redis, base);
     };
     this.#loginIp = exact('m_lip', m.loginLinksPerIp);
     this.#loginEmail = exact('m_lem', m.loginLinksPerEmail);
