@@ -126,7 +126,7 @@ function handle(op: Operation, deps: Deps, authenticate: Authenticate): Koa.Midd
     }
     const idem = key && isWrite ? ctx.get('idempotency-key') : '';
     const fp = key && isWrite ? fingerprint(ctx, key.id) : '';
-    if (fp && !deps.limits.enterRequest(fp)) throw new ConflictError('An identical request is already in progress.', ERROR_CODES.DUPLICATE_REQUEST);
+    if (fp && !(await deps.limits.claimRequest(fp))) throw new ConflictError('An identical request is already in progress.', ERROR_CODES.DUPLICATE_REQUEST);
     try {
       // A replay answers at once, without the write slowdown (the claim below decides races).
       const stored = idem && key ? await recordedAnswer(deps, key.id, idem, fp) : null;
@@ -150,7 +150,7 @@ function handle(op: Operation, deps: Deps, authenticate: Authenticate): Koa.Midd
       if (op.download) ctx.attachment(op.download(program, params));
       if (op.contentType) ctx.type = `${op.contentType}; charset=utf-8`;
     } finally {
-      if (fp) deps.limits.leaveRequest(fp);
+      if (fp) await deps.limits.releaseRequest(fp);
     }
   };
 }
