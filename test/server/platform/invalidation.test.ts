@@ -260,3 +260,47 @@ describe('without Redis', () => {
     expect((await app.request('GET', `/v2/campaign/${program.body.id}`, { key })).body.name).toBe('Changed in the database');
   });
 });
+
+describe.skipIf(!hasRedis && !process.env.CI)('with Redis, when the subscription drops', () => {
+  let redis: ReturnType<typeof start>;
+  let app: TestApp;
+  beforeAll(async () => {
+    const port = await freePort();
+    redis = start(['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {}, 'redis-server');
+    await firstTime(async () => redis.output().includes('Ready to accept connections'), 10_000);
+    app = await startApp({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `drop-test-${process.pid}:` });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    if (redis && redis.child.exitCode === null) {
+      redis.child.kill('SIGTERM');
+      await redis.exited;
+    }
+  });
+
+  it('empties the caches when it resubscribes (messages may have been missed), and bypasses them while Redis is gone', async () => {
+    await firstTime(async () => app.deps.invalidation.caching, 10_000);
+    const { key, teamId } = await verifiedAccount(app);
+    const disable = (disabled: boolean) => app.deps.db.knex('teams').where({ id: teamId }).update({ disabled });
+    expect((await app.request('GET', '/v2/team', { key })).status).toBe(200);
+    await disable(true);
+    expect((await app.request('GET', '/v2/team', { key })).status).toBe(200);
+
+    // The subscriber connection is cut: what was cached is dropped, and the change is seen.
+    await app.deps.redis!.client.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    await firstTime(async () => (await app.request('GET', '/v2/team', { key })).status === 403);
+    await firstTime(async () => app.deps.invalidation.caching, 10_000);
+    await disable(false);
+    expect((await app.request('GET', '/v2/team', { key })).status).toBe(200);
+    await disable(true);
+    expect((await app.request('GET', '/v2/team', { key })).status).toBe(200);
+
+    // Redis goes away: the caches are bypassed.
+    redis.child.kill('SIGTERM');
+    await redis.exited;
+    await firstTime(async () => !app.deps.invalidation.caching, 10_000);
+    expect((await app.request('GET', '/v2/team', { key })).status).toBe(403);
+    await disable(false);
+    expect((await app.request('GET', '/v2/team', { key })).status).toBe(200);
+  }, 60_000);
+});
