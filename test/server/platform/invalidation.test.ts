@@ -259,6 +259,32 @@ describe('without Redis', () => {
     await app.deps.db.knex('programs').where({ id: program.body.id }).update({ name: 'Changed in the database' });
     expect((await app.request('GET', `/v2/campaign/${program.body.id}`, { key })).body.name).toBe('Changed in the database');
   });
+
+  it('publishes a change inside a transaction only once its outermost transaction commits, and nothing for one rolled back', async () => {
+    const heard: string[] = [];
+    app.deps.invalidation.subscribe((change) => void (change !== 'reset' && heard.push(`${change.kind}:${change.id}`)));
+    const { teamId } = await verifiedAccount(app);
+    // Verifying the owner published the team's change; the transactions below are what this test watches.
+    expect(heard).toEqual([`team:${teamId}`]);
+    heard.length = 0;
+    const knex = app.deps.db.knex;
+    await knex.transaction(async (outer) => {
+      await outer.transaction(async (inner) => app.deps.keys.teamsChanged(inner, [teamId]));
+      // The savepoint is released, the change not yet committed.
+      await new Promise((r) => setTimeout(r, 20));
+      expect(heard).toEqual([]);
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(heard).toEqual([`team:${teamId}`]);
+    await knex
+      .transaction(async (trx) => {
+        app.deps.keys.teamsChanged(trx, ['rolled-back']);
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(heard).toEqual([`team:${teamId}`]);
+  });
 });
 
 describe.skipIf(!hasRedis && !process.env.CI)('with Redis, when the subscription drops', () => {
