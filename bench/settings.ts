@@ -24,7 +24,7 @@ export const PARTICIPANTS = process.env.BENCH_PARTICIPANTS === '0' ? 0 : Math.fl
 export const IN_PROCESS_CALLS = 1000;
 export const TRIGGERS = process.env.BENCH_TRIGGERS === '0' ? 0 : Math.floor(positive(process.env.BENCH_TRIGGERS, 30_000));
 export const ONLY = process.env.BENCH_ONLY ?? (process.env.BENCH_MOBILE_ONLY === '1' ? 'mobile' : process.env.BENCH_AFFILIATE_ONLY === '1' ? 'affiliate' : '');
-if (!['', 'mobile', 'affiliate', 'trigger', 'cli', 'console', 'export', 'list', 'durability', 'reads', 'widget', 'cluster', 'import'].includes(ONLY)) throw new Error(`BENCH_ONLY must be mobile, affiliate, trigger, cli, console, export, list, durability, reads, widget, cluster or import, not ${JSON.stringify(ONLY)}`);
+if (!['', 'mobile', 'affiliate', 'trigger', 'cli', 'console', 'export', 'list', 'durability', 'reads', 'widget', 'cluster', 'import', 'cache'].includes(ONLY)) throw new Error(`BENCH_ONLY must be mobile, affiliate, trigger, cli, console, export, list, durability, reads, widget, cluster, import or cache, not ${JSON.stringify(ONLY)}`);
 export const MOBILE_ONLY = ONLY === 'mobile';
 export const AFFILIATE_ONLY = ONLY === 'affiliate';
 export const TRIGGER_ONLY = ONLY === 'trigger';
@@ -41,6 +41,8 @@ if (PORT_BASE !== null && PORT_BASE > 65_000) throw new Error(`BENCH_PORT_BASE m
 /** BENCH_CLUSTER_WORKERS: the worker counts BENCH_ONLY=cluster runs, comma-separated (default 1,2,4). */
 export const CLUSTER_WORKERS = (process.env.BENCH_CLUSTER_WORKERS ?? '1,2,4').split(',').map((n) => Math.floor(positive(n.trim(), 1)));
 /** BENCH_CPU_PROF: a directory where every server process writes a V8 CPU profile when it stops. */
+/** BENCH_ONLY=cache: where both runs keep the rate limits (`memory` isolates the caches; `database` is PostgreSQL's default without Redis). */
+export const CACHE_LIMIT_STORE = process.env.BENCH_CACHE_LIMIT_STORE === 'database' ? 'database' : 'memory';
 export const CPU_PROF_DIR = process.env.BENCH_CPU_PROF || null;
 /** BENCH_FLOOR_TRIGGERS: triggers the floor row replays (trigger-floor.ts). */
 export const FLOOR_TRIGGERS = Math.max(100, Math.floor(Number(process.env.BENCH_FLOOR_TRIGGERS ?? 2000)) || 2000);

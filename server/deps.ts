@@ -7,6 +7,7 @@ import { createLogger, type Logger } from './log.ts';
 import { Jobs } from './domain/platform/jobs.ts';
 import { Mailer } from './domain/platform/mail.ts';
 import { Keys } from './domain/platform/keys.ts';
+import { InvalidationBus } from './domain/platform/invalidation.ts';
 import { Accounts } from './domain/platform/accounts.ts';
 import { Teams } from './domain/platform/teams.ts';
 import { Programs } from './domain/programs/programs.ts';
@@ -80,10 +81,12 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const sealer = new Sealer(secret);
   const jobs = new Jobs(db, clock, log, config.jobs.pollMs);
   const mailer = new Mailer(db, clock, jobs, config.mailFrom, config.smtpUrl);
-  const keys = new Keys(db, clock);
+  // Caches of keys and programs, invalidated in every process through Redis (only used with REDIS_URL).
+  const invalidation = new InvalidationBus(redis, log);
+  const keys = new Keys(db, clock, invalidation);
   const accounts = new Accounts(db, clock, config, mailer, jobs, keys);
   const teams = new Teams(db, clock, mailer, accounts, keys);
-  const programs = new Programs(db, clock, config);
+  const programs = new Programs(db, clock, config, invalidation);
   const programConfig = new ProgramConfig(db, clock, config, sealer);
   registerConfigHooks(programs);
   const programTranslations = new ProgramTranslations(db, clock);
@@ -122,12 +125,17 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const invites = new Invites(db, clock, jobs, activity, participants, programEmails, limits);
   const participantTokens = new ParticipantTokens(db, clock, sealer);
   const mobilePrograms = new MobilePrograms(db, config.mobile.programCacheMs, new URL(config.publicUrl).hostname.toLowerCase());
-  // A change made in this process reaches the participant API at once; other processes within the cache's ttl.
-  const forgetProgram = (programId: string): void => mobilePrograms.forget(programId);
-  programs.hooks.changed.push(forgetProgram);
-  programConfig.changed.push(forgetProgram);
-  programTranslations.changed.push(forgetProgram);
-  rewardConfigs.documentsChanged.push(forgetProgram);
+  // Every committed program change is published: this process's caches (the REST row cache, the
+  // participant API's) drop it at once, other processes' when Redis carries it (without Redis the
+  // participant API's cache in another process ages out within its ttl).
+  const programChanged = (programId: string): void => invalidation.publish({ kind: 'program', id: programId });
+  programs.hooks.changed.push(programChanged);
+  programConfig.changed.push(programChanged);
+  programTranslations.changed.push(programChanged);
+  rewardConfigs.documentsChanged.push(programChanged);
+  invalidation.subscribe((change) => {
+    if (change !== 'reset' && change.kind === 'program') mobilePrograms.forget(change.id);
+  });
   const mobileSessions = new MobileSessions(secret, clock);
   const receipts = new Receipts(secret, clock);
   const impressions = new Impressions(db, clock, log, participants, config.mobile.counterFlushMs);
@@ -154,6 +162,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     config,
     db,
     redis,
+    invalidation,
     clock,
     log,
     jobs,
@@ -209,6 +218,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
       await jobs.stop();
       mailer.close();
       await db.close();
+      // Invalidations of changes just committed (a CLI run's) go out before the connection closes.
+      await invalidation.close();
       await redis?.close();
     },
   };

@@ -30,6 +30,8 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Ru
   const base = createLogger(config.logLevel, undefined, format);
   const log: StartupLogger = format === 'pretty' ? quietStartup(base) : { ...base, settle: () => 0 };
   const deps = await createDeps(config, { log });
+  // Subscribed before the first request, so the key and program caches are in use from the start.
+  deps.invalidation.listen();
   const app = createHandler(deps, opts.routes?.(deps) ?? []);
   let draining = false;
   // While draining, every answer closes its connection, so keep-alive clients (a load balancer, the

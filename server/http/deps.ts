@@ -1,4 +1,5 @@
 import type { SharedRedis } from '../redis.ts';
+import type { InvalidationBus } from '../domain/platform/invalidation.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
 import type { Clock } from '../clock.ts';
@@ -62,6 +63,8 @@ export interface Deps {
   db: Db;
   /** The shared fast store when REDIS_URL is set (server/redis.ts); null otherwise. */
   redis: SharedRedis | null;
+  /** Publishes committed changes to cached keys, teams and programs, to this process and (with Redis) every other. */
+  invalidation: InvalidationBus;
   clock: Clock;
   log: Logger;
   jobs: Jobs;

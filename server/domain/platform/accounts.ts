@@ -184,7 +184,9 @@ export class Accounts {
   async syncOwnerVerified(q: Knex | Knex.Transaction, userId: string): Promise<void> {
     const user = await q('users').where({ id: userId }).first('email_verified_at');
     const teamIds = (await q('memberships').where({ user_id: userId, role: 'OWNER' }).select('team_id')).map((r: any) => r.team_id);
-    if (teamIds.length) await q('teams').whereIn('id', teamIds).update({ owner_email_verified: user?.email_verified_at != null, updated_at: this.clock.now() });
+    if (!teamIds.length) return;
+    await q('teams').whereIn('id', teamIds).update({ owner_email_verified: user?.email_verified_at != null, updated_at: this.clock.now() });
+    this.keys.teamsChanged(q, teamIds);
   }
 
   /** The purge job: deletes an owner still unverified, the teams they own, and their keys. */
@@ -195,6 +197,8 @@ export class Accounts {
       if (Number(user.created_at) + UNVERIFIED_TTL_MS > this.clock.now()) return false;
       const owned = (await trx('memberships').where({ user_id: userId, role: 'OWNER' }).select('team_id')).map((r: any) => r.team_id);
       if (owned.length) await trx('teams').whereIn('id', owned).del();
+      // Their keys and programs went with them (ON DELETE CASCADE): caches drop both by team.
+      this.keys.teamsChanged(trx, owned);
       await trx('users').where({ id: userId }).del();
       return true;
     });

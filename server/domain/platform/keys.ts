@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.ts';
 import { newId, newSecret, sha256 } from '../../crypto.ts';
 import { SCOPES, isScope, type Scope } from '../../../shared/scopes.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
+import { SharedCache, type InvalidationBus } from './invalidation.ts';
 
 /**
  * Where a key came from; account-creation keys are replaced at the owner's first sign-in.
@@ -59,6 +60,8 @@ export interface KeySummary {
 const LOOKUP_SQL = `SELECT k.id, k.team_id, k.scopes, k.program_ids, k.origin, k.revoked_at, k.revoked_reason,
   t.disabled, t.owner_email_verified, t.plan, t.has_payment_method, t.trial_ends_at, t.verification_status
   FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.hash = ?`;
+/** Key records one process keeps (by secret hash) while the invalidation bus is live. */
+const KEY_CACHE_SIZE = 10_000;
 const KEY_PREFIX = 'sk_';
 const DISPLAY_LEN = 11; // "sk_" + 8 characters
 
@@ -75,12 +78,22 @@ export function parseScopes(input: string | string[] | undefined): Scope[] {
   return [...new Set(list as Scope[])];
 }
 
-/** API keys: created shown once, stored as SHA-256 plus a display prefix, revoked or rotated in place. */
+/**
+ * API keys: created shown once, stored as SHA-256 plus a display prefix, revoked or rotated in place.
+ * With Redis, `lookup` answers from a per-process cache that every change to a key, or to the team
+ * fields a record carries, invalidates in every process (invalidation.ts): each such write goes
+ * through a method here that publishes after it commits (`revoke`, `teamsChanged`).
+ */
 export class Keys {
+  readonly #cache: SharedCache<KeyRecord> | null;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-  ) {}
+    private readonly bus: InvalidationBus | null = null,
+  ) {
+    this.#cache = bus ? new SharedCache<KeyRecord>(bus, KEY_CACHE_SIZE, (change, _hash, key) => (change.kind === 'key' ? key.id === change.id : change.kind === 'team' && key.teamId === change.id)) : null;
+  }
 
   /** Creates a key and returns the secret, which is never retrievable again. */
   async create(
@@ -109,12 +122,19 @@ export class Keys {
     }
   }
 
-  /** Resolves a presented secret (hot path: one indexed join, a prepared statement on SQLite). */
+  /**
+   * Resolves a presented secret (hot path: one indexed join, a prepared statement on SQLite; with
+   * Redis, from the cache). Unknown secrets are never cached, so a new key needs no invalidation.
+   */
   async lookup(secret: string): Promise<KeyRecord | null> {
     const hash = sha256(secret);
+    const cache = this.#cache?.enabled ? this.#cache : null;
+    const hit = cache?.get(hash);
+    if (hit) return { ...hit };
+    const since = this.bus?.generation ?? 0;
     const row = await this.db.get<any>(LOOKUP_SQL, hash);
     if (!row) return null;
-    return {
+    const key: KeyRecord = {
       id: row.id,
       scopes: JSON.parse(row.scopes),
       programIds: row.program_ids ? JSON.parse(row.program_ids) : null,
@@ -123,6 +143,32 @@ export class Keys {
       revokedReason: row.revoked_reason,
       ...teamFields(row),
     };
+    if (cache) {
+      // Shared between requests: frozen so no caller changes another's grants.
+      Object.freeze(key.scopes);
+      if (key.programIds) Object.freeze(key.programIds);
+      cache.set(hash, Object.freeze({ ...key }), since);
+    }
+    return key;
+  }
+
+  /**
+   * Call after writing any column of `teams` that `teamFields` reads (disabled, owner email
+   * verified, plan, payment method, trial end, verification status) or deleting teams: every
+   * process drops the key records of those teams once `q` commits.
+   */
+  teamsChanged(q: Knex | Knex.Transaction, teamIds: string[]): void {
+    for (const id of teamIds) this.bus?.publishAfterCommit(q, { kind: 'team', id });
+  }
+
+  /** Revokes one live key (`reason` ROTATED, REPLACED, REVOKED); false when it was not live. */
+  async revoke(q: Knex | Knex.Transaction, keyId: string, reason: string, replacedBy: string | null = null): Promise<boolean> {
+    const n = await q('api_keys')
+      .where({ id: keyId })
+      .whereNull('revoked_at')
+      .update({ revoked_at: this.clock.now(), revoked_reason: reason, ...(replacedBy ? { replaced_by: replacedBy } : {}) });
+    if (n > 0) this.bus?.publishAfterCommit(q, { kind: 'key', id: keyId });
+    return n > 0;
   }
 
   /** Replaces the key used for the request: the old one dies at once, the new one keeps its grants. */
@@ -136,7 +182,7 @@ export class Keys {
       origin: 'ROTATION',
       label: old.label,
     });
-    await q('api_keys').where({ id: keyId }).update({ revoked_at: this.clock.now(), revoked_reason: 'ROTATED', replaced_by: created.id });
+    await this.revoke(q, keyId, 'ROTATED', created.id);
     return created;
   }
 
@@ -144,8 +190,8 @@ export class Keys {
   async revokeByPrefix(prefix: string, teamId?: string): Promise<boolean> {
     let q = this.db.knex('api_keys').where({ prefix }).whereNull('revoked_at');
     if (teamId) q = q.andWhere({ team_id: teamId });
-    const n = await q.update({ revoked_at: this.clock.now(), revoked_reason: 'REVOKED' });
-    return n > 0;
+    const live = await q.first('id');
+    return live ? this.revoke(this.db.knex, live.id, 'REVOKED') : false;
   }
 
   /** Lists a team's keys, newest first. */

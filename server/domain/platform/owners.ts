@@ -117,10 +117,7 @@ export class Owners {
         label,
         userId,
       });
-      await trx('api_keys')
-        .where({ id: k.id })
-        .whereNull('revoked_at')
-        .update({ revoked_at: this.clock.now(), revoked_reason: 'REPLACED', replaced_by: created.id });
+      await this.keys.revoke(trx, k.id, 'REPLACED', created.id);
       shown.push({ teamName: k.team_name, prefix: created.prefix, secret: created.secret, label, replacedPrefix: k.prefix });
     }
     return shown;

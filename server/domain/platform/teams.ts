@@ -33,11 +33,12 @@ export class Teams {
   /** `POST /team/verification-request`: NOT_REQUESTED → REQUESTED; a repeat while pending changes nothing. */
   async requestVerification(teamId: string): Promise<Team> {
     const now = this.clock.now();
-    await this.db.knex('teams').where({ id: teamId, verification_status: 'NOT_REQUESTED' }).update({
+    const n = await this.db.knex('teams').where({ id: teamId, verification_status: 'NOT_REQUESTED' }).update({
       verification_status: 'REQUESTED',
       verification_requested_at: now,
       updated_at: now,
     });
+    if (n) this.keys.teamsChanged(this.db.knex, [teamId]);
     return this.get(teamId);
   }
 
@@ -45,6 +46,7 @@ export class Teams {
   async approveVerification(teamId: string): Promise<Team> {
     const n = await this.db.knex('teams').where({ id: teamId }).update({ verification_status: 'VERIFIED', updated_at: this.clock.now() });
     if (!n) throw new NotFoundError('Team not found.');
+    this.keys.teamsChanged(this.db.knex, [teamId]);
     return this.get(teamId);
   }
 
@@ -83,6 +85,7 @@ export class Teams {
   async setDisabled(teamId: string, disabled: boolean): Promise<void> {
     const n = await this.db.knex('teams').where({ id: teamId }).update({ disabled, updated_at: this.clock.now() });
     if (!n) throw new NotFoundError('Team not found.');
+    this.keys.teamsChanged(this.db.knex, [teamId]);
   }
 
   /** Operator: sets the plan and whether a payment method is on file. */
@@ -92,6 +95,7 @@ export class Teams {
     if (hasPaymentMethod !== undefined) patch.has_payment_method = hasPaymentMethod;
     const n = await this.db.knex('teams').where({ id: teamId }).update(patch);
     if (!n) throw new NotFoundError('Team not found.');
+    this.keys.teamsChanged(this.db.knex, [teamId]);
   }
 
   /** Operator listing of every team with its owner. */

@@ -9,6 +9,7 @@ import { defaultDocuments, type ProgramDocuments } from './program-config.ts';
 import type { Campaign, CampaignCreate, CampaignUpdate } from '../../../shared/schemas/campaign.ts';
 import { deepFreeze } from '../../../shared/freeze.ts';
 import { selectRows } from '../../db/rows.ts';
+import { SharedCache, type InvalidationBus } from '../platform/invalidation.ts';
 
 /** The counters `toCampaign` reads (a narrow row of their own, off the wide `programs` row: issue #26). */
 const COUNTS_SQL = 'SELECT referral_count, participant_count, impression_count, invite_count, winner_count FROM program_counters WHERE program_id = ?';
@@ -50,6 +51,9 @@ const MOVES: Record<string, string[]> = { DRAFT: ['IN_PROGRESS', 'COMPLETE'], IN
 
 /** Programs whose parsed documents one process keeps. */
 const PARSED_CACHE_SIZE = 1000;
+/** Program rows one process keeps for `forRequest` while the invalidation bus is live. */
+const ROW_CACHE_SIZE = 10_000;
+const PROGRAM_ROW_SQL = 'SELECT * FROM programs WHERE id = ? LIMIT 1';
 
 /** A program's counters (the `program_counters` row, written by sign-ups, credits, visit folds and invites). */
 export interface ProgramCounts {
@@ -106,25 +110,34 @@ export interface PendingCounts {
 export class Programs {
   readonly hooks: ProgramHooks = { created: [], cloned: [], ended: [], changed: [], rewards: null };
 
+  /** Rows `forRequest` read, by program id (null without a bus). */
+  readonly #rows: SharedCache<Record<string, any>> | null;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly config: Config,
-  ) {}
+    private readonly bus: InvalidationBus | null = null,
+  ) {
+    // A `team` change drops the team's programs too: a purged team's rows went with it.
+    this.#rows = bus ? new SharedCache<Record<string, any>>(bus, ROW_CACHE_SIZE, (change, id, row) => (change.kind === 'program' ? id === change.id : change.kind === 'team' && row.team_id === change.id)) : null;
+  }
 
   /** The documents last parsed for each program, with the stored texts they came from. */
   readonly #parsed = new Map<string, { texts: string[]; documents: ProgramDocuments }>();
 
   /**
    * Loads the program named in a request: unknown → 404, another team's → 403, then the plan gate.
-   * The row is read every time (so writes from any process are seen at once), but its four
-   * documents are parsed only when their text changed: the parsed documents are shared between
+   * Without Redis the row is read every time (so writes from any process are seen at once); with
+   * it, from a cache every program write invalidates in every process (the `changed` hooks of
+   * Programs, ProgramConfig, RewardConfigs and ProgramTranslations publish, server/deps.ts). Its
+   * four documents are parsed only when their text changed: the parsed documents are shared between
    * requests (and so are caches keyed by them, such as the completed emails document), and frozen
    * so that no caller can change them by accident.
    */
   async forRequest(teamId: string, programId: string, billing: TeamBilling): Promise<Program> {
     // Ids are [a-z0-9]; anything else (including a NUL PostgreSQL would refuse) cannot name a program.
-    const row = /^[A-Za-z0-9_-]{1,64}$/.test(programId) ? await this.db.get<any>('SELECT * FROM programs WHERE id = ? LIMIT 1', programId) : undefined;
+    const row = /^[A-Za-z0-9_-]{1,64}$/.test(programId) ? await this.#row(programId) : undefined;
     if (!row || row.status === 'DELETED') throw new NotFoundError(`No program ${programId}.`);
     if (row.team_id !== teamId) throw new NotAuthorizedError('This API key is not allowed to access this program.');
     const program = toProgram({ ...row, design: null }, this.#documentsOf(row));
@@ -132,7 +145,18 @@ export class Programs {
     return program;
   }
 
-  #documentsOf(row: Record<string, string>): ProgramDocuments {
+  /** The programs row, from the cache when it is live; unknown ids are never cached. */
+  async #row(programId: string): Promise<Record<string, any> | undefined> {
+    const cache = this.#rows?.enabled ? this.#rows : null;
+    const hit = cache?.get(programId);
+    if (hit) return hit;
+    const since = this.bus?.generation ?? 0;
+    const row = await this.db.get<any>(PROGRAM_ROW_SQL, programId);
+    if (row && cache) cache.set(programId, Object.freeze(row), since);
+    return row;
+  }
+
+    #documentsOf(row: Record<string, string>): ProgramDocuments {
     const texts = [row.design!, row.emails!, row.options!, row.installation!];
     const hit = this.#parsed.get(row.id!);
     if (hit && hit.texts.every((t, i) => t === texts[i])) return hit.documents;
