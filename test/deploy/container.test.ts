@@ -80,6 +80,15 @@ describe('issue #21: container recipe', () => {
     expect(refloop).toMatch(/build:\s*\./);
   });
 
+  it('compose runs Redis beside PostgreSQL without persistence, with a health check, and points refloop at it (issue #34)', () => {
+    const redis = block(compose, ['services', 'redis']).join('\n');
+    expect(redis).toMatch(/image:\s*redis:/);
+    expect(redis).toMatch(/"--save", ""/);
+    expect(block(compose, ['services', 'redis', 'healthcheck']).join('\n')).toMatch(/redis-cli", "ping/);
+    expect(block(compose, ['services', 'refloop']).join('\n')).toMatch(/REDIS_URL:\s*redis:\/\/redis:6379/);
+    expect(block(compose, ['services', 'refloop', 'depends_on', 'redis']).join('\n')).toMatch(/condition:\s*service_healthy/);
+  });
+
   const engine = spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 20_000 }).status === 0;
   it.skipIf(!engine)(
     engine
