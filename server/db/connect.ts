@@ -272,8 +272,12 @@ export async function migrate(db: Db): Promise<void> {
       await db.knex.migrate.latest({ migrationSource });
       return;
     } catch (err) {
-      // Another process holds knex's migration lock; wait for it to finish.
-      if (attempt < 50 && /already locked/i.test(String((err as Error).message))) {
+      // Another process holds knex's migration lock; wait for it to finish. On a fresh PostgreSQL
+      // database, processes that start together also race to create knex's own two tables (a
+      // duplicate type or table error): the loser waits and tries again, finding them made.
+      const e = err as Error & { code?: string };
+      const raced = (e.code === '23505' || e.code === '42P07') && /knex_migrations/.test(String(e.message));
+      if (attempt < 50 && (raced || /already locked/i.test(String(e.message)))) {
         await new Promise((r) => setTimeout(r, 200));
         continue;
       }
