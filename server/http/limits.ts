@@ -233,13 +233,19 @@ export class Limits {
 
   /**
    * One of the IP's concurrent slots: counted in Redis across processes when it answers, else in
-   * this process (`enterIp`). A slot Redis gave is counted in this process too, uncapped, so the
-   * per-process count that streams and an outage fall back on includes every request running here.
+   * this process (`enterIp`). A slot Redis gave is counted in this process too, so the per-process
+   * count that streams and an outage fall back on includes every request running here, and the
+   * process's own slots (streams) also cap it.
    */
   async #takeSlot(ip: string): Promise<(() => void) | null> {
     const shared = this.#sharedSlots ? await this.#sharedSlots.enterIp(ip, this.config.limits.concurrencyPerIp) : null;
     if (shared === false) return null;
     if (shared === null) return this.enterIp(ip) ? () => this.leaveIp(ip) : null;
+    // Slots this process holds that Redis does not count (streamed downloads, `enterIp`) still count here.
+    if ((this.#inFlightPerIp.get(ip) ?? 0) >= this.config.limits.concurrencyPerIp) {
+      shared.leave();
+      return null;
+    }
     this.#inFlightPerIp.set(ip, (this.#inFlightPerIp.get(ip) ?? 0) + 1);
     return () => {
       shared.leave();

@@ -136,6 +136,8 @@ export async function startApp(env: Record<string, string> = {}, opts: { databas
     JOBS: 'false',
     // Suites create many accounts from one address; the account-creation limit has its own test.
     ACCOUNT_CREATION_PER_HOUR: '10000',
+    // TEST_REDIS_URL runs every app with Redis (limits, in-flight claims, caches), the keys of apps on one database under one prefix.
+    ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `t${crypto.createHash('sha256').update(databaseUrl).digest('hex').slice(0, 12)}:` } : {}),
     ...env,
   });
   const deps = await createDeps(config, { clock, log: opts.log });
