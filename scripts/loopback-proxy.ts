@@ -1,0 +1,106 @@
+import http from 'node:http';
+import type net from 'node:net';
+import { freePort } from './free-port.ts';
+
+// A small loopback load balancer (issue #34): the stand-in for the balancer in front of several
+// `refloop serve` hosts in the multi-host test, `npm run chaos` with CHAOS_HOSTS=2 and
+// `BENCH_ONLY=hosts`. node:http only. Each request goes to the next upstream in turn (keep-alive on
+// both sides), with the client's address appended to X-Forwarded-For so hosts run with
+// TRUST_PROXY=true see it. An upstream that refuses or drops a request is answered 502 and skipped
+// for `downMs`, so the next request goes to a live one; when every upstream is marked down, each is
+// tried again in turn.
+
+/** A running proxy. */
+export interface LoopbackProxy {
+  port: number;
+  base: string;
+  /** Requests forwarded to each upstream port so far (answered or not). */
+  forwarded: Map<number, number>;
+  /** Requests answered 502 because their upstream failed. */
+  badGateway(): number;
+  close(): Promise<void>;
+}
+
+/** Hop-by-hop headers a proxy must not forward (RFC 9110 §7.6.1). */
+const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
+
+/** Starts a proxy on 127.0.0.1 (a free port, or `port`) in front of the given upstream ports. */
+export async function startLoopbackProxy(upstreams: number[], opts: { port?: number; downMs?: number } = {}): Promise<LoopbackProxy> {
+  if (!upstreams.length) throw new Error('startLoopbackProxy: no upstreams');
+  const port = opts.port ?? (await freePort());
+  const downMs = opts.downMs ?? 1000;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
+  const downUntil = new Map<number, number>();
+  const forwarded = new Map<number, number>(upstreams.map((p) => [p, 0]));
+  let next = 0;
+  let badGateway = 0;
+
+  const pick = (): number => {
+    const now = Date.now();
+    for (let i = 0; i < upstreams.length; i++) {
+      const p = upstreams[(next + i) % upstreams.length]!;
+      if ((downUntil.get(p) ?? 0) <= now) {
+        next = (next + i + 1) % upstreams.length;
+        return p;
+      }
+    }
+    // All marked down: plain round robin, so one coming back is found.
+    const p = upstreams[next % upstreams.length]!;
+    next = (next + 1) % upstreams.length;
+    return p;
+  };
+
+  const server = http.createServer((req, res) => {
+    const upstream = pick();
+    forwarded.set(upstream, (forwarded.get(upstream) ?? 0) + 1);
+    const headers: http.OutgoingHttpHeaders = {};
+    for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k) && v !== undefined) headers[k] = v;
+    const client = req.socket.remoteAddress ?? '127.0.0.1';
+    const prior = req.headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${client}` : client;
+    headers['x-forwarded-proto'] ??= 'http';
+    let failed = false;
+    const fail = () => {
+      if (failed) return;
+      failed = true;
+      downUntil.set(upstream, Date.now() + downMs);
+      badGateway++;
+      if (!res.headersSent) {
+        res.writeHead(502, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ code: 'BAD_GATEWAY', message: `upstream 127.0.0.1:${upstream} did not answer` }));
+      } else res.destroy();
+    };
+    const up = http.request({ host: '127.0.0.1', port: upstream, method: req.method, path: req.url, headers, agent }, (upRes) => {
+      const out: http.OutgoingHttpHeaders = {};
+      for (const [k, v] of Object.entries(upRes.headers)) if (!HOP.has(k) && v !== undefined) out[k] = v;
+      res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, out);
+      upRes.pipe(res);
+      upRes.on('error', fail);
+      upRes.on('aborted', fail);
+    });
+    up.on('error', fail);
+    req.pipe(up);
+    req.on('aborted', () => up.destroy());
+  });
+  server.keepAliveTimeout = 30_000;
+  const sockets = new Set<net.Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return {
+    port,
+    base: `http://127.0.0.1:${port}`,
+    forwarded,
+    badGateway: () => badGateway,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+      agent.destroy();
+    },
+  };
+}
