@@ -37,6 +37,7 @@ import { startLoopbackProxy, type LoopbackProxy } from './loopback-proxy.ts';
 //   CHAOS_WORKERS   concurrent clients (default 24)
 //   CHAOS_HOSTS     1 (default) or 2: two hosts behind the loopback proxy (PostgreSQL and Redis only)
 //   CHAOS_REDIS_URL the Redis of CHAOS_HOSTS=2 (default redis://127.0.0.1:6379; a unique REDIS_PREFIX per run)
+//   CHAOS_SERVER_LOG a file the hosts' output is appended to (LOG_LEVEL=error)
 //   DATABASE_URL    postgres://… runs on that database (its own schema, dropped afterwards); else a fresh SQLite file
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -75,7 +76,11 @@ interface Server {
 async function startServer(env: Record<string, string>, base: string): Promise<Server> {
   const proc = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
-  const keep = (c: Buffer) => (tail = (tail + c.toString()).slice(-8000));
+  const log = process.env.CHAOS_SERVER_LOG;
+  const keep = (c: Buffer) => {
+    tail = (tail + c.toString()).slice(-8000);
+    if (log) fs.appendFileSync(log, c);
+  };
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
@@ -221,7 +226,7 @@ async function setup(base: string, hookUrl: string): Promise<Fixture> {
   const key = created.apiKey as string;
 
   const referral = await must(base, 'POST', '/v2/campaigns', { key, body: { type: 'REFERRAL', name: 'Chaos referral' } });
-  const installation = await must(base, 'PATCH', `/v2/campaign/${referral.id}/installation`, { key, body: { mobile: { isEnabled: true } } });
+  const installation = await must(base, 'PATCH', `/v2/campaign/${referral.id}/installation`, { key, body: { referralTrigger: 'CUSTOM', mobile: { isEnabled: true } } });
   const affiliate = await must(base, 'POST', '/v2/campaigns', { key, body: { type: 'AFFILIATE', name: 'Chaos affiliate' } });
   const configId = affiliate.rewards[0].id as string;
   await must(base, 'PATCH', `/v2/campaign/${affiliate.id}/reward-configs/${configId}`, { key, body: { commissionStructure: TEN_PERCENT } });
@@ -364,13 +369,19 @@ async function payoutRuns(base: string, f: Fixture, until: number, everyMs: numb
 }
 
 /**
- * The clock of delayed triggers: a trigger is due `delayInDays` from now, so while the load runs
- * this brings every queued `referral.trigger` job forward to now, and the hosts' job runners credit
- * it as they would a day later.
+ * The clock of delayed triggers: a trigger is due `delayInDays` from now, so this brings every
+ * queued `referral.trigger` job forward to now, and the hosts' job runners credit it as they would a
+ * day later. On PostgreSQL once a second while the load runs; a SQLite file has one writer process,
+ * so there only while its host is down (`bringTriggersForward` between a kill and the restart).
  */
+async function bringTriggersForward(db: Knex): Promise<number> {
+  return db('jobs').where({ type: 'referral.trigger', status: 'QUEUED' }).where('run_at', '>', Date.now()).update({ run_at: Date.now() });
+}
+
 async function fastForward(db: Knex, until: () => boolean): Promise<void> {
+  if (!PG_URL) return;
   while (!until()) {
-    await db('jobs').where({ type: 'referral.trigger', status: 'QUEUED' }).where('run_at', '>', Date.now()).update({ run_at: Date.now() }).catch(() => undefined);
+    await bringTriggersForward(db).catch(() => undefined);
     await sleep(1000);
   }
 }
@@ -574,7 +585,7 @@ async function check(base: string, f: Fixture, knex: Knex): Promise<Report> {
     doubled,
     miscounted,
     problems,
-    delivered: { events: events.length, deliveries: deliveries.length, receivedOnce, receivedAgainAfterKill, jobsCutByKills: interrupted.size },
+    delivered: { delayedTriggersRun: count((await knex('referral_triggers').where({ program_id: f.referral.pid, status: 'DONE' }).count({ n: '*' }))[0]!.n), events: events.length, deliveries: deliveries.length, receivedOnce, receivedAgainAfterKill, jobsCutByKills: interrupted.size },
     unacknowledgedStored: {
       visits: storedVisits.size - acked.visits.length + lost.visits!,
       participants: storedParticipants.size - acked.participants.length + lost.participants!,
@@ -683,6 +694,7 @@ async function main(): Promise<void> {
         const pid = servers[victim]!.proc.pid!;
         await kill9(servers[victim]!);
         const cut = await noteInterrupted(db, pid);
+        if (!PG_URL) await bringTriggersForward(db);
         console.log(
           `  round ${round + 1}: SIGKILL of host ${victim + 1} (${cut} job run(s) cut) after ${acked.visits.length} visits, ${acked.participants.length} participants, ${acked.referrals.length + acked.delayed.length} referrals, ${acked.sales.length} sales, ${acked.refunds.length} refunds, ${acked.payouts.length} payouts acknowledged; restarting`,
         );
@@ -698,6 +710,7 @@ async function main(): Promise<void> {
     const pid = servers[last]!.proc.pid!;
     await kill9(servers[last]!);
     await noteInterrupted(db, pid);
+    if (!PG_URL) await bringTriggersForward(db);
     servers[last] = await startServer(envOf(last), hostBase(last));
     // Writes still unanswered are retried now: triggers, refunds, and keyed writes with their own key.
     for (let pass = 0; pass < 20 && (acked.pendingReferrals.length || acked.pendingDelayed.length || acked.pendingRefunds.length || acked.keyed.some((w) => !w.first && !w.mismatches.length)); pass++) {
@@ -719,10 +732,16 @@ async function main(): Promise<void> {
     // Every keyed write once more: each must be replayed with its first answer.
     for (const w of acked.keyed) if (w.first) await keyedCreate(base, fixture, w);
     for (const w of acked.keyed) if (!w.first && !w.mismatches.length) w.mismatches.push(`${w.idem}: never answered 200`);
-    // The delayed triggers acknowledged at the end are due now too; then every job and delivery runs out.
+    // The delayed triggers acknowledged since are due now too (on SQLite with its host stopped, then
+    // started again); then every job and delivery runs out.
+    if (!PG_URL && (await db('jobs').where({ type: 'referral.trigger', status: 'QUEUED' }).where('run_at', '>', Date.now()).first('id'))) {
+      await stop(servers[0]!);
+      await bringTriggersForward(db);
+      servers[0] = await startServer(envOf(0), hostBase(0));
+    }
     const settleBy = Date.now() + SETTLE_MS;
     for (;;) {
-      await db('jobs').where({ type: 'referral.trigger', status: 'QUEUED' }).where('run_at', '>', Date.now()).update({ run_at: Date.now() });
+      if (PG_URL) await bringTriggersForward(db);
       if ((await settled(db, [fixture.referral.pid, fixture.affiliate.pid])) || Date.now() > settleBy) break;
       await sleep(500);
     }
@@ -745,7 +764,7 @@ async function main(): Promise<void> {
     console.log(`  doubled               ${fmt(report!.doubled)}`);
     console.log(`  miscounted            ${report!.miscounted.length}`);
     for (const m of report!.miscounted.slice(0, 40)) console.log(`    ${m}`);
-    console.log(`  webhooks              ${fmt(report!.delivered)}`);
+    console.log(`  jobs and webhooks     ${fmt(report!.delivered)}`);
     console.log(`  unacknowledged stored ${fmt(report!.unacknowledgedStored)}`);
     for (const m of report!.problems.slice(0, 40)) console.log(`    ${m}`);
     failed = lost > 0 || doubled > 0 || report!.miscounted.length > 0;
