@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type net from 'node:net';
+import { pathToFileURL } from 'node:url';
 import { freePort } from './free-port.ts';
 
 // A small loopback load balancer (issue #34): the stand-in for the balancer in front of several
@@ -103,4 +104,17 @@ export async function startLoopbackProxy(upstreams: number[], opts: { port?: num
       agent.destroy();
     },
   };
+}
+
+// `node --import tsx scripts/loopback-proxy.ts PORT UPSTREAM_PORT…`: the proxy as a process of its
+// own (BENCH_ONLY=hosts runs it so, apart from the load generator's CPU); stops on SIGTERM.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [port, ...upstreams] = process.argv.slice(2).map(Number);
+  if (!port || !upstreams.length || [port, ...upstreams].some((p) => !Number.isInteger(p) || p <= 0)) {
+    console.error('usage: loopback-proxy.ts PORT UPSTREAM_PORT…');
+    process.exit(2);
+  }
+  const proxy = await startLoopbackProxy(upstreams, { port });
+  console.log(`loopback proxy on ${proxy.base} → ${upstreams.join(', ')}`);
+  process.once('SIGTERM', () => void proxy.close().then(() => process.exit(0)));
 }
