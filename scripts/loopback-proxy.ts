@@ -7,9 +7,10 @@ import { freePort } from './free-port.ts';
 // `refloop serve` hosts in the multi-host test, `npm run chaos` with CHAOS_HOSTS=2 and
 // `BENCH_ONLY=hosts`. node:http only. Each request goes to the next upstream in turn (keep-alive on
 // both sides), with the client's address appended to X-Forwarded-For so hosts run with
-// TRUST_PROXY=true see it. An upstream that refuses or drops a request is answered 502 and skipped
-// for `downMs`, so the next request goes to a live one; when every upstream is marked down, each is
-// tried again in turn.
+// TRUST_PROXY=true see it. A request whose upstream refuses or drops it is answered 502, and that
+// upstream is skipped until its /healthz answers 200 again (probed every `probeMs`, as a balancer's
+// health check would), so the next request goes to a live one; when every upstream is down, each is
+// tried in turn.
 
 /** A running proxy. */
 export interface LoopbackProxy {
@@ -26,21 +27,37 @@ export interface LoopbackProxy {
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
 
 /** Starts a proxy on 127.0.0.1 (a free port, or `port`) in front of the given upstream ports. */
-export async function startLoopbackProxy(upstreams: number[], opts: { port?: number; downMs?: number } = {}): Promise<LoopbackProxy> {
+export async function startLoopbackProxy(upstreams: number[], opts: { port?: number; probeMs?: number } = {}): Promise<LoopbackProxy> {
   if (!upstreams.length) throw new Error('startLoopbackProxy: no upstreams');
   const port = opts.port ?? (await freePort());
-  const downMs = opts.downMs ?? 1000;
+  const probeMs = opts.probeMs ?? 200;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
-  const downUntil = new Map<number, number>();
+  const down = new Set<number>();
+  let closed = false;
+  /** Marks an upstream down and probes its /healthz until it answers 200. */
+  const markDown = (upstream: number) => {
+    if (down.has(upstream)) return;
+    down.add(upstream);
+    const probe = () => {
+      if (closed) return;
+      const req = http.get({ host: '127.0.0.1', port: upstream, path: '/healthz', agent: false, timeout: 1000 }, (res) => {
+        res.resume();
+        if (res.statusCode === 200) down.delete(upstream);
+        else setTimeout(probe, probeMs).unref();
+      });
+      req.on('timeout', () => req.destroy());
+      req.on('error', () => setTimeout(probe, probeMs).unref());
+    };
+    setTimeout(probe, probeMs).unref();
+  };
   const forwarded = new Map<number, number>(upstreams.map((p) => [p, 0]));
   let next = 0;
   let badGateway = 0;
 
   const pick = (): number => {
-    const now = Date.now();
     for (let i = 0; i < upstreams.length; i++) {
       const p = upstreams[(next + i) % upstreams.length]!;
-      if ((downUntil.get(p) ?? 0) <= now) {
+      if (!down.has(p)) {
         next = (next + i + 1) % upstreams.length;
         return p;
       }
@@ -64,7 +81,7 @@ export async function startLoopbackProxy(upstreams: number[], opts: { port?: num
     const fail = () => {
       if (failed) return;
       failed = true;
-      downUntil.set(upstream, Date.now() + downMs);
+      markDown(upstream);
       badGateway++;
       if (!res.headersSent) {
         res.writeHead(502, { 'content-type': 'application/json' });
@@ -99,6 +116,7 @@ export async function startLoopbackProxy(upstreams: number[], opts: { port?: num
     forwarded,
     badGateway: () => badGateway,
     async close() {
+      closed = true;
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
       agent.destroy();

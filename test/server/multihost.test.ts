@@ -284,6 +284,14 @@ describe('two hosts behind a proxy: one load through both', () => {
     expect(unanswered.length).toBeLessThanOrEqual(6);
     expect(acked.length).toBeGreaterThanOrEqual(60 - 6);
     hosts[0] = await serve(env, victim.port);
+    // The proxy finds the restarted host by its health check and sends it its share again.
+    await until(async () => {
+      const before = proxy!.forwarded.get(victim.port)!;
+      await Promise.all([0, 1, 2, 3].map(() => call(p, 'GET', `/v2/campaign/${referral}`, { key })));
+      return proxy!.forwarded.get(victim.port)! > before;
+    }, 10_000);
+    const after = await Promise.all(Array.from({ length: 10 }, () => call(p, 'GET', `/v2/campaign/${referral}`, { key })));
+    expect(tally(after)).toEqual({ 200: 10 });
     for (const h of hosts) {
       const list = await knex!('participants').whereIn('id', acked).select('id');
       expect(list).toHaveLength(acked.length);
