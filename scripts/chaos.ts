@@ -712,8 +712,10 @@ async function main(): Promise<void> {
     await noteInterrupted(db, pid);
     if (!PG_URL) await bringTriggersForward(db);
     servers[last] = await startServer(envOf(last), hostBase(last));
-    // Writes still unanswered are retried now: triggers, refunds, and keyed writes with their own key.
-    for (let pass = 0; pass < 20 && (acked.pendingReferrals.length || acked.pendingDelayed.length || acked.pendingRefunds.length || acked.keyed.some((w) => !w.first && !w.mismatches.length)); pass++) {
+    // Writes still unanswered are retried now: triggers, refunds, and keyed writes with their own key
+    // (a claim the dead host held in Redis answers 409 until it lapses, 15 s after the kill).
+    const retryUntil = Date.now() + 25_000;
+    while (Date.now() < retryUntil && (acked.pendingReferrals.length || acked.pendingDelayed.length || acked.pendingRefunds.length || acked.keyed.some((w) => !w.first && !w.mismatches.length))) {
       for (const id of acked.pendingReferrals.splice(0)) {
         const r = await call(base, 'POST', `/v2/campaign/${fixture.referral.pid}/participant/${id}/ref`, { key: fixture.key, body: {} });
         (r.status === 200 && r.body?.success ? acked.referrals : acked.pendingReferrals).push(id);
