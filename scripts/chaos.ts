@@ -208,6 +208,8 @@ const acked = {
   payouts: [] as string[],
   keyed: [] as KeyedWrite[],
 };
+/** Keyed writes still unanswered (no 200) after every retry: counted lost. */
+const neverAnswered: string[] = [];
 /** Participants created by the load (after the webhooks were set up): each must have its NEW_PARTICIPANT_ADDED event. */
 const loadParticipants = new Set<string>();
 let attempts = 0;
@@ -447,13 +449,15 @@ async function check(base: string, f: Fixture, knex: Knex): Promise<Report> {
     if (!reversed) lost.refunds!++;
   }
 
-  // Keyed writes: one program per key; every retry answered with the first answer (replayed now once more).
+  // Keyed writes: one program per key; every retry answered with the first answer (replayed now once
+  // more); one never answered 200 after every retry counts lost.
+  for (const idem of neverAnswered.slice(0, 5)) problems.push(`${idem}: never answered 200`);
   const keyedNames = new Map<string, number>();
   for (const r of await knex('programs').where('name', 'like', `Keyed ${tag} %`).select('name')) keyedNames.set(r.name, (keyedNames.get(r.name) ?? 0) + 1);
   for (const w of acked.keyed) {
     const made = keyedNames.get(w.name) ?? 0;
     if (made > 1) doubled.keyedWrites!++;
-    if (w.first && made === 0) lost.keyedWrites!++;
+    if ((w.first && made === 0) || neverAnswered.includes(w.idem)) lost.keyedWrites!++;
     if (w.mismatches.length) {
       doubled.keyedWrites!++;
       problems.push(...w.mismatches.slice(0, 3));
@@ -733,7 +737,7 @@ async function main(): Promise<void> {
     }
     // Every keyed write once more: each must be replayed with its first answer.
     for (const w of acked.keyed) if (w.first) await keyedCreate(base, fixture, w);
-    for (const w of acked.keyed) if (!w.first && !w.mismatches.length) w.mismatches.push(`${w.idem}: never answered 200`);
+    for (const w of acked.keyed) if (!w.first && !w.mismatches.length) neverAnswered.push(w.idem);
     // The delayed triggers acknowledged since are due now too (on SQLite with its host stopped, then
     // started again); then every job and delivery runs out.
     if (!PG_URL && (await db('jobs').where({ type: 'referral.trigger', status: 'QUEUED' }).where('run_at', '>', Date.now()).first('id'))) {
