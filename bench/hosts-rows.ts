@@ -1,5 +1,5 @@
-// BENCH_ONLY=hosts (issue #34 goal 4): two `refloop serve` hosts as separate machines would run
-// them (different ports, no shared memory, WORKERS unset) on one PostgreSQL schema and one Redis,
+// BENCH_ONLY=hosts (issue #34 goal 4), rows (mh1) and (mh2): two `refloop serve` hosts as separate
+// machines would run them (different ports, no shared memory, WORKERS unset) on one PostgreSQL schema and one Redis,
 // behind the loopback proxy (scripts/loopback-proxy.ts, a process of its own), against one host
 // alone. For each: referred sign-ups (P3), then triggers of those sign-ups (P8), with throughput,
 // app CPU per operation (both hosts' processes; the proxy's CPU apart in the note) and database CPU
@@ -72,7 +72,7 @@ async function hostsRun(hosts: 1 | 2, redisUrl: string): Promise<Row[]> {
       const dbAfter = [...new Set([...db, ...(await backends())])];
       const appTicks = ticks(pids) - before.app;
       const proxyTicks = proxy ? ticks([proxy.pid!]) - before.proxy : 0;
-      const row = rowOf(`(h) ${name}, ${label}`, r, appTicks);
+      const row = rowOf(`${name}, ${label}`, r, appTicks);
       row.dbCpuUsPerReq = us(ticks(dbAfter) - before.db, r.completed);
       const codes = [...r.statuses].map(([s, n]) => `${n} × ${s}`).join(', ');
       row.note =
@@ -86,7 +86,7 @@ async function hostsRun(hosts: 1 | 2, redisUrl: string): Promise<Row[]> {
       const i = n++;
       return { url: `${base}/v2/campaign/${program.id}/participant`, method: 'POST', headers: json, body: JSON.stringify({ email: `friend-${i}@example.com`, referredBy: referrers[i % REFERRERS], referralStatus: 'CREDIT_PENDING' }) };
     };
-    await measured('referred sign-up', () => drive(WARMUP_MS, signUp), () => drive(SECONDS * 1000, signUp));
+    await measured('(mh1) referred sign-up', () => drive(WARMUP_MS, signUp), () => drive(SECONDS * 1000, signUp));
     const db = knexFactory({ client: 'pg', connection: schema.url, pool: { min: 0, max: 1 } });
     let friends: string[];
     try {
@@ -97,7 +97,7 @@ async function hostsRun(hosts: 1 | 2, redisUrl: string): Promise<Row[]> {
     const warmCount = Math.min(Math.floor(friends.length / 5), 500);
     let f = 0;
     const trigger = (limit: number) => (): BenchRequest | null => (f < limit ? { url: `${base}/v2/campaign/${program.id}/participant/${friends[f++]}/ref`, method: 'POST', headers: json, body: '{}' } : null);
-    await measured('trigger referral', () => drive(WARMUP_MS, trigger(warmCount)), () => drive(SECONDS * 1000, trigger(friends.length)));
+    await measured('(mh2) trigger referral', () => drive(WARMUP_MS, trigger(warmCount)), () => drive(SECONDS * 1000, trigger(friends.length)));
     return rows;
   } finally {
     if (proxy) await stopChild(proxy);
@@ -107,13 +107,13 @@ async function hostsRun(hosts: 1 | 2, redisUrl: string): Promise<Row[]> {
   }
 }
 
-/** Rows (h) and bare Koa: sign-ups and triggers on one host, then on two behind the proxy. */
+/** Rows (mh1), (mh2) and bare Koa: sign-ups and triggers on one host, then on two behind the proxy. */
 export async function hostsRows(): Promise<{ rows: Row[]; bare: Row }> {
   if (!PG_URL) throw new Error('BENCH_ONLY=hosts needs PostgreSQL: set BENCH_DATABASE_URL=postgres://…');
   const bare = await bareRow();
   const redis = await startRedis();
   try {
-    console.log('\n(h) one host, then two hosts behind the loopback proxy: PostgreSQL + Redis');
+    console.log('\n(mh) one host, then two hosts behind the loopback proxy: PostgreSQL + Redis');
     const one = await hostsRun(1, redis.url);
     const two = await hostsRun(2, redis.url);
     return { rows: [bare, ...one, ...two], bare };
