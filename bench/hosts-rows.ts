@@ -1,11 +1,11 @@
 // BENCH_ONLY=hosts (issue #34 goal 4), rows (mh1) and (mh2): two `refloop serve` hosts as separate
-// machines would run them (different ports, no shared memory, WORKERS unset) on one PostgreSQL schema and one Redis,
-// behind the loopback proxy (scripts/loopback-proxy.ts, a process of its own), against one host
-// alone. For each: referred sign-ups (P3), then triggers of those sign-ups (P8), with throughput,
-// app CPU per operation (both hosts' processes; the proxy's CPU apart in the note) and database CPU
-// (the backends serving the schema). Jobs are off, as in the other HTTP rows. On one machine the two
-// hosts share its cores, so the row shows what a second host costs and that the shared limits,
-// caches and claims hold under load, not the speed-up of a second machine.
+// machines would run them (different ports, no shared memory, WORKERS unset) on one PostgreSQL
+// schema and one Redis, behind the loopback proxy (scripts/loopback-proxy.ts, a process of its
+// own), against one host alone. For each: referred sign-ups (P3), then triggers of those sign-ups
+// (P8), with throughput, app CPU per operation (both hosts' processes; the proxy's CPU apart in the
+// note) and database CPU (the backends serving the schema). Jobs are off, as in the other HTTP rows.
+// On one machine the two hosts share its cores, so the rows show what a second host costs and that
+// the shared limits, caches and claims hold under load, not the speed-up of a second machine.
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { CLK_TCK, cpuTicks, drive, type BenchRequest, type LoadResult } from './load.ts';
