@@ -1,16 +1,17 @@
-// BENCH_ONLY=hosts (issue #34 goal 4), rows (mh1) and (mh2): two `refloop serve` hosts as separate
+// BENCH_ONLY=hosts (issue #34 goal 4), rows (mh1)–(mh3): two `refloop serve` hosts as separate
 // machines would run them (different ports, no shared memory, WORKERS unset) on one PostgreSQL
 // schema and one Redis, behind the loopback proxy (scripts/loopback-proxy.ts, a process of its
-// own), against one host alone. For each: referred sign-ups (P3), then triggers of those sign-ups
-// (P8), with throughput, app CPU per operation (both hosts' processes; the proxy's CPU apart in the
-// note) and database CPU (the backends serving the schema). Jobs are off, as in the other HTTP rows.
-// On one machine the two hosts share its cores, so the rows show what a second host costs and that
-// the shared limits, caches and claims hold under load, not the speed-up of a second machine.
+// own), against one host alone. For each: referred sign-ups (P3), triggers of those sign-ups (P8),
+// then a mix of visits, sign-ups and triggers, with throughput, app CPU per operation (both hosts'
+// processes; the proxy's CPU apart in the note) and database CPU (the backends serving the schema).
+// Jobs are off, as in the other HTTP rows. On one machine the two hosts share its cores, so the rows
+// show what a second host costs and that the shared limits, caches and claims hold under load, not
+// the speed-up of a second machine.
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { CLK_TCK, cpuTicks, drive, type BenchRequest, type LoadResult } from './load.ts';
-import { benchPort, call, pgSchema, startChild, startRefloop, stopChild, verifiedKey, waitReady, type Target } from './processes.ts';
-import { MOBILE_LIMITS } from './mobile-rows.ts';
+import { benchPort, call, openSession, pgSchema, startChild, startRefloop, stopChild, verifiedKey, waitReady, type Target } from './processes.ts';
+import { MOBILE_LIMITS, v7From } from './mobile-rows.ts';
 import { startRedis } from './cache-rows.ts';
 import { PG_URL, ROOT, SECONDS, WARMUP_MS } from './settings.ts';
 import { bareRow, rowOf, type Row } from './table.ts';
@@ -98,6 +99,27 @@ async function hostsRun(hosts: 1 | 2, redisUrl: string): Promise<Row[]> {
     let f = 0;
     const trigger = (limit: number) => (): BenchRequest | null => (f < limit ? { url: `${base}/v2/campaign/${program.id}/participant/${friends[f++]}/ref`, method: 'POST', headers: json, body: '{}' } : null);
     await measured('(mh2) trigger referral', () => drive(WARMUP_MS, trigger(warmCount)), () => drive(SECONDS * 1000, trigger(friends.length)));
+
+    // The mixed write load of `npm run chaos` without its rare operations: 60 % referred visits over
+    // the participant API, 25 % referred sign-ups, 15 % triggers of the sign-ups still pending.
+    const installation = await call(t0, 'PATCH', `/v2/campaign/${program.id}/installation`, key, { mobile: { isEnabled: true } });
+    const code = new URL((await call(t0, 'GET', `/v2/campaign/${program.id}/participant/${referrers[0]}`, key, undefined)).shareUrl).searchParams.get('grsf')!;
+    const sessions: string[] = [];
+    for (let i = 0; i < 20; i++) sessions.push(await openSession(t0, program.id, installation.mobile.publicKey));
+    const visit = (i: number): BenchRequest => ({
+      url: `${base}/mobile/v2/visits`,
+      method: 'POST',
+      headers: { 'x-session-token': sessions[i % sessions.length]!, 'content-type': 'application/json' },
+      body: JSON.stringify({ visitId: v7From(crypto.randomUUID()), attribution: { referralCode: code, utm: { utm_source: 'bench' } } }),
+    });
+    let m = 0;
+    const mixed = (): BenchRequest | null => {
+      const roll = Math.random();
+      if (roll < 0.6) return visit(m++);
+      if (roll < 0.85 || f >= friends.length) return signUp();
+      return trigger(friends.length)();
+    };
+    await measured('(mh3) mixed writes (60 % visits, 25 % sign-ups, 15 % triggers)', () => drive(WARMUP_MS, mixed), () => drive(SECONDS * 1000, mixed));
     return rows;
   } finally {
     if (proxy) await stopChild(proxy);
@@ -107,7 +129,7 @@ async function hostsRun(hosts: 1 | 2, redisUrl: string): Promise<Row[]> {
   }
 }
 
-/** Rows (mh1), (mh2) and bare Koa: sign-ups and triggers on one host, then on two behind the proxy. */
+/** Rows (mh1)–(mh3) and bare Koa: sign-ups, triggers and the mix on one host, then on two behind the proxy. */
 export async function hostsRows(): Promise<{ rows: Row[]; bare: Row }> {
   if (!PG_URL) throw new Error('BENCH_ONLY=hosts needs PostgreSQL: set BENCH_DATABASE_URL=postgres://…');
   const bare = await bareRow();

@@ -46,7 +46,7 @@ import { readRows } from './read-rows.ts';
 //                       from one address across the workers; needs BENCH_DATABASE_URL; see cluster-rows.ts)
 //                       or `cache` (b, z: GET /v2/team and GET /v2/campaign/{id} on PostgreSQL without and with REDIS_URL,
 //                       the key and program caches of issue #34; needs BENCH_DATABASE_URL and redis-server; see cache-rows.ts)
-//                       or `hosts` (b, mh1–mh2: referred sign-ups and triggers on one `refloop serve` host, then on two hosts
+//                       or `hosts` (b, mh1–mh3: referred sign-ups, triggers and a mix with visits on one `refloop serve` host, then on two hosts
 //                       sharing one PostgreSQL and one Redis behind the loopback proxy, issue #34; needs BENCH_DATABASE_URL
 //                       and redis-server; see hosts-rows.ts)
 //   BENCH_CLUSTER_WORKERS  the worker counts of BENCH_ONLY=cluster (default 1,2,4)
