@@ -9,8 +9,8 @@ import { call, pgSchema, startRefloop, stopChild, verifiedKey, benchPort } from 
 import { CACHE_LIMIT_STORE, PG_URL, RAISED_LIMITS, SECONDS } from './settings.ts';
 import { bareRow, rowOf, type Row } from './table.ts';
 
-/** A redis-server of the bench's own on a free port, stopped with the bench. */
-async function startRedis(): Promise<{ url: string; stop: () => void }> {
+/** A redis-server of the bench's own on a free port, stopped with the bench (also BENCH_ONLY=hosts). */
+export async function startRedis(): Promise<{ url: string; stop: () => void }> {
   const port = await benchPort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
   process.on('exit', () => child.kill('SIGKILL'));

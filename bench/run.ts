@@ -5,6 +5,7 @@ import { CLK_TCK } from './load.ts';
 import { bareRow, measure, printTable, writeJson, type Row } from './table.ts';
 import { clusterRows } from './cluster-rows.ts';
 import { cacheRows } from './cache-rows.ts';
+import { hostsRows } from './hosts-rows.ts';
 import { cliRows, durabilityRows, leaderboardRows, transactionRow, triggerRow } from './rows.ts';
 import { mobileRows } from './mobile-rows.ts';
 import { consoleBytesRow } from './console-bytes.ts';
@@ -45,6 +46,9 @@ import { readRows } from './read-rows.ts';
 //                       from one address across the workers; needs BENCH_DATABASE_URL; see cluster-rows.ts)
 //                       or `cache` (b, z: GET /v2/team and GET /v2/campaign/{id} on PostgreSQL without and with REDIS_URL,
 //                       the key and program caches of issue #34; needs BENCH_DATABASE_URL and redis-server; see cache-rows.ts)
+//                       or `hosts` (b, mh1–mh3: referred sign-ups, triggers and a mix with visits on one `refloop serve` host, then on two hosts
+//                       sharing one PostgreSQL and one Redis behind the loopback proxy, issue #34; needs BENCH_DATABASE_URL
+//                       and redis-server; see hosts-rows.ts)
 //   BENCH_CLUSTER_WORKERS  the worker counts of BENCH_ONLY=cluster (default 1,2,4)
 //   BENCH_MOBILE_ONLY=1 / BENCH_AFFILIATE_ONLY=1  the same as BENCH_ONLY=mobile / affiliate
 //   BENCH_CPU_PROF      a directory: each server process writes a V8 CPU profile (.cpuprofile) there when it stops
@@ -77,6 +81,11 @@ async function main(): Promise<void> {
     printTable(cluster.rows, cluster.bare.reqPerSec);
     console.log(`\nshared limits:\n  ${cluster.limits.join('\n  ')}`);
     console.log('This machine has ' + os.cpus().length + ' CPUs shared by the load generator, every worker and PostgreSQL: the rows show the cost per operation and that N workers serve correctly, not how throughput scales with N.');
+    return;
+  }
+  if (ONLY === 'hosts') {
+    const hosts = await hostsRows();
+    printTable(hosts.rows, hosts.bare.reqPerSec);
     return;
   }
   if (ONLY === 'cache') {

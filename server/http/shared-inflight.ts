@@ -1,9 +1,10 @@
 // What is in flight, counted in Redis so every process sees it: each IP's concurrent requests (a
 // sorted set of slots that expire, so a crashed process's slots free themselves) and identical
-// requests (a key per fingerprint, SET NX with an expiry, deleted only by its owner). Every method
-// answers `null` when Redis cannot (not connected, or the command failed): the caller then decides
-// from this process's own count. A release that could not reach Redis is sent again when Redis is
-// back, so a short outage does not hold slots or fingerprints until their expiry.
+// requests (a key per fingerprint, SET NX with a short expiry that the running request refreshes,
+// deleted only by its owner). Every method answers `null` when Redis cannot (not connected, or the
+// command failed): the caller then decides from this process's own count. A release that could not
+// reach Redis is sent again when Redis is back, so a short outage does not hold slots or
+// fingerprints until their expiry.
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { SharedRedis } from '../redis.ts';
@@ -12,8 +13,15 @@ import type { SharedRedis } from '../redis.ts';
 export const SLOT_TTL_MS = 15_000;
 /** A request still running refreshes its slot this often. */
 const SLOT_REFRESH_MS = 5_000;
-/** How long an identical-request claim lives at most (a process that died holding it). */
-export const CLAIM_TTL_MS = 60_000;
+/**
+ * How long an identical-request claim lives without a refresh: the most a process that died holding
+ * it keeps the retry of its request waiting (a 409 until then). A request still running refreshes
+ * its claim every CLAIM_REFRESH_MS, so a slow one keeps it (issue #34: with one minute and no refresh,
+ * a keyed write cut by a SIGKILL could not be retried on another host for a minute).
+ */
+export const CLAIM_TTL_MS = 15_000;
+/** A request still running refreshes its claim this often. */
+const CLAIM_REFRESH_MS = 5_000;
 /** Releases kept for Redis's return; past this many the oldest are left to expire. */
 const MAX_PENDING_RELEASES = 10_000;
 
@@ -37,11 +45,15 @@ return 1`;
 /** KEYS[1] a claim; ARGV[1] the owner's token. Deletes the claim only while it is still that owner's. */
 const RELEASE_CLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
+/** KEYS[1] a claim; ARGV: the owner's token, ttl ms. Pushes the claim's expiry out only while it is still that owner's. */
+const REFRESH_CLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
 
 interface Scripts {
   refloopEnterSlot(key: string, cap: number, ttlMs: number, slot: string): Promise<number>;
   refloopRefreshSlot(key: string, ttlMs: number, slot: string): Promise<number>;
   refloopReleaseClaim(key: string, token: string): Promise<number>;
+  refloopRefreshClaim(key: string, token: string, ttlMs: number): Promise<number>;
 }
 
 /** A slot taken in Redis: released with `leave`. */
@@ -54,8 +66,8 @@ export class SharedInFlight {
   readonly #client: Redis & Scripts;
   readonly #slotsPrefix: string;
   readonly #claimsPrefix: string;
-  /** This process's claims in Redis: fingerprint → token. */
-  readonly #claims = new Map<string, string>();
+  /** This process's claims in Redis: fingerprint → token and the timer that refreshes it. */
+  readonly #claims = new Map<string, { token: string; refresh: NodeJS.Timeout }>();
   /** Releases that failed, sent when Redis is ready again. */
   readonly #pending = new Map<string, () => Promise<unknown>>();
   readonly #process = crypto.randomBytes(6).toString('hex');
@@ -67,6 +79,7 @@ export class SharedInFlight {
     client.defineCommand('refloopEnterSlot', { numberOfKeys: 1, lua: ENTER_SLOT });
     client.defineCommand('refloopRefreshSlot', { numberOfKeys: 1, lua: REFRESH_SLOT });
     client.defineCommand('refloopReleaseClaim', { numberOfKeys: 1, lua: RELEASE_CLAIM });
+    client.defineCommand('refloopRefreshClaim', { numberOfKeys: 1, lua: REFRESH_CLAIM });
     this.#client = client as Redis & Scripts;
     this.#slotsPrefix = `${redis.prefix}conc:`;
     this.#claimsPrefix = `${redis.prefix}inflight:`;
@@ -104,13 +117,16 @@ export class SharedInFlight {
     if (!this.redis.ready) return null;
     if (this.#claims.has(fingerprint)) return false;
     const token = `${this.#process}:${++this.#seq}`;
+    const key = this.#claimsPrefix + fingerprint;
     try {
-      const ok = await this.#client.set(this.#claimsPrefix + fingerprint, token, 'PX', CLAIM_TTL_MS, 'NX');
+      const ok = await this.#client.set(key, token, 'PX', CLAIM_TTL_MS, 'NX');
       if (ok !== 'OK') return false;
     } catch {
       return null;
     }
-    this.#claims.set(fingerprint, token);
+    const refresh = setInterval(() => void this.#client.refloopRefreshClaim(key, token, CLAIM_TTL_MS).catch(() => undefined), CLAIM_REFRESH_MS);
+    refresh.unref();
+    this.#claims.set(fingerprint, { token, refresh });
     return true;
   }
 
@@ -121,9 +137,11 @@ export class SharedInFlight {
 
   /** Releases a fingerprint this process claimed in Redis (a claim another owner took after ours expired is left alone). */
   async release(fingerprint: string): Promise<void> {
-    const token = this.#claims.get(fingerprint);
-    if (token === undefined) return;
+    const held = this.#claims.get(fingerprint);
+    if (held === undefined) return;
     this.#claims.delete(fingerprint);
+    clearInterval(held.refresh);
+    const token = held.token;
     const key = this.#claimsPrefix + fingerprint;
     await this.#release(`claim:${token}`, () => this.#client.refloopReleaseClaim(key, token));
   }

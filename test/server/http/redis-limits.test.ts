@@ -262,10 +262,10 @@ describe.skipIf(!hasRedis)('Limits.claimRequest / releaseRequest', () => {
     expect(await la.claimRequest('fp-1')).toBe(true);
     expect(await lb.claimRequest('fp-1')).toBe(false);
     expect(await la.claimRequest('fp-1')).toBe(false);
-    // A claim expires on its own should its process die holding it.
+    // A claim expires on its own should its process die holding it: 15 s after its last refresh (issue #34).
     const ttl = await inspector(redis.url).pttl(`${prefix}inflight:fp-1`);
-    expect(ttl).toBeGreaterThan(50_000);
-    expect(ttl).toBeLessThanOrEqual(60_000);
+    expect(ttl).toBeGreaterThan(10_000);
+    expect(ttl).toBeLessThanOrEqual(15_000);
     // A fingerprint of its own is free.
     expect(await lb.claimRequest('fp-2')).toBe(true);
     await la.releaseRequest('fp-1');
@@ -285,7 +285,7 @@ describe.skipIf(!hasRedis)('Limits.claimRequest / releaseRequest', () => {
     await until('both instances reach Redis', () => a.deps.redis!.ready && b.deps.redis!.ready);
     const r = inspector(redis.url);
     expect(await a.deps.limits.claimRequest('fp-late')).toBe(true);
-    await r.del(`${prefix}inflight:fp-late`); // as if its minute had passed
+    await r.del(`${prefix}inflight:fp-late`); // as if its 15 s had passed without a refresh
     expect(await b.deps.limits.claimRequest('fp-late')).toBe(true);
     await a.deps.limits.releaseRequest('fp-late');
     expect(await r.exists(`${prefix}inflight:fp-late`)).toBe(1);
@@ -293,6 +293,23 @@ describe.skipIf(!hasRedis)('Limits.claimRequest / releaseRequest', () => {
     await b.deps.limits.releaseRequest('fp-late');
     expect(await r.exists(`${prefix}inflight:fp-late`)).toBe(0);
   });
+
+  it('keeps a claim alive while its request runs: every 5 s the holder pushes its expiry back to 15 s (issue #34)', async () => {
+    const redis = await RedisServer.start();
+    cleanups.push(() => redis.stop());
+    const prefix = uniquePrefix();
+    const [a, b] = await twoApps({ REDIS_URL: redis.url, REDIS_PREFIX: prefix });
+    await until('both instances reach Redis', () => a.deps.redis!.ready && b.deps.redis!.ready);
+    const r = inspector(redis.url);
+    expect(await a.deps.limits.claimRequest('fp-long')).toBe(true);
+    await r.pexpire(`${prefix}inflight:fp-long`, 6000);
+    await new Promise((done) => setTimeout(done, 5500));
+    expect(await r.pttl(`${prefix}inflight:fp-long`)).toBeGreaterThan(10_000);
+    expect(await b.deps.limits.claimRequest('fp-long')).toBe(false);
+    await a.deps.limits.releaseRequest('fp-long');
+    expect(await b.deps.limits.claimRequest('fp-long')).toBe(true);
+    await b.deps.limits.releaseRequest('fp-long');
+  }, 20_000);
 
   it('claims in this process alone, sharing enterRequest’s set, when Redis does not answer', async () => {
     // Nothing listens on this port: the instance serves with Redis unavailable from the start.
