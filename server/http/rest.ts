@@ -144,6 +144,9 @@ function handle(op: Operation, deps: Deps, authenticate: Authenticate): Koa.Midd
         if ('replay' in outcome) return replay(ctx, outcome.replay);
         result = outcome.result;
       } else result = await run();
+      // With Redis, a write answers once the invalidations it published reached Redis, so a client's
+      // next request on another host finds that host's caches already told (read-your-writes across hosts).
+      if (isWrite && deps.redis) await deps.invalidation.settled();
       ctx.status = 200;
       if (result instanceof Readable) streamBody(ctx, deps, result);
       else ctx.body = result;

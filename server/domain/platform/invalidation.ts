@@ -105,6 +105,15 @@ export class InvalidationBus {
     );
   }
 
+  /**
+   * Waits for the publishes of changes that just committed: their after-commit callbacks run as
+   * microtasks of the commit, so one turn of the event loop lets them start, then `flush`.
+   */
+  async settled(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.flush();
+  }
+
   /** Waits for the publishes under way (before the Redis connection closes: a CLI run exits right after its change). */
   async flush(): Promise<void> {
     while (this.#pending.size) await Promise.all([...this.#pending]);
