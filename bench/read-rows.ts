@@ -46,14 +46,16 @@ async function readRow(label: string, t: Target, next: (i: number) => BenchReque
 }
 
 /** The bare-Koa baseline measured the same way as the read rows (throughput at CONNECTIONS, latency at one). */
-async function bareReadRow(): Promise<Row> {
+async function bareReadRow(): Promise<Row & { shaped: Row }> {
   const { startBareKoa } = await import('./processes.ts');
   console.log('\n(b-r) bare Koa, one JSON route, measured like the read rows');
   const bare = await startBareKoa();
   const row = await readRow('(b-r) bare Koa GET /ok, measured like the read rows', bare, () => ({ url: `${bare.base}/ok`, method: 'GET', headers: {} }));
   row.note = `new Koa() answering {ok:true}; the baseline; ${row.note}`;
+  const shaped = await readRow('(b-h) bare Koa answering like r0 (its 22 headers, a 113 B body)', bare, () => ({ url: `${bare.base}/team-shaped`, method: 'GET', headers: {} }));
+  shaped.note = `what the wire contract alone costs r0; ${shaped.note}`;
   await stopChild(bare.child);
-  return row;
+  return { ...row, shaped } as Row & { shaped: Row };
 }
 
 /**
@@ -129,7 +131,8 @@ export async function readRows(): Promise<{ rows: Row[]; bare: Row }> {
     const rest = { authorization: `Bearer ${key}` };
     const get = (pathname: string, headers: Record<string, string>) => (): BenchRequest => ({ url: t.base + pathname, method: 'GET', headers });
 
-    const rows: Row[] = [bare];
+    const { shaped, ...bareRow } = bare;
+    const rows: Row[] = [bareRow, shaped];
     // The REST pipeline alone (key lookup, team budget and its headers, a one-row handler): the floor every REST read stands on.
     const team = await readRow('(r0) GET /v2/team, the REST floor', t, get('/v2/team', rest));
     rows.push(team);
@@ -149,12 +152,12 @@ export async function readRows(): Promise<{ rows: Row[]; bare: Row }> {
     // Last, since it adds participants: referred sign-ups into the same program.
     rows.push(await signUpRow(t, program.id, sample, rest, seedNote));
     const ratio = (r: Row) => (r.cpuUsPerReq / bare.cpuUsPerReq).toFixed(1);
-    console.log(`  REST floor (r0): ${ratio(team)} × bare Koa's CPU per request`);
+    console.log(`  REST floor (r0): ${ratio(team)} × bare Koa's CPU per request (bare Koa with r0's headers and body: ${ratio(shaped)} ×)`);
     console.log(
       `  targets: ML1 p99 ≤ 2 ms (top 10 ${ml10.p99.toFixed(2)}, top 50 ${ml50.p99.toFixed(2)}), P2 p99 ≤ 10 ms (${p2.p99.toFixed(2)}), P4 p99 ≤ 3 ms (${p4.p99.toFixed(2)}), ` +
         `P4 CPU ≤ 3 × bare Koa (${ratio(p4)} ×; ML1 ${ratio(ml10)} ×, ${ratio(ml50)} ×, P2 ${ratio(p2)} ×)`,
     );
-    return { rows, bare };
+    return { rows, bare: bareRow };
   } finally {
     await stopChild(t.child);
   }

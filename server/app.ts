@@ -72,9 +72,6 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
   app.use(errorMiddleware(deps.log, deps.config.supportUrl));
   // Routes an embedding entry point adds in front of ours (the demo store of `npm start`).
   for (const mw of extra) app.use(mw);
-  // Our own HTML responses only: the routes an embedding entry point adds (the demo store) keep their own headers.
-  app.use(htmlPolicy());
-
   // `/v2` goes straight to the REST pipeline: none of the middlewares below before `rest` answers a
   // path under it (mobile, MCP, widget files, previews, uploads, webhooks, health and docs), so each
   // would be one more async hop and path test per REST request. An MCP endpoint configured under
@@ -86,6 +83,9 @@ export function createApp(deps: Deps, extra: Koa.Middleware[] = []): Koa {
     if ((path === '/v2' || path.startsWith('/v2/')) && !mcpPaths.has(path)) return rest(ctx, next);
     return next();
   });
+  // Our own HTML responses only: the routes an embedding entry point adds (the demo store) keep their
+  // own headers, and the REST API above answers JSON and CSV, never HTML.
+  app.use(htmlPolicy());
   app.use(async (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/healthz') {
       await deps.db.knex.raw('select 1');

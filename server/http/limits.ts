@@ -216,7 +216,8 @@ export class Limits {
    * runs `fn`, and frees the slot however `fn` ends.
    */
   async guardIp<T>(ip: string, setHeaders: (headers: Record<string, string>) => void, fn: () => Promise<T>): Promise<T> {
-    const leave = await this.#takeSlot(ip);
+    // Without shared slots the local count answers synchronously (no promise hop per request).
+    const leave = this.#sharedSlots ? await this.#takeSlot(ip) : this.enterIp(ip) ? () => this.leaveIp(ip) : null;
     if (!leave) {
       const headers = { ...(await this.#ipHeadersUncharged(ip)), 'Retry-After': '1' };
       throw new RateLimitedError('CONCURRENCY', `Too many concurrent requests from this address (limit ${this.config.limits.concurrencyPerIp}).`, headers);
