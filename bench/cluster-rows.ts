@@ -6,7 +6,8 @@
 // N, two limits hit from one address across the workers (WORKERS=1 is the plain server, no cluster): the REST account-creation limit (in the
 // database) and the participant API's per-IP session limit (held by the cluster's primary).
 import fs from 'node:fs';
-import { CLUSTER_WORKERS, CONNECTIONS, PG_URL, SECONDS, WARMUP_MS } from './settings.ts';
+import { CLUSTER_REDIS, CLUSTER_WORKERS, CONNECTIONS, PG_URL, SECONDS, WARMUP_MS } from './settings.ts';
+import { startRedis } from './cache-rows.ts';
 import { call, openSession, pgSchema, startRefloop, stopChild, verifiedKey, type Target } from './processes.ts';
 import { CLK_TCK, cpuTicks, drive, type BenchRequest, type LoadResult } from './load.ts';
 import { bareRow, rowOf, type Row } from './table.ts';
@@ -103,8 +104,8 @@ async function burst(count: number, make: (i: number) => BenchRequest): Promise<
 }
 
 /** Rows (c1)–(c4) for one worker count, and the line proving the limits are shared. */
-async function clusterRun(workers: number): Promise<{ rows: Row[]; limits: string }> {
-  console.log(`\n(c) WORKERS=${workers}: \`refloop serve\` on PostgreSQL behind one port`);
+async function clusterRun(workers: number, redisUrl: string | null): Promise<{ rows: Row[]; limits: string }> {
+  console.log(`\n(c) WORKERS=${workers}: \`refloop serve\` on PostgreSQL behind one port${redisUrl ? ', with Redis' : ''}`);
   const schema = await pgSchema();
   const { default: knexFactory } = await import('knex');
   const admin = knexFactory({ client: 'pg', connection: PG_URL!, pool: { min: 0, max: 1 } });
@@ -119,6 +120,8 @@ async function clusterRun(workers: number): Promise<{ rows: Row[]; limits: strin
     WEBHOOK_ALLOW_PRIVATE: 'true',
     TRUST_PROXY: 'true',
     WORKERS: String(workers),
+    // BENCH_CLUSTER_REDIS=1: limits, in-flight claims and the key and program caches in a redis-server of the bench's own.
+    ...(redisUrl ? { REDIS_URL: redisUrl, REDIS_PREFIX: `${schema.tag}:` } : {}),
   }, schema.url, 30_000 * workers);
   try {
     // /healthz answers once one worker listens; the others were forked at the same moment.
@@ -199,7 +202,7 @@ async function clusterRun(workers: number): Promise<{ rows: Row[]; limits: strin
     const limited = (m: Map<number, number>) => m.get(429) ?? 0;
     const held = passed(accounts) === ACCOUNTS_PER_HOUR && passed(sessionProbe) === sessionLimit;
     const limits =
-      `WORKERS=${workers}: account creation from one address ${passed(accounts)} of ${ACCOUNTS_PER_HOUR * 4} passed (limit ${ACCOUNTS_PER_HOUR}, database store), ${limited(accounts)} × 429; ` +
+      `WORKERS=${workers}: account creation from one address ${passed(accounts)} of ${ACCOUNTS_PER_HOUR * 4} passed (limit ${ACCOUNTS_PER_HOUR}, ${redisUrl ? 'Redis' : 'database'} store), ${limited(accounts)} × 429; ` +
       `participant-API sessions from one address ${passed(sessionProbe)} of ${sessionLimit + 20} passed (limit ${sessionLimit}, ${workers > 1 ? 'held by the cluster primary' : 'process memory'}), ${limited(sessionProbe)} × 429 → ${held ? (workers > 1 ? 'each limit counted once across the workers' : 'each limit exact') : `NOT EXACT: expected ${ACCOUNTS_PER_HOUR} and ${sessionLimit} to pass`}`;
     console.log(`  ${limits}`);
     return { rows, limits };
@@ -216,10 +219,15 @@ export async function clusterRows(): Promise<{ rows: Row[]; bare: Row; limits: s
   const bare = await bareRow();
   const rows: Row[] = [bare];
   const limits: string[] = [];
-  for (const n of CLUSTER_WORKERS) {
-    const run = await clusterRun(n);
-    rows.push(...run.rows);
-    limits.push(run.limits);
+  const redis = CLUSTER_REDIS ? await startRedis() : null;
+  try {
+    for (const n of CLUSTER_WORKERS) {
+      const run = await clusterRun(n, redis?.url ?? null);
+      rows.push(...run.rows);
+      limits.push(run.limits);
+    }
+  } finally {
+    redis?.stop();
   }
   return { rows, bare, limits };
 }

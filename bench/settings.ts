@@ -39,6 +39,8 @@ export const JSON_OUTPUT = process.argv.slice(2).includes('--json');
 export const PORT_BASE = process.env.BENCH_PORT_BASE ? Math.floor(positive(process.env.BENCH_PORT_BASE, 0)) : null;
 if (PORT_BASE !== null && PORT_BASE > 65_000) throw new Error(`BENCH_PORT_BASE must be at most 65000, not ${PORT_BASE}`);
 /** BENCH_CLUSTER_WORKERS: the worker counts BENCH_ONLY=cluster runs, comma-separated (default 1,2,4). */
+/** BENCH_CLUSTER_REDIS=1: the cluster rows with REDIS_URL (a redis-server of the bench's own). */
+export const CLUSTER_REDIS = process.env.BENCH_CLUSTER_REDIS === '1';
 export const CLUSTER_WORKERS = (process.env.BENCH_CLUSTER_WORKERS ?? '1,2,4').split(',').map((n) => Math.floor(positive(n.trim(), 1)));
 /** BENCH_CPU_PROF: a directory where every server process writes a V8 CPU profile when it stops. */
 /** BENCH_ONLY=cache: where both runs keep the rate limits (`memory` isolates the caches; `database` is PostgreSQL's default without Redis). */
