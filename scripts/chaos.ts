@@ -2,13 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
 import { freePort } from './free-port.ts';
 import { startLoopbackProxy, type LoopbackProxy } from './loopback-proxy.ts';
+import { call as probe, redisAnswers, type Answer } from './probes.ts';
 
 // `npm run chaos` (issues #20, #34): real `refloop serve` children under a mixed write load over
 // HTTP (referred visits, participant sign-ups, referral triggers now and delayed, affiliate sales and
@@ -109,31 +109,8 @@ async function stop(s: Server): Promise<void> {
 
 // --- HTTP ---------------------------------------------------------------------------------------
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
 /** One HTTP call; a connection that died (a killed host, a 502 from the proxy's side) answers status 0 or 502. */
-async function call(base: string, method: string, p: string, opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  try {
-    const res = await fetch(base + p, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: AbortSignal.timeout(15_000) });
-    const text = await res.text();
-    let body: any = null;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      body = text;
-    }
-    return { status: res.status, headers: res.headers, body };
-  } catch {
-    return { status: 0, headers: new Headers(), body: null };
-  }
-}
+const call = (base: string, method: string, p: string, opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> => probe(base, method, p, { ...opts, timeoutMs: 15_000 });
 
 async function must(base: string, method: string, p: string, opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<any> {
   const r = await call(base, method, p, opts);
@@ -611,20 +588,6 @@ async function settled(knex: Knex, programs: string[]): Promise<boolean> {
 
 // --- main -----------------------------------------------------------------------------------------
 
-async function redisAnswers(url: string): Promise<boolean> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const s = net.connect({ host: u.hostname, port: Number(u.port || 6379) });
-    const done = (ok: boolean) => {
-      s.destroy();
-      resolve(ok);
-    };
-    s.setTimeout(1000, () => done(false));
-    s.once('error', () => done(false));
-    s.once('connect', () => s.write('PING\r\n'));
-    s.once('data', (d) => done(d.toString().startsWith('+PONG')));
-  });
-}
 
 async function main(): Promise<void> {
   if (HOSTS > 1 && !PG_URL) throw new Error(`CHAOS_HOSTS=${HOSTS} needs PostgreSQL (DATABASE_URL=postgres://…): hosts share one database`);

@@ -2,6 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { freePort } from '../../scripts/free-port.ts';
+import { call } from '../../scripts/probes.ts';
+import { RAISED_LIMITS } from './app.ts';
+
+export { call, type Answer } from '../../scripts/probes.ts';
 
 // `refloop serve` as a separate process, the way a host runs it: for tests where processes share
 // nothing but the database (and Redis), and for SIGKILL.
@@ -10,15 +14,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 const PUBLIC_URL = 'http://refloop.test';
 
 /** Limits high enough that a test's own load never meets them. */
-export const UNLIMITED: Record<string, string> = {
-  ACCOUNT_CREATION_PER_HOUR: '10000',
-  RATE_LIMIT_SECOND: '1000000',
-  RATE_LIMIT_MINUTE: '1000000',
-  RATE_LIMIT_HOUR: '1000000',
-  RATE_LIMIT_IP_PER_MINUTE: '1000000',
-  CONCURRENCY_PER_IP: '1000',
-  WRITE_SLOWDOWN_AFTER: '1000000',
-};
+export const UNLIMITED: Record<string, string> = { ...RAISED_LIMITS, ACCOUNT_CREATION_PER_HOUR: '10000' };
 
 export interface Served {
   base: string;
@@ -31,11 +27,6 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-export interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
 
 /** Starts `refloop serve` on a free port (or `port`) and resolves once /healthz answers. */
 export async function serve(env: Record<string, string>, port?: number): Promise<Served> {
@@ -74,26 +65,6 @@ export async function serve(env: Record<string, string>, port?: number): Promise
       await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000)).then(kill9)]);
     },
   };
-}
-
-/** One HTTP call; a connection the server dropped answers status 0. */
-export async function call(base: string, method: string, p: string, opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  try {
-    const res = await fetch(base + p, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: AbortSignal.timeout(30_000) });
-    const text = await res.text();
-    let body: any = null;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      body = text;
-    }
-    return { status: res.status, headers: res.headers, body };
-  } catch {
-    return { status: 0, headers: new Headers(), body: null };
-  }
 }
 
 /** A verified owner's REST key, made over HTTP (account, the welcome email's link from /_dev/mail). */

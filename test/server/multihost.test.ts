@@ -6,6 +6,7 @@ import knexFactory, { type Knex } from 'knex';
 import { freshDatabase, onPostgres } from '../helpers/app.ts';
 import { call, ownerKey, serve, UNLIMITED, type Answer, type Served } from '../helpers/serve.ts';
 import { startLoopbackProxy, type LoopbackProxy } from '../../scripts/loopback-proxy.ts';
+import { redisAnswers } from '../../scripts/probes.ts';
 
 // Issue #34 goal 4, "several hosts, proven": two `refloop serve` processes as separate hosts would
 // run them (different ports, no shared memory, WORKERS unset) on one PostgreSQL schema and one
@@ -15,22 +16,8 @@ import { startLoopbackProxy, type LoopbackProxy } from '../../scripts/loopback-p
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
-/** True when something answers PING at REDIS_URL. */
-function redisAnswers(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ host: '127.0.0.1', port: 6379 });
-    const done = (ok: boolean) => {
-      s.destroy();
-      resolve(ok);
-    };
-    s.setTimeout(1000, () => done(false));
-    s.once('error', () => done(false));
-    s.once('connect', () => s.write('PING\r\n'));
-    s.once('data', (d) => done(d.toString().startsWith('+PONG')));
-  });
-}
 
-const redisUp = onPostgres ? await redisAnswers() : false;
+const redisUp = onPostgres ? await redisAnswers(REDIS_URL) : false;
 // In CI Redis must answer (.ci/run starts it); elsewhere the suite is skipped with a reason.
 const skip = !onPostgres || (!redisUp && !process.env.CI);
 if (onPostgres && !redisUp) console.warn(`multihost.test.ts: nothing answers at ${REDIS_URL}${process.env.CI ? ' (CI: failing)' : '; skipped (start redis-server to run it)'}`);
