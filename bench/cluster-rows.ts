@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { CLUSTER_REDIS, CLUSTER_WORKERS, CONNECTIONS, PG_URL, SECONDS, WARMUP_MS } from './settings.ts';
 import { startRedis } from './cache-rows.ts';
-import { call, openSession, pgSchema, startRefloop, stopChild, verifiedKey, type Target } from './processes.ts';
+import { call, openSession, pendingReferrals, pgSchema, startRefloop, stopChild, verifiedKey, type Target } from './processes.ts';
 import { CLK_TCK, cpuTicks, drive, type BenchRequest, type LoadResult } from './load.ts';
 import { bareRow, rowOf, type Row } from './table.ts';
 import { MOBILE_LIMITS, loadVisits, v7From } from './mobile-rows.ts';
@@ -163,13 +163,7 @@ async function clusterRun(workers: number, redisUrl: string | null): Promise<{ r
     await measured(`(c2) referred sign-up, WORKERS=${workers}`, () => drive(WARMUP_MS, signUp), () => drive(SECONDS * 1000, signUp));
 
     // Triggers (P8) of those sign-ups, in random order, each once.
-    const db = knexFactory({ client: 'pg', connection: schema.url, pool: { min: 0, max: 1 } });
-    let friends: string[];
-    try {
-      friends = await db('participants').where({ program_id: program.id, referral_status: 'CREDIT_PENDING' }).orderByRaw('random()').pluck('id');
-    } finally {
-      await db.destroy();
-    }
+    const friends = await pendingReferrals(schema.url, program.id);
     const warmCount = Math.min(Math.floor(friends.length / 5), 500);
     let f = 0;
     const trigger = (limit: number) => (): BenchRequest | null => (f < limit ? { url: `${t.base}/v2/campaign/${program.id}/participant/${friends[f++]}/ref`, method: 'POST', headers: json, body: '{}' } : null);

@@ -10,7 +10,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { CLK_TCK, cpuTicks, drive, type BenchRequest, type LoadResult } from './load.ts';
-import { benchPort, call, openSession, pgSchema, startChild, startRefloop, stopChild, verifiedKey, waitReady, type Target } from './processes.ts';
+import { benchPort, call, openSession, pendingReferrals, pgSchema, startChild, startRefloop, stopChild, verifiedKey, waitReady, type Target } from './processes.ts';
 import { MOBILE_LIMITS, v7From } from './mobile-rows.ts';
 import { startRedis } from './cache-rows.ts';
 import { PG_URL, ROOT, SECONDS, WARMUP_MS } from './settings.ts';
@@ -88,13 +88,7 @@ async function hostsRun(hosts: 1 | 2, redisUrl: string): Promise<Row[]> {
       return { url: `${base}/v2/campaign/${program.id}/participant`, method: 'POST', headers: json, body: JSON.stringify({ email: `friend-${i}@example.com`, referredBy: referrers[i % REFERRERS], referralStatus: 'CREDIT_PENDING' }) };
     };
     await measured('(mh1) referred sign-up', () => drive(WARMUP_MS, signUp), () => drive(SECONDS * 1000, signUp));
-    const db = knexFactory({ client: 'pg', connection: schema.url, pool: { min: 0, max: 1 } });
-    let friends: string[];
-    try {
-      friends = await db('participants').where({ program_id: program.id, referral_status: 'CREDIT_PENDING' }).orderByRaw('random()').pluck('id');
-    } finally {
-      await db.destroy();
-    }
+    const friends = await pendingReferrals(schema.url, program.id);
     const warmCount = Math.min(Math.floor(friends.length / 5), 500);
     let f = 0;
     const trigger = (limit: number) => (): BenchRequest | null => (f < limit ? { url: `${base}/v2/campaign/${program.id}/participant/${friends[f++]}/ref`, method: 'POST', headers: json, body: '{}' } : null);

@@ -254,3 +254,14 @@ export async function withServerDb<T>(t: Target, use: (db: Knex) => Promise<T>):
     await db.destroy();
   }
 }
+
+/** The participants of a program on PostgreSQL whose referral awaits its trigger, in random order (the trigger rows' work list). */
+export async function pendingReferrals(schemaUrl: string, programId: string): Promise<string[]> {
+  const { default: knexFactory } = await import('knex');
+  const db = knexFactory({ client: 'pg', connection: schemaUrl, pool: { min: 0, max: 1 } });
+  try {
+    return await db('participants').where({ program_id: programId, referral_status: 'CREDIT_PENDING' }).orderByRaw('random()').pluck('id');
+  } finally {
+    await db.destroy();
+  }
+}

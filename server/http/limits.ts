@@ -217,7 +217,7 @@ export class Limits {
    */
   async guardIp<T>(ip: string, setHeaders: (headers: Record<string, string>) => void, fn: () => Promise<T>): Promise<T> {
     // Without shared slots the local count answers synchronously (no promise hop per request).
-    const leave = this.#sharedSlots ? await this.#takeSlot(ip) : this.enterIp(ip) ? () => this.leaveIp(ip) : null;
+    const leave = this.#sharedSlots ? await this.#takeSlot(ip) : this.#localSlot(ip);
     if (!leave) {
       const headers = { ...(await this.#ipHeadersUncharged(ip)), 'Retry-After': '1' };
       throw new RateLimitedError('CONCURRENCY', `Too many concurrent requests from this address (limit ${this.config.limits.concurrencyPerIp}).`, headers);
@@ -241,7 +241,7 @@ export class Limits {
   async #takeSlot(ip: string): Promise<(() => void) | null> {
     const shared = this.#sharedSlots ? await this.#sharedSlots.enterIp(ip, this.config.limits.concurrencyPerIp) : null;
     if (shared === false) return null;
-    if (shared === null) return this.enterIp(ip) ? () => this.leaveIp(ip) : null;
+    if (shared === null) return this.#localSlot(ip);
     // Slots this process holds that Redis does not count (streamed downloads, `enterIp`) still count here.
     if ((this.#inFlightPerIp.get(ip) ?? 0) >= this.config.limits.concurrencyPerIp) {
       shared.leave();
@@ -252,6 +252,11 @@ export class Limits {
       shared.leave();
       this.leaveIp(ip);
     };
+  }
+
+  /** One of the IP's slots in this process (`enterIp`), released by the function returned; null at the cap. */
+  #localSlot(ip: string): (() => void) | null {
+    return this.enterIp(ip) ? () => this.leaveIp(ip) : null;
   }
 
   /** Marks one more request in flight for an IP in this process; false when it would pass the concurrency cap. */
