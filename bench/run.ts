@@ -14,6 +14,7 @@ import { exportRow } from './export-rows.ts';
 import { importRow } from './import-rows.ts';
 import { floorRatios, triggerFloorRows } from './trigger-floor.ts';
 import { readRows } from './read-rows.ts';
+import { pgFloorRows } from './pg-floor.ts';
 
 // `npm run bench`: throughput, latency and server CPU per request of the real server (a child
 // process running `refloop serve`) against a bare Koa app, with the load generated here over
@@ -46,6 +47,10 @@ import { readRows } from './read-rows.ts';
 //                       from one address across the workers; needs BENCH_DATABASE_URL; see cluster-rows.ts)
 //                       or `cache` (b, z: GET /v2/team and GET /v2/campaign/{id} on PostgreSQL without and with REDIS_URL,
 //                       the key and program caches of issue #34; needs BENCH_DATABASE_URL and redis-server; see cache-rows.ts)
+//                       or `pg-floor` (b, pf1–pf3: a referred sign-up, a trigger and an affiliate sale on one `refloop serve` host
+//                       on PostgreSQL + Redis at BENCH_PARTICIPANTS, each beside its floor: the rows it wrote, written again by
+//                       the pg driver alone in one round trip and as prepared statements; issue #34 goal 1; BENCH_FLOOR_OPS
+//                       operations captured per kind, default 2,000; needs BENCH_DATABASE_URL and redis-server; see pg-floor.ts)
 //                       or `hosts` (b, mh1–mh3: referred sign-ups, triggers and a mix with visits on one `refloop serve` host, then on two hosts
 //                       sharing one PostgreSQL and one Redis behind the loopback proxy, issue #34; needs BENCH_DATABASE_URL
 //                       and redis-server; see hosts-rows.ts)
@@ -86,6 +91,12 @@ async function main(): Promise<void> {
   if (ONLY === 'hosts') {
     const hosts = await hostsRows();
     printTable(hosts.rows, hosts.bare.reqPerSec);
+    return;
+  }
+  if (ONLY === 'pg-floor') {
+    const floor = await pgFloorRows();
+    printTable(floor.rows, floor.bare.reqPerSec);
+    console.log(`\nreal ÷ floor (ratios within this run):\n${floor.lines.join('\n')}`);
     return;
   }
   if (ONLY === 'cache') {
