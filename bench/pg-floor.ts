@@ -2,7 +2,7 @@
 //
 // One `refloop serve` host (PostgreSQL + Redis, WORKERS unset, limits raised) with BENCH_PARTICIPANTS
 // participants seeded into a REFERRAL program (DOUBLE_SIDED reward, one webhook, as row h) and an
-// AFFILIATE program (10 % commission, one webhook, 10 affiliates with 10 customers each, as row m).
+// AFFILIATE program (10 % commission, one webhook, 50 affiliates with 4 customers each).
 // The real rows (pf1)–(pf3) drive referred sign-ups (P3), triggers of seeded pending referrals (P8)
 // and affiliate sales over HTTP on 50 connections: app CPU is the server process's, database CPU the
 // backends' serving the schema. Then the server runs BENCH_FLOOR_OPS more of each one at a time with
@@ -35,6 +35,8 @@ const FLOOR_OPS = Math.max(200, Math.floor(Number(process.env.BENCH_FLOOR_OPS ??
 const FLOOR_WARMUP = 50;
 /** Connections the floor replays on at once, so its commits share WAL flushes as the server's 50 connections' do. */
 const FLOOR_CONNECTIONS = 8;
+/** Affiliates the sales rotate over, 4 customers each: as many as connections, so sales of one affiliate rarely wait on each other's row lock. */
+const AFFILIATES = 50;
 /** Referrers the sign-ups rotate over (one would make every sign-up wait on its row lock). */
 const REFERRERS = 5000;
 
@@ -221,6 +223,25 @@ async function floorRows(label: string, ops: Op[], schemaUrl: string, tag: strin
   }
 }
 
+/** pg_stat_statements since its last reset, per operation: calls, planning and execution time, costliest first. */
+async function statementCosts(admin: pg.Client, label: string, ops: number): Promise<string[]> {
+  const { rows } = await admin.query(
+    `SELECT calls, total_plan_time AS plan, total_exec_time AS exec, query FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%' AND query NOT LIKE '%pg_backend_pid%' AND query NOT LIKE '%pg_stat_activity%'
+      ORDER BY total_plan_time + total_exec_time DESC`,
+  );
+  const per = (x: number) => (x / ops).toFixed(3);
+  const calls = rows.reduce((n, r) => n + Number(r.calls), 0);
+  const plan = rows.reduce((n, r) => n + r.plan, 0);
+  const exec = rows.reduce((n, r) => n + r.exec, 0);
+  return [
+    `\n  pg_stat_statements, ${label}: ${(calls / ops).toFixed(1)} statements, ${per(plan)} ms planning + ${per(exec)} ms executing per operation`,
+    '  | calls/op | plan ms/op | exec ms/op | statement |',
+    '  |---:|---:|---:|---|',
+    ...rows.slice(0, 25).map((r) => `  | ${(Number(r.calls) / ops).toFixed(2)} | ${per(r.plan)} | ${per(r.exec)} | \`${String(r.query).replace(/\s+/g, ' ').slice(0, 150)}\` |`),
+  ];
+}
+
 /** Rows (pf1)–(pf3) with their floors, and the ratio lines. */
 export async function pgFloorRows(): Promise<{ rows: Row[]; bare: Row; lines: string[] }> {
   if (!PG_URL) throw new Error('BENCH_ONLY=pg-floor needs PostgreSQL: set BENCH_DATABASE_URL=postgres://…');
@@ -252,9 +273,9 @@ export async function pgFloorRows(): Promise<{ rows: Row[]; bare: Row; lines: st
     await call(t, 'PATCH', `/v2/campaign/${affiliate.id}/reward-configs/${affiliate.rewards[0].id}`, key, { commissionStructure: { type: 'PERCENT', percent: 10, event: 'SALE', duration: 'FOREVER', holdDuration: 0 } });
     await call(t, 'POST', `/v2/campaign/${affiliate.id}/webhooks`, key, { payloadUrl: 'https://127.0.0.1:9/hook', events: ['NEW_COMMISSION_ADDED'] });
     const customers: string[] = [];
-    for (let a = 0; a < 10; a++) {
+    for (let a = 0; a < AFFILIATES; a++) {
       const aff = await call(t, 'POST', `/v2/campaign/${affiliate.id}/participant`, key, { email: `affiliate-${a}@example.com` });
-      for (let c = 0; c < 10; c++) customers.push((await call(t, 'POST', `/v2/campaign/${affiliate.id}/participant`, key, { email: `customer-${a}-${c}@example.com`, referredBy: aff.id })).id);
+      for (let c = 0; c < 4; c++) customers.push((await call(t, 'POST', `/v2/campaign/${affiliate.id}/participant`, key, { email: `customer-${a}-${c}@example.com`, referredBy: aff.id })).id);
     }
     // The referral program's participants, written behind the server (scripts/seed.ts), then analysed.
     const { openDb } = await import('../server/db/connect.ts');
@@ -289,9 +310,15 @@ export async function pgFloorRows(): Promise<{ rows: Row[]; bare: Row; lines: st
       { label: '(pf2)', name: 'trigger referral', next: trigger },
       { label: '(pf3)', name: 'affiliate sale, 10 % commission + 1 webhook', next: sale },
     ];
+    // pg_stat_statements, when the server has it loaded (shared_preload_libraries): what each row's statements cost the database.
+    const statStatements = await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').then(
+      () => admin.query('SELECT pg_stat_statements_reset()').then(() => true, () => false),
+      () => false,
+    );
     const real = new Map<string, Row>();
     for (const k of kinds) {
       await drive(WARMUP_MS, k.next);
+      if (statStatements) await admin.query('SELECT pg_stat_statements_reset()');
       const pid = t.child.pid!;
       const db = await backends();
       const before = { app: cpuTicks(pid), db: ticksOf(db) };
@@ -303,6 +330,7 @@ export async function pgFloorRows(): Promise<{ rows: Row[]; bare: Row; lines: st
       row.note = `one \`refloop serve\` (WORKERS unset), PostgreSQL + Redis, ${PARTICIPANTS.toLocaleString('en')} participants, 50 connections; ${codes}${r.errors ? `, ${r.errors} errors` : ''}`;
       console.log(`  ${row.label}: ${row.reqPerSec.toFixed(0)}/s, p50 ${row.p50.toFixed(2)} ms, app CPU ${row.cpuUsPerReq.toFixed(0)} µs/op, database CPU ${row.dbCpuUsPerReq.toFixed(0)} µs/op; ${codes}`);
       real.set(k.label, row);
+      if (statStatements) lines.push(...(await statementCosts(admin, `${k.label} ${k.name}`, r.completed)));
     }
     // The capture: one operation at a time, every COMMIT turned into ROLLBACK by the preload.
     const captured = new Map<string, { ops: Op[]; outside: number }>();

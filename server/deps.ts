@@ -91,12 +91,12 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   registerConfigHooks(programs);
   const programTranslations = new ProgramTranslations(db, clock);
   registerTranslationHooks(programs);
-  const rewardConfigs = new RewardConfigs(db, clock);
+  const rewardConfigs = new RewardConfigs(db, clock, programs.configRows);
   registerRewardConfigHooks(programs, rewardConfigs);
   const maintenance = new Maintenance(db, clock, jobs);
   const owners = new Owners(db, clock, config, mailer, accounts, keys, sealer);
   // Built after the other services so CAMPAIGN_ENDED runs after their `ended` hooks and sees the final program.
-  const webhooks = new Webhooks(db, clock, config, log, jobs, sealer, programs);
+  const webhooks = new Webhooks(db, clock, config, log, jobs, sealer, programs, invalidation);
   const limits = new Limits(config, db, redis);
   const storage = new LocalDiskStorage(path.join(config.dataDir, 'uploads'));
   const resources = new Resources(db, clock, config, log, jobs, storage, programs, secret);

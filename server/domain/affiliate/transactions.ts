@@ -10,6 +10,7 @@ import type { Webhooks } from '../messaging/webhooks.ts';
 import type { ExchangeRates } from '../platform/exchange-rates.ts';
 import { money } from '../messaging/email-layout.ts';
 import type { ProgramEmails } from '../messaging/program-emails.ts';
+import { knowTeamVerified } from '../platform/known-team.ts';
 import type { Jobs } from '../platform/jobs.ts';
 import { PAYOUT_RUN_JOB, nextMonthStart } from './payouts.ts';
 import { newId } from '../../crypto.ts';
@@ -122,8 +123,10 @@ export class Transactions {
   /**
    * AF8 (also the MCP tool `growsurf_record_sale`): records a sale, or answers the duplicate branch
    * when any identifier was seen before in the program. Returns exactly the REST response object.
+   * `teamVerificationStatus`: the team's state as the request's credential read it (the program
+   * emails then need not read it again).
    */
-  async record(program: Program, idOrEmail: string, input: unknown): Promise<TransactionRecorded> {
+  async record(program: Program, idOrEmail: string, input: unknown, teamVerificationStatus?: string): Promise<TransactionRecorded> {
     const body = parseBody(transactionCreate, input);
     const ids = identifiersOf(body);
     const toCampaign = this.rates.rate(body.currency, program.currencyISO);
@@ -131,7 +134,10 @@ export class Transactions {
     try {
       // Concurrent sales share one SQLite transaction, each in its own savepoint (group commit): with
       // synchronous FULL every COMMIT waits for a sync of the WAL, which one group pays once.
-      return await this.db.grouped((trx) => this.#record(trx, program, idOrEmail, body, ids, toCampaign));
+      return await this.db.grouped((trx) => {
+        if (teamVerificationStatus !== undefined) knowTeamVerified(trx, program.teamId, teamVerificationStatus);
+        return this.#record(trx, program, idOrEmail, body, ids, toCampaign);
+      });
     } catch (err) {
       // Two requests with the same new identifier raced; the loser answers as the duplicate it is.
       if (translateDbError(err) instanceof ConflictError) {

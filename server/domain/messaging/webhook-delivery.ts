@@ -166,6 +166,8 @@ export class WebhookDeliveries {
     private readonly sealer: Sealer,
     /** Drops the outbox's per-transaction list of subscribed webhooks (every transaction that writes webhooks does). */
     private readonly forgetSubscriptions: (trx: Knex.Transaction) => void,
+    /** Tells the outbox that `trx` switched one of the program's webhooks off (published once it commits). */
+    private readonly subscriptionsChanged: (trx: Knex.Transaction, programId: string) => void = () => undefined,
   ) {
     jobs.register(JOB_TYPE, async ({ deliveryId }: { deliveryId: string }) => this.deliver(deliveryId));
   }
@@ -217,6 +219,7 @@ export class WebhookDeliveries {
       const after = await trx('webhooks').where(where).first('failure_count', 'is_enabled', 'failing_since');
       const exhausted = attempt >= MAX_DELIVERY_ATTEMPTS;
       if (after && after.is_enabled && Number(after.failure_count) >= AUTO_DISABLE_AFTER_FAILURES && now - Number(after.failing_since) >= AUTO_DISABLE_FAILING_FOR_MS) {
+        this.subscriptionsChanged(trx, current.program_id);
         await trx('webhooks').where(where).update({ is_enabled: false, auto_disabled: true });
         // This delivery is held like the rest of the backlog, unless it has used up its attempts.
         await trx('webhook_deliveries')

@@ -8,6 +8,7 @@ import type { Sealer } from '../../crypto.ts';
 import { newId, newOrderedId } from '../../crypto.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Jobs } from '../platform/jobs.ts';
+import { SharedCache, outermost, type InvalidationBus } from '../platform/invalidation.ts';
 import { toProgram, type Program, type Programs } from '../programs/programs.ts';
 import { checkTarget, TargetRefusedError } from '../platform/ssrf.ts';
 import type { EventParticipant } from '../participants/serialize.ts';
@@ -63,8 +64,10 @@ export class Webhooks {
     private readonly jobs: Jobs,
     private readonly sealer: Sealer,
     private readonly programs: Programs,
+    private readonly bus: InvalidationBus | null = null,
   ) {
-    this.#delivery = new WebhookDeliveries(db, clock, config, log, jobs, sealer, (trx) => this.#subscriptions.delete(trx));
+    this.#shared = bus ? new SharedCache(bus, Webhooks.SHARED_PROGRAMS, (change, programId) => change.kind === 'program' && change.id === programId) : null;
+    this.#delivery = new WebhookDeliveries(db, clock, config, log, jobs, sealer, (trx) => this.#subscriptions.delete(trx), (trx, programId) => this.#changed(trx, programId));
     programs.hooks.ended.push(async (trx, program) => {
       // Re-read: hooks that ran before this one (winners, prizes) may have changed the counts.
       const current = toProgram(await trx('programs').where({ id: program.id }).first());
@@ -134,17 +137,24 @@ export class Webhooks {
    * The program's enabled webhooks with a payload URL, read once per transaction: a referral trigger
    * asked three times (reward announce, two emits). Only this service writes webhooks, each change
    * in its own transaction that drops the entry, so a transaction never sees a stale list; outside a
-   * transaction every call reads afresh.
+   * transaction every call reads afresh. With Redis (`#shared`), once per program until a change to
+   * its webhooks is published (`#changed`, after the change commits).
    */
   async #subscribed(trx: Knex | Knex.Transaction, programId: string): Promise<Array<{ id: string; events: string[] }>> {
     const inTrx = (trx as Knex.Transaction).isTransaction === true;
     let perTrx = inTrx ? this.#subscriptions.get(trx) : undefined;
     const hit = perTrx?.get(programId);
     if (hit) return hit;
-    const rows: Array<{ id: string; events: string; payload_url: string | null }> = inTrx
-      ? await trxRows(trx as Knex.Transaction, 'SELECT "id", "events", "payload_url" FROM "webhooks" WHERE "program_id" = ? AND "is_enabled" = ?', [programId, true])
-      : await trx('webhooks').where({ program_id: programId, is_enabled: true }).select('id', 'events', 'payload_url');
-    const list = rows.filter((h) => h.payload_url).map((h) => ({ id: h.id, events: JSON.parse(h.events) as string[] }));
+    const shareable = inTrx && this.#shared !== null && !this.#writers.has(outermost(trx) ?? trx);
+    let list = shareable ? this.#shared!.get(programId) : undefined;
+    if (!list) {
+      const since = this.bus?.generation ?? 0;
+      const rows: Array<{ id: string; events: string; payload_url: string | null }> = inTrx
+        ? await trxRows(trx as Knex.Transaction, 'SELECT "id", "events", "payload_url" FROM "webhooks" WHERE "program_id" = ? AND "is_enabled" = ?', [programId, true])
+        : await trx('webhooks').where({ program_id: programId, is_enabled: true }).select('id', 'events', 'payload_url');
+      list = rows.filter((h) => h.payload_url).map((h) => ({ id: h.id, events: JSON.parse(h.events) as string[] }));
+      if (shareable) this.#shared!.set(programId, list, since);
+    }
     if (inTrx) {
       if (!perTrx) this.#subscriptions.set(trx, (perTrx = new Map()));
       perTrx.set(programId, list);
@@ -152,8 +162,22 @@ export class Webhooks {
     return list;
   }
 
+  /** Programs whose webhook lists one process keeps between transactions (`#shared`). */
+  static readonly SHARED_PROGRAMS = 10_000;
+
   /** `#subscribed`'s lists by transaction; entries go with their transaction object. */
   readonly #subscriptions = new WeakMap<object, Map<string, Array<{ id: string; events: string[] }>>>();
+  /** `#subscribed`'s lists between transactions, by program (with Redis only). */
+  readonly #shared: SharedCache<Array<{ id: string; events: string[] }>> | null;
+  /** Outermost transactions that changed which webhooks listen: they neither take nor give shared lists. */
+  readonly #writers = new WeakSet<object>();
+
+  /** A change in `trx` to which of the program's webhooks listen (created, edited, removed, switched off): published once it commits. */
+  #changed(trx: Knex.Transaction, programId: string): void {
+    this.#subscriptions.delete(trx);
+    this.#writers.add(outermost(trx) ?? trx);
+    this.bus?.publishAfterCommit(trx, { kind: 'program', id: programId });
+  }
 
   /** `GET /campaign/{id}/webhooks`: oldest first, so `primary` leads. */
   async list(program: Program): Promise<Webhook[]> {
@@ -165,7 +189,7 @@ export class Webhooks {
   async create(program: Program, input: WebhookCreate): Promise<Webhook> {
     await this.#checkUrl(input.payloadUrl);
     return this.db.knex.transaction(async (trx) => {
-      this.#subscriptions.delete(trx);
+      this.#changed(trx, program.id);
       // Serialises creates per program so two at once cannot both take `primary`.
       await trx('programs').where({ id: program.id }).forNoKeyUpdate().first('id');
       const existing = await trx('webhooks').where({ program_id: program.id }).select('id');
@@ -200,7 +224,7 @@ export class Webhooks {
     if (patch.payloadUrl !== undefined) await this.#checkUrl(patch.payloadUrl);
     let resumed = 0;
     const updated = await this.db.knex.transaction(async (trx) => {
-      this.#subscriptions.delete(trx);
+      this.#changed(trx, program.id);
       const before = await this.#row(trx, program.id, webhookId);
       const now = this.clock.now();
       const changes: Record<string, unknown> = { updated_at: now };
@@ -226,7 +250,7 @@ export class Webhooks {
   /** `DELETE …/webhooks/{webhookId}`: its deliveries go with it; queued attempts find nothing and stop. */
   async remove(program: Program, webhookId: string): Promise<{ id: string; success: true }> {
     await this.db.knex.transaction(async (trx) => {
-      this.#subscriptions.delete(trx);
+      this.#changed(trx, program.id);
       await this.#row(trx, program.id, webhookId);
       await trx('webhooks').where({ program_id: program.id, id: webhookId }).delete();
     });

@@ -25,6 +25,7 @@ import { findParticipant, findReferrer, updateReferrer } from './referrals.ts';
 import { ScoreLedger } from './score-ledger.ts';
 import { freeShareKey, writeMetadata } from './keys.ts';
 import { trxRows } from '../../db/rows.ts';
+import { knowTeamVerified } from '../platform/known-team.ts';
 import type { ParticipantsContext } from './service.ts';
 
 /** The reserved metadata key (rest-v2 §2.8) that holds recorded GDPR consent. */
@@ -52,6 +53,8 @@ export async function addParticipant(
   if (opts.gdprAgreement) metadata[GDPR_AGREEMENTS] = JSON.stringify([{ text: opts.gdprAgreement.text, agreedAt: new Date(ctx.clock.now()).toISOString() }]);
   const run = async (trx: Knex.Transaction): Promise<Participant> => {
     const now = ctx.clock.now();
+    // The program emails' check of the team (teamVerified) takes the state the request's key read.
+    if (billing.verificationStatus !== undefined) knowTeamVerified(trx, program.teamId, billing.verificationStatus);
     const existing = await findParticipant(trx, program.id, input.email);
     if (existing) return (await ctx.serialize(trx, program, [existing], { isNew: false }))[0]!;
     await assertCapacity(ctx, trx, program.id, billing, now, 0);

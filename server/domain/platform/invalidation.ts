@@ -175,7 +175,7 @@ export class InvalidationBus {
 }
 
 /** The transaction whose commit makes `q`'s writes visible: its outermost one, or null outside a transaction. */
-function outermost(q: Knex | Knex.Transaction): Knex.Transaction | null {
+export function outermost(q: Knex | Knex.Transaction): Knex.Transaction | null {
   if ((q as Knex.Transaction).isTransaction !== true) return null;
   // knex keeps a nested transaction's parent (a savepoint's executionPromise settles at release, before the commit).
   let t = q as Knex.Transaction & { parentTransaction?: Knex.Transaction };

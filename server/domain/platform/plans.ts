@@ -29,6 +29,8 @@ export interface TeamBilling {
   plan: string;
   hasPaymentMethod: boolean;
   trialEndsAt: number | null;
+  /** The team's verification state when the request's credential read it (an API key record joins `teams`), so a write need not read it again. */
+  verificationStatus?: string;
 }
 
 /** The plan in force: with BILLING=off every team is unlimited with a payment method on file. */

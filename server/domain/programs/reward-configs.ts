@@ -8,6 +8,7 @@ import { ERROR_CODES } from '../../../shared/errors.ts';
 import { COPY_DOCUMENTS, findRewardReferences, metadataRenames, renameRewardReferences, type RewardReference } from './reward-references.ts';
 import type { FieldError } from '../../../shared/errors.ts';
 import type { Program, Programs } from './programs.ts';
+import { SharedCache, outermost, type InvalidationBus } from '../platform/invalidation.ts';
 import { campaignReward, type CampaignReward, type RewardConfigCreate, type RewardConfigUpdate } from '../../../shared/schemas/reward-config.ts';
 import { mergeCommission, resolveReward, sentKeys, type Fields } from './reward-config-rules.ts';
 import { fromRow, toColumns, toWire } from './reward-config-rows.ts';
@@ -18,26 +19,76 @@ const LIVE_ROWS_SQL = 'SELECT * FROM reward_configs WHERE program_id IN (?) AND 
 /** `liveConfigRows`' answers by transaction, then program; entries go with their transaction object. */
 const liveRowsByTrx = new WeakMap<object, Map<string, readonly Record<string, unknown>[]>>();
 
+/** Programs whose live rows one process keeps between transactions (SharedConfigRows). */
+const SHARED_CONFIG_PROGRAMS = 10_000;
+
+/**
+ * Live rows between transactions (issue #34): while the invalidation bus can hear every process
+ * (Redis), a program's live rows are read once and kept until a change to them is published (every
+ * write here publishes its program after it commits) or CACHE_TTL_MS passes. A transaction that
+ * wrote reward_configs neither takes nor gives: what it reads is not committed yet.
+ */
+export class SharedConfigRows {
+  readonly #cache: SharedCache<readonly Record<string, unknown>[]>;
+  /** Outermost transactions that wrote reward_configs. */
+  readonly #writers = new WeakSet<object>();
+
+  constructor(private readonly bus: InvalidationBus) {
+    this.#cache = new SharedCache(bus, SHARED_CONFIG_PROGRAMS, (change, programId) => change.kind === 'program' && change.id === programId);
+  }
+
+  #wroteIn(trx: Knex.Transaction): boolean {
+    return this.#writers.has(outermost(trx) ?? trx);
+  }
+
+  /** The rows kept for the program, unless `trx` wrote configurations. */
+  get(trx: Knex.Transaction, programId: string): readonly Record<string, unknown>[] | undefined {
+    return this.#wroteIn(trx) ? undefined : this.#cache.get(programId);
+  }
+
+  /** The bus generation to pass to `set`, taken before reading. */
+  get generation(): number {
+    return this.bus.generation;
+  }
+
+  /** Keeps what `trx` read, unless it wrote configurations or anything was invalidated since `since`. */
+  set(trx: Knex.Transaction, programId: string, rows: readonly Record<string, unknown>[], since: number): void {
+    if (this.#cache.enabled && !this.#wroteIn(trx)) this.#cache.set(programId, rows, since);
+  }
+
+  /** Before a write of the program's configurations in `trx`: marks it, and publishes the program once it commits. */
+  wrote(trx: Knex.Transaction, programId: string): void {
+    this.#writers.add(outermost(trx) ?? trx);
+    this.bus.publishAfterCommit(trx, { kind: 'program', id: programId });
+  }
+}
+
 /**
  * A program's live reward configurations as stored (hidden ones included), in `Campaign.rewards`
  * order, read once per transaction: a referral credit needs them for the rewards it issues and
  * again for its webhook payload's campaign. Every write of `reward_configs` (all in this file)
- * forgets its transaction's entry first, so a transaction never reads a stale list. Shared: never
- * change the answer.
+ * forgets its transaction's entry first, so a transaction never reads a stale list; with `shared`
+ * (Redis), once per program until a change is published. Shared: never change the answer.
  */
-export async function liveConfigRows(trx: Knex.Transaction, programId: string): Promise<readonly Record<string, unknown>[]> {
+export async function liveConfigRows(trx: Knex.Transaction, programId: string, shared: SharedConfigRows | null = null): Promise<readonly Record<string, unknown>[]> {
   let perProgram = liveRowsByTrx.get(trx);
   const hit = perProgram?.get(programId);
   if (hit) return hit;
-  const rows = await trxRows<Record<string, unknown>>(trx, LIVE_ROWS_SQL, [programId]);
+  let rows = shared?.get(trx, programId);
+  if (!rows) {
+    const since = shared?.generation ?? 0;
+    rows = await trxRows<Record<string, unknown>>(trx, LIVE_ROWS_SQL, [programId]);
+    shared?.set(trx, programId, rows, since);
+  }
   if (!perProgram) liveRowsByTrx.set(trx, (perProgram = new Map()));
   perProgram.set(programId, rows);
   return rows;
 }
 
-/** Drops what `liveConfigRows` holds for `trx` (before a write of reward_configs in it). */
-function forgetConfigRows(trx: Knex.Transaction): void {
+/** Drops what `liveConfigRows` holds for `trx` before a write of the program's reward_configs in it (and tells `shared`). */
+function forgetConfigRows(trx: Knex.Transaction, programId: string, shared: SharedConfigRows | null): void {
   liveRowsByTrx.delete(trx);
+  shared?.wrote(trx, programId);
 }
 
 /** A reward_configs row as the issuing rules read it. */
@@ -115,6 +166,8 @@ export class RewardConfigs {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Live rows kept between transactions (with Redis); see `SharedConfigRows`. */
+    private readonly shared: SharedConfigRows | null = null,
   ) {}
 
   /** `GET /campaign/{id}/reward-configs`: the same items as `Campaign.rewards`. */
@@ -127,7 +180,7 @@ export class RewardConfigs {
     const out = new Map<string, CampaignReward[]>();
     if ((q as Knex.Transaction).isTransaction === true && programIds.length === 1) {
       // Inside a transaction (a webhook payload's campaign) the rows the rewards engine read already.
-      const rows = await liveConfigRows(q as Knex.Transaction, programIds[0]!);
+      const rows = await liveConfigRows(q as Knex.Transaction, programIds[0]!, this.shared);
       out.set(programIds[0]!, rows.map((row: any) => toWire(row.id, fromRow(row))));
       return out;
     }
@@ -192,7 +245,7 @@ export class RewardConfigs {
     for (const [i, r] of resolved.entries()) {
       const id = idOf?.(i) ?? `crew_${newId()}`;
       const wire = campaignReward.parse(toWire(id, starter ? { ...r, isStarter: true } : r));
-      forgetConfigRows(trx);
+      forgetConfigRows(trx, program.id, this.shared);
       await trx('reward_configs').insert({ id, program_id: program.id, ...toColumns(r), ...(starter ? { is_starter: true } : {}), seq: seq++, created_at: now, updated_at: now });
       out.push(wire);
     }
@@ -225,7 +278,7 @@ export class RewardConfigs {
       const wire = campaignReward.parse(toWire(row.id, r));
       if (copy) rewritten = await this.followMetadata(trx, program.id, row.id, copy, current.metadata, r.metadata);
       // Any edit makes the reward the owner's own: it is no longer the starter placeholder.
-      forgetConfigRows(trx);
+      forgetConfigRows(trx, program.id, this.shared);
       await trx('reward_configs').where({ id: row.id }).update({ ...toColumns(r), is_starter: false, updated_at: this.clock.now() });
       return wire;
     });
@@ -241,7 +294,7 @@ export class RewardConfigs {
       const refs = findRewardReferences(copy, row.id);
       if (refs.length) throw stillReferenced(row.id, refs);
       const now = this.clock.now();
-      forgetConfigRows(trx);
+      forgetConfigRows(trx, program.id, this.shared);
       await trx('reward_configs').where({ id: row.id }).update({ deleted_at: now, updated_at: now });
       return { id: rewardId, success: true as const };
     });
@@ -277,7 +330,7 @@ export class RewardConfigs {
   async copyAll(trx: Knex.Transaction, sourceId: string, copyId: string): Promise<void> {
     const rows = await trx('reward_configs').where({ program_id: sourceId }).whereNull('deleted_at').orderBy([{ column: 'sort_order' }, { column: 'seq' }, { column: 'id' }]);
     const now = this.clock.now();
-    forgetConfigRows(trx);
+    forgetConfigRows(trx, copyId, this.shared);
     for (const row of rows) {
       await trx('reward_configs').insert({ ...row, id: `crew_${newId()}`, program_id: copyId, deleted_at: null, created_at: now, updated_at: now });
     }

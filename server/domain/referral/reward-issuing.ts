@@ -163,7 +163,7 @@ export class RewardIssuer {
    */
   async configs(q: Q, programId: string): Promise<ConfigRow[]> {
     if ((q as Knex.Transaction).isTransaction === true) {
-      return (await liveConfigRows(q as Knex.Transaction, programId)).filter((r) => r.is_visible === true || r.is_visible === 1) as unknown as ConfigRow[];
+      return (await liveConfigRows(q as Knex.Transaction, programId, this.programs.configRows)).filter((r) => r.is_visible === true || r.is_visible === 1) as unknown as ConfigRow[];
     }
     return q('reward_configs')
       .where({ program_id: programId, is_visible: true })

@@ -16,7 +16,7 @@ export const recordTransaction = operation({
     'Record a sale of the customer in the path; it earns commissions for the affiliate who referred them under each SALE commission structure. At least one identifier (externalId, transactionId, orderId, paymentId, invoiceId, paymentIntentId, chargeId); a repeated identifier answers the duplicate branch (success: false, duplicate: true) and changes nothing. Sales in another currency need the operator’s exchange-rate table (400 otherwise).',
   body: transactionCreate,
   response: transactionRecorded,
-  handler: ({ body, params, program, deps }) => deps.transactions.record(program!, params.participantIdOrEmail!, body),
+  handler: ({ body, params, program, auth, deps }) => deps.transactions.record(program!, params.participantIdOrEmail!, body, auth?.verificationStatus),
 });
 
 /** AF9 `POST /campaign/{id}/participant/{participantIdOrEmail}/transaction/refund`. */
