@@ -57,6 +57,7 @@ import { BillingConnections } from './domain/billing/billing-connections.ts';
 import { StripeInbound } from './domain/billing/stripe-inbound.ts';
 import { participantCodes } from './domain/billing/code-export.ts';
 import { BillingCodes } from './domain/billing/codes.ts';
+import { UnmatchedRefunds } from './domain/billing/unmatched-refunds.ts';
 import { ProgramImports } from './domain/imports/growsurf-import.ts';
 import { ConsoleImports } from './domain/imports/console-imports.ts';
 
@@ -211,6 +212,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     billing,
     stripeInbound,
     billingCodes,
+    unmatchedRefunds: new UnmatchedRefunds(db, clock, jobs),
     consoleImports,
     async close() {
       // Visits in flight and impression counts waiting in memory are written before the database closes.

@@ -49,6 +49,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Ru
   if (config.jobs.enabled) {
     await deps.maintenance.schedule();
     await deps.teamNotifications.schedule();
+    await deps.unmatchedRefunds.schedule();
     deps.jobs.start();
   }
   const address = server.address();

@@ -6,7 +6,8 @@
 import { useState } from 'preact/hooks';
 import { api, can, query } from '../api.ts';
 import { announce, Async, ErrorSummary, Field, PageTitle, useAction } from '../ui.tsx';
-import { t, when, type MessageKey } from '../i18n/index.ts';
+import { Card } from '../components.tsx';
+import { money, t, when, type MessageKey } from '../i18n/index.ts';
 import type { BillingConnection, BillingEventList } from '../../shared/schemas/billing.ts';
 import { StripePageAttribution } from './stripe-page-attribution.tsx';
 
@@ -118,8 +119,32 @@ function Connection({ provider, base, first }: { provider: Provider; base: strin
       ) : (
         <p>{t('integrations.readOnly')}</p>
       )}
+      {connection.unmatchedRefunds > 0 && <UnmatchedRefunds base={base} count={connection.unmatchedRefunds} />}
       {connection.id && <EventLog base={base} />}
     </>
+  );
+}
+
+/** Issue #35: the refunds whose sale never arrived within 30 days, so no commission was reversed; the owner checks them by hand. */
+function UnmatchedRefunds({ base, count }: { base: string; count: number }) {
+  return (
+    <Card id="unmatched-refunds" title={t('integrations.unmatched.title', { count })} description={t('integrations.unmatched.hint')}>
+      <Async depKey={`${base}:unmatched`} load={() => api<BillingEventList>('GET', `${base}/events${query({ limit: 100, outcome: 'UNMATCHED' })}`)}>
+        {(list) => (
+          <ul class="plain rows">
+            {list.events.map((e) => (
+              <li key={e.id} data-event={e.eventId}>
+                {t(e.refund?.refundId ? 'integrations.unmatched.item' : 'integrations.unmatched.itemCharge', {
+                  refund: e.refund?.refundId ?? e.refund?.saleRef ?? e.eventId,
+                  amount: e.refund ? money(e.refund.amount, e.refund.currency) : '—',
+                  when: when(e.receivedAt),
+                })}
+              </li>
+            ))}
+          </ul>
+        )}
+      </Async>
+    </Card>
   );
 }
 

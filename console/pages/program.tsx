@@ -1,5 +1,5 @@
 // A program's home (issue #32): what needs the owner today (rewards to approve, fraud to review,
-// applications, commissions and payouts waiting, the script not seen yet, emails held until the
+// applications, commissions and payouts waiting, refunds that never matched a sale, the script not seen yet, emails held until the
 // team is verified), headline numbers with the last 30 days against the 30 before and a trend
 // line, its rewards, and the state moves the API allows (launch, end, clone), each explained first.
 // Every number comes from the REST operations the rest of the console uses (the lists' counts operations); one the owner's scopes
@@ -11,6 +11,7 @@ import { Button, ButtonLink, Card, Kpi, Kpis, PageHeader, StatusBadge } from '..
 import { num, t, type MessageKey } from '../i18n/index.ts';
 import type { Campaign } from '../../shared/schemas/campaign.ts';
 import type { CampaignAnalytics } from '../../shared/schemas/analytics.ts';
+import type { BillingConnection } from '../../shared/schemas/billing.ts';
 
 
 /** One thing that needs the owner: how many, what it is, where to act. */
@@ -30,6 +31,9 @@ interface Loaded {
   applications?: number;
   commissions?: number;
   payouts?: number;
+  /** Issue #35: refunds of each billing connection whose sale never arrived (BI1, BI6). */
+  unmatchedStripe?: number;
+  unmatchedPaddle?: number;
   analytics?: CampaignAnalytics;
 }
 
@@ -39,7 +43,7 @@ async function load(id: string): Promise<Loaded> {
   const base = `/campaign/${encodeURIComponent(id)}`;
   const c = await api<Campaign>('GET', base);
   const aff = c.type === 'AFFILIATE';
-  const [rewards, fraud, applications, commissions, payouts, analytics] = await Promise.all([
+  const [rewards, fraud, applications, commissions, payouts, analytics, unmatchedStripe, unmatchedPaddle] = await Promise.all([
     settled(!aff && can('reward:read'), () => api<{ AWAITING_APPROVAL: number }>('GET', `${base}/rewards/counts`).then((r) => r.AWAITING_APPROVAL)),
     // The lists' counts operations (FR2, AF16–AF18): one grouped read each, exact, the same numbers their filters show.
     settled(can('participant:read'), () => api<{ OPEN: number }>('GET', `${base}/fraud-reviews/counts`).then((r) => r.OPEN)),
@@ -47,8 +51,11 @@ async function load(id: string): Promise<Loaded> {
     settled(aff && can('reward:read'), () => api<{ PENDING: number }>('GET', `${base}/commissions/counts`).then((r) => r.PENDING)),
     settled(aff && can('reward:read'), () => api<{ UPCOMING: number }>('GET', `${base}/payouts/counts`).then((r) => r.UPCOMING)),
     settled(can('analytics:read'), () => api<CampaignAnalytics>('GET', `${base}/analytics${query({ days: 30, interval: 'day', include: 'previousPeriod' })}`)),
+    // Only an affiliate program's refunds reverse commissions.
+    settled(aff && can('program:read'), () => api<BillingConnection>('GET', `${base}/integrations/stripe`).then((r) => r.unmatchedRefunds)),
+    settled(aff && can('program:read'), () => api<BillingConnection>('GET', `${base}/integrations/paddle`).then((r) => r.unmatchedRefunds)),
   ]);
-  return { c, rewards, fraud, applications, commissions, payouts, analytics };
+  return { c, rewards, fraud, applications, commissions, payouts, analytics, unmatchedStripe, unmatchedPaddle };
 }
 
 /** The owner's to-do list, most pressing first; only what has something in it. */
@@ -67,6 +74,8 @@ function todos(d: Loaded): Todo[] {
   add('applications', d.applications, 'home.todo.applications', '/affiliates/applications?status=PENDING', 'home.todo.applicationsAction');
   add('commissions', d.commissions, 'home.todo.commissions', '/affiliates/commissions?status=PENDING', 'home.todo.commissionsAction');
   add('payouts', d.payouts, 'home.todo.payouts', '/affiliates/payouts', 'home.todo.payoutsAction');
+  add('unmatched-stripe', d.unmatchedStripe, 'home.todo.unmatchedStripe', '/integrations/stripe', 'home.todo.unmatchedAction');
+  add('unmatched-paddle', d.unmatchedPaddle, 'home.todo.unmatchedPaddle', '/integrations/paddle', 'home.todo.unmatchedAction');
   if (c.status !== 'COMPLETE' && c.impressionCount === 0)
     list.push({ id: 'install', text: t('home.todo.install'), href: at('/settings/installation'), action: t('home.todo.installAction'), tone: 'info' });
   if (c.status === 'DRAFT') list.push({ id: 'launch', text: t('home.todo.launch'), href: '', action: t('home.todo.launchAction'), tone: 'info' });

@@ -51,6 +51,7 @@ import type { McpOAuthStore } from '../mcp/oauth-store.ts';
 import type { BillingConnections } from '../domain/billing/billing-connections.ts';
 import type { StripeInbound } from '../domain/billing/stripe-inbound.ts';
 import type { BillingCodes } from '../domain/billing/codes.ts';
+import type { UnmatchedRefunds } from '../domain/billing/unmatched-refunds.ts';
 import type { ConsoleImports } from '../domain/imports/console-imports.ts';
 
 // The services the HTTP layer (REST, participant API, pages, MCP) is built from. server/deps.ts
@@ -127,6 +128,8 @@ export interface Deps {
   stripeInbound: StripeInbound;
   /** Participants' coupon and promotion codes mapped to the billing system's (docs/integrations.md "Codes"). */
   billingCodes: BillingCodes;
+  /** The hourly report of refunds whose sale never arrived within 30 days (issue #35). */
+  unmatchedRefunds: UnmatchedRefunds;
   /** Moving a program in from the console: the source's programs, the import job, its progress (issue #33). */
   consoleImports: ConsoleImports;
   close(): Promise<void>;

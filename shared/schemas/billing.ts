@@ -9,7 +9,7 @@ export const BILLING_PROVIDERS = ['STRIPE', 'PADDLE'] as const;
 export type BillingProvider = (typeof BILLING_PROVIDERS)[number];
 
 /** What happened to one received event. */
-export const BILLING_EVENT_OUTCOMES = ['ACCEPTED', 'DUPLICATE', 'UNATTRIBUTED', 'DEFERRED', 'REJECTED', 'IGNORED'] as const;
+export const BILLING_EVENT_OUTCOMES = ['ACCEPTED', 'DUPLICATE', 'UNATTRIBUTED', 'DEFERRED', 'UNMATCHED', 'REJECTED', 'IGNORED'] as const;
 
 /** The `metadata` key a Checkout Session, Payment Link or subscription carries the referral in (as does `client_reference_id`). */
 export const STRIPE_REFERRAL_METADATA_KEY = 'refloop_referral';
@@ -50,6 +50,7 @@ export const billingConnection = z
     createdAt: z.number().int().nullable(),
     updatedAt: z.number().int().nullable(),
     lastEventAt: z.number().int().nullable().meta({ description: 'When a correctly signed event last arrived.' }),
+    unmatchedRefunds: z.number().int().meta({ description: 'How many entries of the log are UNMATCHED: refunds whose sale did not arrive within 30 days, so no commission was reversed.' }),
   })
   .meta({ id: 'BillingConnection', description: 'Extension: not part of the GrowSurf contract.' });
 
@@ -66,7 +67,16 @@ export const billingEvent = z
     livemode: z.boolean(),
     deliveries: z.number().int().meta({ description: 'How many times the event arrived (re-deliveries are answered and counted, never applied again).' }),
     createdAt: z.number().int().nullable().meta({ description: 'When the billing system created the event (ms).' }),
-    receivedAt: z.number().int(),
+    receivedAt: z.number().int().meta({ description: 'When it arrived; for UNMATCHED, when its 30 days ended and it was reported.' }),
+    refund: z
+      .object({
+        refundId: z.string().nullable().meta({ description: 'The billing system’s refund or adjustment id (re_…, adj_…); null for a charge refunded in several parts.' }),
+        amount: z.number().int().meta({ description: 'Minor units.' }),
+        currency: z.string(),
+        saleRef: z.string().nullable().meta({ description: 'The charge, payment intent or transaction it refunds.' }),
+      })
+      .nullable()
+      .meta({ description: 'A DEFERRED or UNMATCHED entry’s refund; null otherwise.' }),
   })
   .meta({ id: 'BillingEvent', description: 'Extension: not part of the GrowSurf contract.' });
 
@@ -74,6 +84,7 @@ export const billingEvent = z
 export const billingEventListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   nextId: z.string().min(1).max(64).optional(),
+  outcome: z.enum(BILLING_EVENT_OUTCOMES).optional().meta({ description: 'Only the events with this outcome (UNMATCHED: the refunds that never matched a sale).' }),
 });
 
 /** Extension: the log page; `nextId` starts the next page, null on the last. */

@@ -11,6 +11,8 @@ import { PADDLE_SECRET, deliverPaddle, paddleEvent } from '../server/billing/pad
 // wrong one refused on screen), reads the endpoint URL, Stripe's signed events arrive at that URL
 // and show in the log with their outcome, and the owner disconnects.
 
+const DAY = 86_400_000;
+
 describe.skipIf(SKIP_BROWSER)('console Stripe integration page in Chromium (issue #25)', () => {
   let app: TestApp;
   let browser: Browser;
@@ -94,6 +96,24 @@ describe.skipIf(SKIP_BROWSER)('console Stripe integration page in Chromium (issu
     // Keyboard: the log region takes focus (it scrolls sideways on small screens).
     await log.focus();
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Events received (last 30 days)');
+
+    // Issue #35: a refund whose sale never arrives is reported after 30 days, here and on the program's home.
+    const refund = { id: 're_nosale', object: 'refund', amount: 1200, charge: 'ch_nosale', created: 1768564800, currency: 'usd', metadata: {}, payment_intent: 'pi_nosale', reason: 'requested_by_customer', status: 'succeeded' };
+    const refunded = { id: 'evt_refund_nosale', object: 'event', api_version: '2024-06-20', created: 1768565000, data: { object: refund }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type: 'refund.created' };
+    expect((await deliver(app, path, refunded)).body.outcome).toBe('DEFERRED');
+    app.clock.advance(31 * DAY);
+    await app.deps.unmatchedRefunds.report();
+    // Back to the session's time (14 days would have ended it); the entry keeps its report time.
+    app.clock.advance(-31 * DAY);
+    await page.reload();
+    const unmatched = page.getByRole('region', { name: '1 refund never matched a sale' });
+    await expect.poll(() => unmatched.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('Refund re_nosale of $12.00: no sale within 30 days')]);
+    expect(await log.getByRole('row').nth(1).textContent()).toContain('Never matched a sale');
+    await expectAccessible(page);
+    await page.goto(`${app.url}/console/programs/${program.id}`);
+    await expect.poll(() => page.locator('[data-todo="unmatched-stripe"]').textContent()).toContain('1 Stripe refund never matched a sale');
+    await page.getByRole('link', { name: 'Check refunds' }).click();
+    await expect.poll(() => heading(page)).toBe('Stripe');
 
     await page.getByRole('button', { name: 'Disconnect Stripe' }).click();
     await expect.poll(() => page.getByText('Disconnected', { exact: true }).count()).toBe(1);

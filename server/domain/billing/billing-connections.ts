@@ -6,6 +6,7 @@ import type { Sealer } from '../../crypto.ts';
 import type { Program } from '../programs/programs.ts';
 import { newId, newOrderedId } from '../../crypto.ts';
 import { ConflictError, InvalidStateError, NotFoundError, translateDbError } from '../../errors.ts';
+import { pendingRefund } from './unmatched-refunds.ts';
 import type { Integration } from '../../../shared/schemas/program-config-integrations.ts';
 import type {
   BillingConnection,
@@ -106,7 +107,14 @@ export class BillingConnections {
 
   /** Extension: the program's Stripe (or Paddle) connection (NOT_CONNECTED before the first connect). */
   async read(program: Program, provider: BillingProvider = 'STRIPE'): Promise<BillingConnection> {
-    return this.view(await this.row(this.db.knex, program.id, provider), provider);
+    const row = await this.row(this.db.knex, program.id, provider);
+    return this.view(row, provider, row ? await this.unmatched(this.db.knex, row.id) : 0);
+  }
+
+  /** How many refunds of the connection's log never matched a sale (UNMATCHED). */
+  private async unmatched(q: Knex | Knex.Transaction, connectionId: string): Promise<number> {
+    const r = await q('billing_events').where({ connection_id: connectionId, outcome: 'UNMATCHED' }).count({ n: '*' }).first();
+    return Number(r?.n ?? 0);
   }
 
   /** Extension: connects the program to Stripe, or replaces the stored credentials; the endpoint URL never changes. */
@@ -124,7 +132,8 @@ export class BillingConnections {
       } else {
         await trx('billing_connections').insert({ id: newId(), program_id: program.id, provider, state: 'ACTIVE', ...secrets, created_at: now, updated_at: now, last_event_at: null });
       }
-      return this.view(await this.row(trx, program.id, provider), provider);
+      const row = await this.row(trx, program.id, provider);
+      return this.view(row, provider, await this.unmatched(trx, row!.id));
     });
   }
 
@@ -140,7 +149,8 @@ export class BillingConnections {
         patch.api_key_hint = body.restrictedApiKey ? body.restrictedApiKey.slice(-4) : null;
       }
       await trx('billing_connections').where({ id: existing.id }).update(patch);
-      return this.view(await this.row(trx, program.id, provider), provider);
+      const row = await this.row(trx, program.id, provider);
+      return this.view(row, provider, await this.unmatched(trx, row!.id));
     });
   }
 
@@ -157,6 +167,7 @@ export class BillingConnections {
     const conn = await this.row(this.db.knex, program.id, provider);
     if (!conn) return { events: [], limit: query.limit, nextId: null };
     const q = this.db.knex('billing_events').where({ connection_id: conn.id }).whereNot('outcome', 'PROCESSING');
+    if (query.outcome) q.where('outcome', query.outcome);
     if (query.nextId) {
       const from = await this.db.knex('billing_events').where({ connection_id: conn.id, id: query.nextId }).first('id', 'received_at');
       if (!from) throw new NotFoundError(`No event ${query.nextId} in this connection's log.`);
@@ -250,9 +261,9 @@ export class BillingConnections {
     return `${this.config.publicUrl}${provider === 'PADDLE' ? paddleWebhookPath(id) : stripeWebhookPath(id)}`;
   }
 
-  private view(row: ConnectionRow | undefined, provider: BillingProvider): BillingConnection {
+  private view(row: ConnectionRow | undefined, provider: BillingProvider, unmatchedRefunds: number): BillingConnection {
     if (!row) {
-      return { id: null, provider, state: 'NOT_CONNECTED', webhookUrl: null, events: [...EVENT_TYPES[provider]], hasRestrictedApiKey: false, restrictedApiKeyHint: null, createdAt: null, updatedAt: null, lastEventAt: null };
+      return { id: null, provider, state: 'NOT_CONNECTED', webhookUrl: null, events: [...EVENT_TYPES[provider]], hasRestrictedApiKey: false, restrictedApiKeyHint: null, createdAt: null, updatedAt: null, lastEventAt: null, unmatchedRefunds: 0 };
     }
     return {
       id: row.id,
@@ -265,13 +276,14 @@ export class BillingConnections {
       createdAt: Number(row.created_at),
       updatedAt: Number(row.updated_at),
       lastEventAt: num(row.last_event_at),
+      unmatchedRefunds,
     };
   }
 }
 
 /** What one event did, as its log row says. */
 export interface EventResult {
-  outcome: 'ACCEPTED' | 'DUPLICATE' | 'UNATTRIBUTED' | 'DEFERRED' | 'REJECTED' | 'IGNORED';
+  outcome: 'ACCEPTED' | 'DUPLICATE' | 'UNATTRIBUTED' | 'DEFERRED' | 'UNMATCHED' | 'REJECTED' | 'IGNORED';
   reason?: string | null;
   participantId?: string | null;
   transactionId?: string | null;
@@ -292,5 +304,6 @@ function toEvent(r: any): BillingEvent {
     deliveries: Number(r.deliveries),
     createdAt: num(r.event_created_at),
     receivedAt: Number(r.received_at),
+    refund: (r.outcome === 'DEFERRED' || r.outcome === 'UNMATCHED') && r.pending ? pendingRefund(r.pending) : null,
   };
 }

@@ -136,7 +136,8 @@ export async function recordSale(
 }
 
 /**
- * Refunds that arrived before their sale, applied now, oldest first, each settling its own log row.
+ * Refunds that arrived before their sale, applied now, oldest first, each settling its own log row
+ * (one already reported UNMATCHED too, saying so).
  * `parse` reads a stored refund (null: not this sale's, or unreadable); a refusal of ours is REJECTED,
  * anything else is thrown so the sale's delivery fails and the provider retries.
  */
@@ -147,7 +148,8 @@ export async function applyDeferredRefunds<T>(
   parse: (pending: Record<string, unknown>) => T | null,
   apply: (refund: T, eventRowId: string) => Promise<EventResult>,
 ): Promise<void> {
-  const rows = await db.knex('billing_events').where({ connection_id: connectionId, outcome: 'DEFERRED' }).orderBy('event_created_at').select('id', 'pending');
+  // UNMATCHED ones too: a sale that arrives after its refund was reported still takes it (docs/decisions.md).
+  const rows = await db.knex('billing_events').where({ connection_id: connectionId }).whereIn('outcome', ['DEFERRED', 'UNMATCHED']).orderBy('event_created_at').select('id', 'pending', 'outcome');
   for (const r of rows) {
     let refund: T | null;
     try {
@@ -162,6 +164,9 @@ export async function applyDeferredRefunds<T>(
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       result = { outcome: 'REJECTED', reason: err.message };
+    }
+    if (r.outcome === 'UNMATCHED' && result.outcome !== 'DEFERRED') {
+      result = { ...result, reason: `Its sale arrived after this refund was reported as never matching one; applied now: ${result.reason ?? ''}` };
     }
     await connections.settle(r.id, result);
   }

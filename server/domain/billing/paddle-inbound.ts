@@ -203,7 +203,7 @@ export class PaddleInbound {
       if (refund.status === 'reversed' || refund.action === 'chargeback_reverse') return { outcome: 'IGNORED', reason: `No recorded sale matches this ${refund.action === 'chargeback_reverse' ? 'chargeback reversal' : 'reversed refund'}.` };
       return {
         outcome: 'DEFERRED',
-        reason: `No recorded sale matches transaction ${refund.transactionId} yet; the ${what} is applied when the sale arrives (within 30 days).`,
+        reason: `No recorded sale matches transaction ${refund.transactionId} yet; the ${what} is applied when the sale arrives (after 30 days without it, it is reported as unmatched).`,
         pending: { ...refund },
       };
     }

@@ -156,7 +156,7 @@ export class StripeRefunds {
     if (matches.size === 0) {
       return {
         outcome: 'DEFERRED',
-        reason: 'No recorded sale matches this charge yet; the refund is applied when the sale arrives (within 30 days).',
+        reason: 'No recorded sale matches this charge yet; the refund is applied when the sale arrives (after 30 days without it, it is reported as unmatched).',
         pending: { amountRefunded: refund.amountRefunded, currency: refund.currency, ids, ...(refund.refunds ? { refunds: refund.refunds } : {}) },
       };
     }
@@ -185,7 +185,7 @@ export class StripeRefunds {
     if (matches.size === 0) {
       return {
         outcome: 'DEFERRED',
-        reason: `No recorded sale matches refund ${one.refundId} yet; it is applied when the sale arrives (within 30 days).`,
+        reason: `No recorded sale matches refund ${one.refundId} yet; it is applied when the sale arrives (after 30 days without it, it is reported as unmatched).`,
         pending: { refundId: one.refundId, amount: one.amount, currency: one.currency, ids },
       };
     }

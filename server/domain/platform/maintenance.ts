@@ -13,7 +13,8 @@ export const WEBHOOK_LOG_TTL_MS = 30 * 24 * HOUR;
 
 /**
  * Hourly housekeeping on the job runner: prunes expired rate-limit counters, idempotency records,
- * owner sessions, one-time owner links, finished jobs, webhook logs and billing integrations' event logs older than 30 days, and the
+ * owner sessions, one-time owner links, finished jobs, webhook logs and billing integrations' event logs older than 30 days (but a refund
+ * still waiting for its sale, which the billing engine reports first), and the
  * participant API's visits, unique-visitor pairs and superseded fraud decisions past their
  * retention (server/domain/platform/retention.ts, in short batches). Each run
  * schedules the next, keyed by its hour, so several processes never double it up.
@@ -53,8 +54,10 @@ export class Maintenance {
       mcp_oauth_grants: await k('mcp_oauth_grants').whereNotNull('revoked_at').where('revoked_at', '<', now - 30 * 24 * HOUR).del(),
       // One-time sign-in links (migration 021): useless once expired, used or not.
       participant_login_tokens: await k('participant_login_tokens').where('expires_at', '<', now).del(),
-      // Billing integrations' event logs (issue #25; a refund still waiting for its sale goes too).
-      billing_events: await k('billing_events').where('received_at', '<', now - BILLING_EVENT_TTL_MS).del(),
+      // Billing integrations' event logs (issue #25). A refund still waiting for its sale stays: the
+      // billing engine reports it UNMATCHED first (issue #35, billing/unmatched-refunds.ts), and
+      // that entry goes 30 days after the report.
+      billing_events: await k('billing_events').where('received_at', '<', now - BILLING_EVENT_TTL_MS).whereNot('outcome', 'DEFERRED').del(),
       ...(await pruneRetained(this.db, now)),
     };
   }

@@ -78,7 +78,7 @@ export const listPaddleEvents = operation({
   path: '/campaign/:id/integrations/paddle/events',
   access: { scopes: ['program:read'] },
   programParam: 'id',
-  summary: `${EXT}the notifications Paddle sent in the last 30 days, newest first (limit 1–100, default 20; nextId), with the same outcomes as Stripe's log (ACCEPTED, DUPLICATE, UNATTRIBUTED, DEFERRED, REJECTED, IGNORED). Nothing of the payload is kept.`,
+  summary: `${EXT}the notifications Paddle sent in the last 30 days, newest first (limit 1–100, default 20; nextId), with the same outcomes as Stripe's log (ACCEPTED, DUPLICATE, UNATTRIBUTED, DEFERRED, UNMATCHED, REJECTED, IGNORED) and the same outcome filter. Nothing of the payload is kept.`,
   query: billingEventListQuery,
   response: billingEventList,
   handler: ({ query, program, deps }) => deps.billing.listEvents(program!, query, 'PADDLE'),

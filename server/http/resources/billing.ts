@@ -21,7 +21,7 @@ export const getStripeConnection = operation({
   path: '/campaign/:id/integrations/stripe',
   access: { scopes: ['program:read'] },
   programParam: 'id',
-  summary: `${EXT}the program's Stripe connection: its state, the endpoint URL to add in Stripe and the events to select; never a secret. NOT_CONNECTED before the first connection.`,
+  summary: `${EXT}the program's Stripe connection: its state, the endpoint URL to add in Stripe and the events to select, and how many refunds never matched a sale (unmatchedRefunds); never a secret. NOT_CONNECTED before the first connection.`,
   response: billingConnection,
   handler: ({ program, deps }) => deps.billing.read(program!),
 });
@@ -75,7 +75,7 @@ export const listStripeEvents = operation({
   path: '/campaign/:id/integrations/stripe/events',
   access: { scopes: ['program:read'] },
   programParam: 'id',
-  summary: `${EXT}the events Stripe sent in the last 30 days, newest first (limit 1–100, default 20; nextId): outcome ACCEPTED, DUPLICATE (already applied), UNATTRIBUTED (no participant matched), DEFERRED (a refund waiting for its sale), REJECTED (with the reason) or IGNORED, and the participant and transaction it touched. Nothing of the payload is kept.`,
+  summary: `${EXT}the events Stripe sent in the last 30 days, newest first (limit 1–100, default 20; nextId): outcome ACCEPTED, DUPLICATE (already applied), UNATTRIBUTED (no participant matched), DEFERRED (a refund waiting for its sale), UNMATCHED (a refund whose sale did not arrive within 30 days, so no commission was reversed; a later sale still takes it), REJECTED (with the reason) or IGNORED, and the participant and transaction it touched; the outcome query parameter keeps one outcome, and a waiting or unmatched refund's amount is in refund. Nothing of the payload is kept.`,
   query: billingEventListQuery,
   response: billingEventList,
   handler: ({ query, program, deps }) => deps.billing.listEvents(program!, query),

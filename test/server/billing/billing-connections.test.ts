@@ -31,6 +31,7 @@ describe('POST /campaign/:id/integrations/stripe', () => {
       createdAt: app.clock.now(),
       updatedAt: app.clock.now(),
       lastEventAt: null,
+      unmatchedRefunds: 0,
     });
     expect(res.text).not.toContain(SIGNING_SECRET);
     expect(res.text).not.toContain('rk_test_51PqKbqLkdIwHu7ixAbCdWxYz');
@@ -112,6 +113,7 @@ describe('GET /campaign/:id/integrations/stripe/events', () => {
     const second = await app.request('GET', `${base(p.pid)}/events?limit=2&nextId=${first.body.nextId}`, { key: p.key });
     expect(second.body).toMatchObject({ events: [expect.objectContaining({ eventId: 'evt_a' })], nextId: null });
     expect((await app.request('GET', `${base(p.pid)}/events?limit=0`, { key: p.key })).status).toBe(400);
+    expect((await app.request('GET', `${base(p.pid)}/events?outcome=LOST`, { key: p.key })).status).toBe(400);
     expect((await app.request('GET', base(p.pid), { key: p.key })).body.lastEventAt).toBe(app.clock.now());
     expect(await eventLog(app, p.key, p.pid)).toHaveLength(3);
   });

@@ -32,6 +32,7 @@ describe('POST /campaign/:id/integrations/paddle', () => {
       createdAt: app.clock.now(),
       updatedAt: app.clock.now(),
       lastEventAt: null,
+      unmatchedRefunds: 0,
     });
     expect(res.text).not.toContain(PADDLE_SECRET);
     expect(res.text).not.toContain(PADDLE_API_KEY);

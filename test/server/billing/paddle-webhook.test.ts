@@ -281,3 +281,22 @@ describe('POST /integrations/paddle/:connectionId/webhook: signatures', () => {
     expect((await deliverPaddle(suite.app, p.endpoint, firstSale(p.ctm, null))).status).toBe(404);
   });
 });
+
+// Last in the file: it moves the suite's clock 31 days on.
+describe('Paddle refunds whose sale never arrives (issue #35)', () => {
+  it('reports a refund adjustment still waiting after 30 days as UNMATCHED, and applies it when its sale still arrives', async () => {
+    const p = await connected();
+    customers.set(p.ctm, { email: p.customer.email, name: null });
+    expect((await deliverPaddle(suite.app, p.endpoint, paddleEvent('adjustment.updated'))).body.outcome).toBe('DEFERRED');
+    suite.app.clock.advance(31 * 86_400_000);
+    await suite.app.deps.maintenance.prune();
+    await suite.app.deps.unmatchedRefunds.report();
+    const [reported] = await paddleLog(suite.app, p.key, p.pid, '?outcome=UNMATCHED');
+    expect(reported).toMatchObject({ type: 'adjustment.updated', outcome: 'UNMATCHED', refund: { refundId: 'adj_01hvgf2s84dr6reszzg29zbvcm', amount: 3300, currency: 'USD', saleRef: 'txn_01hv8wptq8987qeep44cyrewp9' } });
+    expect(reported!.reason).toContain('Refund adj_01hvgf2s84dr6reszzg29zbvcm of $33.00 (received ');
+    expect((await suite.app.request('GET', `/v2/campaign/${p.pid}/integrations/paddle`, { key: p.key })).body.unmatchedRefunds).toBe(1);
+    expect((await deliverPaddle(suite.app, p.endpoint, firstSale(p.ctm, null))).body.outcome).toBe('ACCEPTED');
+    expect((await commissionsOf(suite.app, p))[0]).toMatchObject({ amount: 600 });
+    expect((await paddleLog(suite.app, p.key, p.pid)).find((e) => e.type === 'adjustment.updated')).toMatchObject({ outcome: 'ACCEPTED', reason: expect.stringContaining('reported as never matching one; applied now') });
+  });
+});

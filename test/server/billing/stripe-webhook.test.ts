@@ -302,4 +302,33 @@ describe('billing event log retention', () => {
     expect(pruned.billing_events).toBeGreaterThanOrEqual(1);
     expect(await eventLog(app, p.key, p.pid)).toEqual([]);
   });
+  // Issue #35: a refund whose sale never arrives is reported to the owner, not pruned silently.
+  it('reports a refund that waited 30 days for its sale as UNMATCHED, keeps it, and applies it when the sale still arrives', async () => {
+    const p = await connected();
+    const refund = { id: 're_3PqKfXLkdIwHu7ix0f0Kq1Ud', object: 'refund', amount: 4000, charge: 'ch_3PqKfXLkdIwHu7ix0QeT7Wb1', created: 1768564800, currency: 'usd', metadata: {}, payment_intent: 'pi_3PqKfXLkdIwHu7ix0N6Vf1Tx', reason: 'requested_by_customer', status: 'succeeded' };
+    const created = { id: 'evt_refund_created_unmatched', object: 'event', api_version: '2024-06-20', created: 1768565000, data: { object: refund }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type: 'refund.created' };
+    expect((await deliver(app, p.endpoint, created)).body.outcome).toBe('DEFERRED');
+    app.clock.advance(29 * DAY);
+    await app.deps.unmatchedRefunds.report();
+    expect((await eventLog(app, p.key, p.pid))[0]).toMatchObject({ outcome: 'DEFERRED', refund: { refundId: refund.id, amount: 4000, currency: 'USD', saleRef: refund.charge } });
+    app.clock.advance(2 * DAY);
+    // The prune leaves a waiting refund alone; the report turns it into the owner's entry.
+    await app.deps.maintenance.prune();
+    expect(await app.deps.unmatchedRefunds.report()).toBeGreaterThanOrEqual(1);
+    const [reported] = await eventLog(app, p.key, p.pid, '?outcome=UNMATCHED');
+    expect(reported).toMatchObject({ eventId: created.id, type: 'refund.created', outcome: 'UNMATCHED', receivedAt: app.clock.now(), transactionId: null, refund: { refundId: refund.id, amount: 4000 } });
+    expect(reported!.reason).toContain(`Refund ${refund.id} of $40.00 (received `);
+    expect(reported!.reason).toContain('never matched a sale within 30 days: no commission was reversed');
+    const connection = await app.request('GET', `/v2/campaign/${p.pid}/integrations/stripe`, { key: p.key });
+    expect(connection.body.unmatchedRefunds).toBe(1);
+    // Kept in the log 30 days from the report; a sale that arrives meanwhile still takes the refund.
+    app.clock.advance(29 * DAY);
+    await app.deps.maintenance.prune();
+    expect(await eventLog(app, p.key, p.pid, '?outcome=UNMATCHED')).toHaveLength(1);
+    expect((await deliver(app, p.endpoint, payment(p.affiliate.id))).body.outcome).toBe('ACCEPTED');
+    expect((await commissionsOf(app, p))[0]).toMatchObject({ amount: 600 });
+    const late = (await eventLog(app, p.key, p.pid)).find((e) => e.eventId === created.id);
+    expect(late).toMatchObject({ outcome: 'ACCEPTED', refund: null, reason: expect.stringContaining('Its sale arrived after this refund was reported as never matching one; applied now') });
+    expect((await app.request('GET', `/v2/campaign/${p.pid}/integrations/stripe`, { key: p.key })).body.unmatchedRefunds).toBe(0);
+  });
 });
