@@ -325,12 +325,12 @@ export class Transactions {
     }
     if (affiliate) {
       const total = created.filter((c) => counts(c.status)).reduce((n, c) => n + Number(c.amount_in_campaign_currency), 0);
-      const counted = await this.participants.adjustCounters(trx, program.id, affiliate.id, { commission_total: total, revenue_total: inCampaign(body.grossAmount) });
+      // The affiliate's row as locked above (nothing since changed it): one UPDATE for the totals and the unread count, no re-read.
+      const unread = created.length && !imported ? created.length : 0;
+      const counted = await this.participants.adjustCounters(trx, program.id, affiliate.id, { commission_total: total, revenue_total: inCampaign(body.grossAmount), unread_commissions_count: unread }, affiliate);
       if (created.length && imported) await this.schedulePayoutRun(trx, program, now);
       else if (created.length) {
-        await trx('participants').where({ id: affiliate.id }).increment('unread_commissions_count', created.length);
-        const unread = Number((counted as { unread_commissions_count?: number } | null)?.unread_commissions_count ?? 0) + created.length;
-        await this.announce(trx, program, affiliate.id, created, 'NEW_COMMISSION_ADDED', counted ? ({ ...counted, unread_commissions_count: unread } as ParticipantRow) : undefined);
+        await this.announce(trx, program, affiliate.id, created, 'NEW_COMMISSION_ADDED', counted ?? undefined);
         await this.schedulePayoutRun(trx, program, now);
       }
     }

@@ -9,7 +9,7 @@ import { newId, newOrderedId } from '../../crypto.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Jobs } from '../platform/jobs.ts';
 import { SharedCache, outermost, type InvalidationBus } from '../platform/invalidation.ts';
-import { toProgram, type Program, type Programs } from '../programs/programs.ts';
+import { toProgram, type PendingCounts, type Program, type Programs } from '../programs/programs.ts';
 import { checkTarget, TargetRefusedError } from '../platform/ssrf.ts';
 import type { EventParticipant } from '../participants/serialize.ts';
 import { attemptsOf, targetPolicy, toDeliveries, WebhookDeliveries } from './webhook-delivery.ts';
@@ -81,6 +81,8 @@ export class Webhooks {
    * Returns the event id, or null when no webhook listens (nothing is stored then).
    */
   async emit(trx: Knex | Knex.Transaction, programId: string, event: WebhookEvent, data: object): Promise<string | null> {
+    // In a transaction, `emitMany`'s rows: the event, its deliveries and their jobs in one statement on PostgreSQL.
+    if ((trx as Knex.Transaction).isTransaction === true) return (await this.emitMany(trx as Knex.Transaction, programId, event, [data]))[0] ?? null;
     const hooks = (await this.#subscribed(trx, programId)).filter((h) => h.events.includes(event));
     if (hooks.length === 0) return null;
     const now = this.clock.now();
@@ -123,9 +125,9 @@ export class Webhooks {
    * NEW_PARTICIPANT_ADDED in GrowSurf's shape: the participant's fields at the top of `data`, with
    * the program as `data.campaign` (docs/webhooks.md). Built only when a webhook listens.
    */
-  async participantAdded(trx: Knex | Knex.Transaction, program: Program, participant: EventParticipant): Promise<string | null> {
+  async participantAdded(trx: Knex | Knex.Transaction, program: Program, participant: EventParticipant, ledger?: PendingCounts): Promise<string | null> {
     if (!(await this.listens(trx, program.id, 'NEW_PARTICIPANT_ADDED'))) return null;
-    return this.emit(trx, program.id, 'NEW_PARTICIPANT_ADDED', { ...participant, campaign: await this.programs.toCampaign(program, trx) });
+    return this.emit(trx, program.id, 'NEW_PARTICIPANT_ADDED', { ...participant, campaign: await this.programs.toCampaign(program, trx, ledger) });
   }
 
   /** True when an enabled webhook of the program listens to `event` (read once per transaction, like `emit`). */

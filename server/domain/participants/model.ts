@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Program } from '../programs/programs.ts';
+import type { PendingCounts, Program } from '../programs/programs.ts';
 import type { ScoredRow } from './boards.ts';
 import type { ScoreLedger } from './score-ledger.ts';
 import type { EventParticipant } from './serialize.ts';
@@ -130,7 +130,7 @@ export interface ScreeningDecision {
 /** Where webhook events go; `deps.webhooks` in the app. */
 export interface EventSink {
   /** NEW_PARTICIPANT_ADDED, when a webhook listens. */
-  participantAdded(trx: Q, program: Program, participant: EventParticipant): Promise<unknown>;
+  participantAdded(trx: Q, program: Program, participant: EventParticipant, ledger?: PendingCounts): Promise<unknown>;
 }
 
 /** Most recent referral ids kept on the referrer (rest-v2 §5 #19). */

@@ -224,8 +224,8 @@ export class Participants {
    * Adds to a participant's counters (visits, invites, affiliate money) inside the caller's
    * transaction and moves their board scores with them; for the engines that own those events.
    */
-  adjustCounters(trx: Knex.Transaction, programId: string, participantId: string, deltas: CounterDeltas): Promise<ParticipantRow | null> {
-    return adjustCounters(this.ctx, trx, programId, participantId, deltas);
+  adjustCounters(trx: Knex.Transaction, programId: string, participantId: string, deltas: CounterDeltas, locked?: ParticipantRow): Promise<ParticipantRow | null> {
+    return adjustCounters(this.ctx, trx, programId, participantId, deltas, locked);
   }
 
   /** P6: deletes one participant permanently. */

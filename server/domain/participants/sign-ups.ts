@@ -51,7 +51,7 @@ export async function addParticipant(
   const metadata = metadataStrings(input.metadata ?? {});
   // The reserved key clients cannot send: what the participant agreed to, in the program's words, and when.
   if (opts.gdprAgreement) metadata[GDPR_AGREEMENTS] = JSON.stringify([{ text: opts.gdprAgreement.text, agreedAt: new Date(ctx.clock.now()).toISOString() }]);
-  const run = async (trx: Knex.Transaction): Promise<Participant> => {
+  const run = async (trx: Knex.Transaction, ledger: ScoreLedger): Promise<Participant> => {
     const now = ctx.clock.now();
     // The program emails' check of the team (teamVerified) takes the state the request's key read.
     if (billing.verificationStatus !== undefined) knowTeamVerified(trx, program.teamId, billing.verificationStatus);
@@ -111,24 +111,30 @@ export async function addParticipant(
       return (await ctx.serialize(trx, program, [again], { isNew: false }))[0]!;
     }
     await writeMetadata(trx, program.id, id, {}, metadata);
-    const ledger = new ScoreLedger(program.id);
     ledger.count(1, 0);
     const credited = referrer && (await updateReferrer(trx, ledger, referrer.id, { from: null, to: status, creditedAt: null, attach: { id, at: now } }, now, referrer));
     for (const hook of ctx.hooks.created) await hook(trx, program, created, ledger, credited || null);
     if (credited && status === 'CREDIT_AWARDED') for (const hook of ctx.hooks.referralCredited) await hook(trx, program, credited, created, ledger);
-    await ledger.flush(trx);
-    // Exact under concurrency: the counter now includes every committed add and this one.
-    await assertCapacity(ctx, trx, program.id, billing, now, 1);
-    // The referrer's summary from the row this transaction holds (hooks update it in place, as reward issuing does `is_winner`).
-    const [wire] = await ctx.serialize(trx, program, [created], { isNew: true, ...(credited ? { known: new Map([[credited.id, credited]]) } : {}) });
+    // The referrer's summary from the row this transaction holds (hooks update it in place, as reward
+    // issuing does `is_winner`); ranks and the payload's counts add the ledger's moves, written last.
+    const [wire] = await ctx.serialize(trx, program, [created], { isNew: true, ledger, ...(credited ? { known: new Map([[credited.id, credited]]) } : {}) });
     const { isNew: _isNew, rewards: _rewards, ...data } = wire!;
-    if (!historyWrites.has(trx)) await ctx.events?.participantAdded(trx, program, data);
+    if (!historyWrites.has(trx)) await ctx.events?.participantAdded(trx, program, data, ledger);
     for (const after of screen.afterWrite) await after(trx, program, created);
     return wire!;
   };
-  // The activity rows the hooks record are written together at the end (one INSERT).
+  // The activity rows the hooks record are written together at the end (one INSERT); then the
+  // ledger's shared rows (score buckets, the program's counters), just before COMMIT: every
+  // concurrent sign-up updates them, so each holds their row locks for as short a time as it can.
   const batch = ctx.hooks.activityBatch;
-  const work = batch ? (trx: Knex.Transaction) => batch(trx, () => run(trx)) : run;
+  const work = async (trx: Knex.Transaction): Promise<Participant> => {
+    const ledger = new ScoreLedger(program.id);
+    const added = batch ? await batch(trx, () => run(trx, ledger)) : await run(trx, ledger);
+    await ledger.flush(trx);
+    // Exact under concurrency: the counter now includes every committed add and this one.
+    if (added.isNew) await assertCapacity(ctx, trx, program.id, billing, ctx.clock.now(), 1);
+    return added;
+  };
   // Concurrent sign-ups share one SQLite transaction, each in its own savepoint (group commit): with
   // synchronous FULL every COMMIT waits for a sync of the WAL, which one group pays once.
   return opts.trx ? work(opts.trx) : ctx.db.grouped(work);

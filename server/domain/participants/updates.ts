@@ -16,11 +16,12 @@ import { screenSignUp } from './sign-ups.ts';
 import type { ParticipantsContext } from './service.ts';
 
 /** Counters other engines add to, and the board each one ranks (invites rank nowhere). */
-export type CounterDeltas = Partial<Record<'impression_count' | 'unique_impression_count' | 'invite_count' | 'commission_total' | 'revenue_total', number>>;
+export type CounterDeltas = Partial<Record<'impression_count' | 'unique_impression_count' | 'invite_count' | 'commission_total' | 'revenue_total' | 'unread_commissions_count', number>>;
 const COUNTER_BOARDS: Record<keyof CounterDeltas, string | null> = {
   impression_count: 'TOTAL_IMPRESSION_COUNT',
   unique_impression_count: 'UNIQUE_IMPRESSION_COUNT',
   invite_count: null,
+  unread_commissions_count: null,
   commission_total: 'BY_COMMISSIONS',
   revenue_total: 'BY_REVENUE',
 };
@@ -145,18 +146,23 @@ export async function setReferralStatus(ctx: ParticipantsContext, trx: Knex.Tran
   return true;
 }
 
-/** Adds to a participant's counters inside the caller's transaction and moves their board scores with them (`Participants.adjustCounters`). */
-export async function adjustCounters(ctx: ParticipantsContext, trx: Knex.Transaction, programId: string, participantId: string, deltas: CounterDeltas): Promise<ParticipantRow | null> {
+/**
+ * Adds to a participant's counters inside the caller's transaction and moves their board scores with
+ * them (`Participants.adjustCounters`). `locked`: the participant's row as the caller read it in this
+ * transaction with FOR NO KEY UPDATE and has not changed since (a sale's affiliate), so it is not read again.
+ */
+export async function adjustCounters(ctx: ParticipantsContext, trx: Knex.Transaction, programId: string, participantId: string, deltas: CounterDeltas, locked?: ParticipantRow): Promise<ParticipantRow | null> {
   // FOR NO KEY UPDATE: callers have usually just inserted rows referencing this participant (a
   // commission, a sale), holding FOR KEY SHARE on it as concurrent callers do; FOR UPDATE made
   // each wait for the others' share locks: deadlock (issue #20).
-  const row: ParticipantRow | undefined = await trx('participants').where({ id: participantId, program_id: programId }).forNoKeyUpdate().first();
+  const row: ParticipantRow | undefined =
+    locked && locked.id === participantId ? locked : await trx('participants').where({ id: participantId, program_id: programId }).forNoKeyUpdate().first();
   if (!row) return null;
   const ledger = new ScoreLedger(programId);
   const patch: Record<string, number> = { updated_at: ctx.clock.now() };
   for (const [column, delta] of Object.entries(deltas) as Array<[keyof CounterDeltas, number]>) {
     if (!delta) continue;
-    const before = Number(row[column]);
+    const before = Number((row as unknown as Record<string, unknown>)[column] ?? 0);
     const after = Math.max(0, before + delta);
     patch[column] = after;
     const board = COUNTER_BOARDS[column];
