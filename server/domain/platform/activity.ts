@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect.ts';
-import { insertRow, runSql } from '../../db/rows.ts';
+import { insertRow, insertRowsTogether, runSql, type TableRows } from '../../db/rows.ts';
 import type { Clock } from '../../clock.ts';
 
 /** Activity families as the wire's `type` reports them (open list). */
@@ -91,11 +91,34 @@ export class Activity {
     try {
       const out = await work();
       this.#buffers.delete(trx);
-      await this.#insert(trx, rows);
+      const others = this.#others.get(trx) ?? [];
+      this.#others.delete(trx);
+      // With the rows of other tables held alongside (a sign-up's fraud decision): one statement on PostgreSQL.
+      if (others.length) await insertRowsTogether(trx, [...others, { table: 'activity_logs', rows }]);
+      else await this.#insert(trx, rows);
       return out;
     } finally {
       this.#buffers.delete(trx);
+      this.#others.delete(trx);
     }
+  }
+
+  /** Rows of other tables held by `alongside` inside `batched`, by transaction. */
+  readonly #others = new WeakMap<object, TableRows[]>();
+
+  /**
+   * Inside `batched` on `trx`: holds a row of another table to be written with the batch's activity
+   * rows when the work ends (in the same statement on PostgreSQL), for a row nothing in the work
+   * reads back (a sign-up's fraud decision). False outside a batch: the caller writes it itself.
+   */
+  alongside(trx: Knex.Transaction, table: string, row: Record<string, unknown>): boolean {
+    if (!this.#buffers.has(trx)) return false;
+    let others = this.#others.get(trx);
+    if (!others) this.#others.set(trx, (others = []));
+    let part = others.find((p) => p.table === table);
+    if (!part) others.push((part = { table, rows: [] }));
+    part.rows.push(row);
+    return true;
   }
 
   /** Records entries in the caller's transaction (or directly). */

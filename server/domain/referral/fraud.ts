@@ -188,8 +188,9 @@ export class Fraud {
    */
   private async record(trx: Knex.Transaction, program: Program, row: ParticipantRow, d: Pending): Promise<void> {
     const now = this.clock.now();
-    // A cached statement (named on PostgreSQL): every sign-up stores its decision.
-    await insertRow(this.db, trx, 'fraud_decisions', {
+    // Held for the transaction's activity batch when one is open (a sign-up: one statement with its
+    // activity rows; nothing in the transaction reads decisions back), else a cached statement.
+    const decision = {
       id: newId(),
       program_id: program.id,
       participant_id: row.id,
@@ -203,7 +204,8 @@ export class Fraud {
       actor: d.actor,
       applied: d.applied,
       created_at: now,
-    });
+    };
+    if (!this.activity.alongside(trx, 'fraud_decisions', decision)) await insertRow(this.db, trx, 'fraud_decisions', decision);
     if (d.source === 'AUTOMATIC' && d.matches.length) await this.linkMatches(trx, program.id, row.id, d.matches);
 
     // Only the decision the row now shows speaks (an override in the same request silences screening).
