@@ -7,6 +7,7 @@ import { announce, Async, ErrorSummary, Field, RowButtons, useAction } from '../
 import { Button, Card, EmptyState, PageHeader, StatusBadge, Table, type Tone } from '../components.tsx';
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import { TeamKeys } from './team-keys.tsx';
+import { EndMemberSessions, TeamTwoFactor } from './team-security.tsx';
 import type { Team } from '../../shared/schemas/team.ts';
 
 interface Member {
@@ -77,8 +78,11 @@ function Verification({ s }: { s: SessionInfo }) {
   );
 }
 
-function MemberTable({ members, teamName }: { members: Member[]; teamName: string }) {
+function MemberTable({ members, teamName, owner }: { members: Member[]; teamName: string; owner: string | null }) {
+  const [error, setError] = useState<unknown>(null);
   return (
+    <>
+    <ErrorSummary error={error} />
     <Table caption={t('members.table', { name: teamName })} count={members.length}>
       <thead>
         <tr>
@@ -86,6 +90,7 @@ function MemberTable({ members, teamName }: { members: Member[]; teamName: strin
           <th scope="col">{t('invite.role')}</th>
           <th scope="col">{t('members.manageApi')}</th>
           <th scope="col">{t('col.joined')}</th>
+          {owner && <th scope="col">{t('members.actions')}</th>}
         </tr>
       </thead>
       <tbody>
@@ -95,10 +100,12 @@ function MemberTable({ members, teamName }: { members: Member[]; teamName: strin
             <td data-label={t('invite.role')}>{t(`role.${m.role}` as MessageKey)}</td>
             <td data-label={t('members.manageApi')}>{m.manageApi ? t('members.yes') : t('members.no')}</td>
             <td data-label={t('col.joined')}>{when(m.joinedAt)}</td>
+            {owner && <td>{m.email !== owner && <EndMemberSessions email={m.email} onError={setError} />}</td>}
           </tr>
         ))}
       </tbody>
     </Table>
+    </>
   );
 }
 
@@ -225,7 +232,7 @@ function People({ s }: { s: SessionInfo }) {
         {([m, i], reload) => (
           <>
             <Card id="members" title={t('members.title')} description={!mayInvite && t('invite.onlyAdmins')} flush>
-              <MemberTable members={m.members} teamName={s.team!.name} />
+              <MemberTable members={m.members} teamName={s.team!.name} owner={s.team!.role === 'OWNER' ? s.email : null} />
             </Card>
             {mayInvite && <Invitations invitations={i.invitations} reload={reload} />}
           </>
@@ -262,6 +269,7 @@ export default function TeamPage() {
       <PageHeader title={t('team.title')} meta={s.team!.name} action={invite} />
       <Verification s={s} />
       <People s={s} />
+      {s.team!.role === 'OWNER' && <TeamTwoFactor />}
       {s.team!.canManageKeys ? (
         <TeamKeys teamName={s.team!.name} />
       ) : (
