@@ -130,7 +130,7 @@ function TwoFactorCard() {
       <Async depKey={`tfa-${run}`} load={() => api<Status>('GET', '/owner/two-factor')}>
         {(st) => (
           <>
-            <dl class="pairs">
+            <dl class="pairs spaced">
               <div>
                 <dt>{t('tfa.status')}</dt>
                 <dd>{st.enabled ? <StatusBadge tone="success">{t('tfa.on')}</StatusBadge> : <StatusBadge tone="warning">{t('tfa.off')}</StatusBadge>}</dd>

@@ -107,5 +107,34 @@ describe.skipIf(SKIP_BROWSER)('two-factor sign-in and sessions in Chromium (issu
     await (await consoleNav(second)).getByRole('link', { name: 'Team' }).click();
     await expect.poll(() => heading(second)).toBe('Sign in to the console');
     await other.close();
+
+    // The Owner requires two-factor sign-in; a teammate without it is shown only the Security page.
+    await (await consoleNav(page)).getByRole('link', { name: 'Team' }).click();
+    await page.getByRole('checkbox', { name: 'Require two-factor sign-in of every member' }).check();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    const mate = `mate-${Date.now().toString(36)}@northwind-roasters.com`;
+    await page.getByLabel('Email address').fill(mate);
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('status').getByText(`Invitation sent to ${mate}.`).waitFor();
+    const [mail] = await app.deps.mailer.list({ to: mate, limit: 1 });
+    const mateContext = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    mateContext.setDefaultTimeout(15_000);
+    mateContext.on('page', watchCsp);
+    const matePage = await mateContext.newPage();
+    await matePage.goto(app.local(mail!.links.find((l) => l.includes('/invite/accept?'))!));
+    await matePage.getByLabel('New password', { exact: true }).fill(PASSWORD);
+    await matePage.getByLabel('Repeat the new password').fill(PASSWORD);
+    await Promise.all([matePage.waitForURL(/\/signin/), matePage.getByRole('button', { name: /Join/ }).click()]);
+    await matePage.getByLabel('Email address').fill(mate);
+    await matePage.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await Promise.all([matePage.waitForURL(/\/console$/), matePage.getByRole('button', { name: 'Sign in' }).click()]);
+    await expect.poll(() => heading(matePage)).toBe('Security');
+    await matePage.getByText('Your team requires two-factor sign-in.', { exact: false }).waitFor();
+    await (await consoleNav(matePage)).getByRole('link', { name: 'Programs' }).click();
+    await expect.poll(() => heading(matePage)).toBe('Security');
+    await expectAccessible(matePage);
+    await shotWidths(matePage, 'security-required');
+    await mateContext.close();
   });
 });
