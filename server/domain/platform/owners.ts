@@ -83,8 +83,8 @@ export class Owners {
 
   /**
    * Checks credentials and opens a session; null for any failure so the page cannot reveal which
-   * addresses have accounts. The first successful sign-in replaces the account-creation keys of
-   * every team the user owns, in the same transaction that records it, so a key is never replaced twice.
+   * addresses have accounts. With two-factor sign-in on (and this browser not remembered) the
+   * session is `pending`: it grants nothing until `completeSignIn` takes a code (issue #35).
    */
   async signIn(emailInput: string, password: string, previousToken?: string, from: SignInFrom = {}): Promise<{ token: string; teams: Membership[]; pending: boolean } | null> {
     const email = emailInput.trim().toLowerCase();

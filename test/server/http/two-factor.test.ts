@@ -167,6 +167,9 @@ describe('POST /owner/reauthenticate (RA1) before sensitive actions', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ code: 'REAUTHENTICATION_REQUIRED_ERROR', name: 'ReauthenticationRequiredError' });
     expect((await consoleCall(owner.b, csrf, 'DELETE', '/owner/two-factor')).body.code).toBe('REAUTHENTICATION_REQUIRED_ERROR');
+    // Payout settings are sensitive; the rest of the options document is not.
+    expect((await consoleCall(owner.b, csrf, 'PATCH', '/campaign/nope/options', { payoutSettings: { minimumPayout: 100 } })).body.code).toBe('REAUTHENTICATION_REQUIRED_ERROR');
+    expect((await consoleCall(owner.b, csrf, 'PATCH', '/campaign/nope/options', { fraud: {} })).status).toBe(404);
     const wrongPassword = await consoleCall(owner.b, csrf, 'POST', '/owner/reauthenticate', { password: 'not it at all', code: code() });
     expect(wrongPassword.body.errors).toEqual([expect.objectContaining({ field: 'password', code: 'WRONG_PASSWORD' })]);
     const noCode = await consoleCall(owner.b, csrf, 'POST', '/owner/reauthenticate', { password: PASSWORD });
