@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RAISED_LIMITS, startApp, type TestApp } from '../../helpers/app.ts';
 import { Browser, PASSWORD, consoleCall, consoleCsrf, joinedTeammate, mailLink, newEmail, signIn, signedInOwner } from '../../helpers/owner.ts';
-import { totpCode } from '../../../server/domain/platform/totp.ts';
+import { base32Decode, base32Encode, matchTotp, totpCode } from '../../../server/domain/platform/totp.ts';
 
 // Issue #35 parts 2 and 3: two-factor sign-in (enrol from the console, the /signin/code step with a
 // code or a recovery code, five wrong codes → limited, remember this browser, the team's
@@ -37,6 +37,21 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app.close();
+});
+
+describe('TOTP (RFC 6238, server/domain/platform/totp.ts)', () => {
+  it('gives the RFC 6238 Appendix B SHA1 codes (their last six digits) and accepts one step of drift, once', () => {
+    const secret = base32Encode(Buffer.from('12345678901234567890'));
+    expect(secret).toBe('GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ');
+    expect(base32Decode(secret.toLowerCase())!.toString()).toBe('12345678901234567890');
+    for (const [seconds, code] of [[59, '94287082'], [1111111109, '07081804'], [1111111111, '14050471'], [1234567890, '89005924'], [2000000000, '69279037'], [20000000000, '65353130']] as const) {
+      expect(totpCode(secret, seconds * 1000)).toBe(code.slice(2));
+    }
+    const at = 1111111111_000;
+    expect(matchTotp(secret, totpCode(secret, at - 30_000), at)).toBe(Math.floor(at / 30_000) - 1);
+    expect(matchTotp(secret, totpCode(secret, at - 60_000), at)).toBeNull();
+    expect(matchTotp(secret, totpCode(secret, at), at, Math.floor(at / 30_000))).toBeNull();
+  });
 });
 
 describe('POST /owner/two-factor and /owner/two-factor/confirm (TF2, TF3)', () => {
