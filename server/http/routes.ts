@@ -63,6 +63,7 @@ export const operations: Operation[] = [
   ownerSecurity.listOwnerSessions,
   ownerSecurity.endOwnerSession,
   ownerSecurity.endMemberSessions,
+  ownerSecurity.removeTeamMember,
   ownerSecurity.updateTeamSecurity,
 
   // Programs (rest-v2 §3.2)

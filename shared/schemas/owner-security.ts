@@ -62,6 +62,9 @@ export const ownerSessionList = z.object({ sessions: z.array(ownerSession) }).me
 /** `DELETE /owner/sessions/{sessionId}` response. */
 export const ownerSessionEnded = z.object({ id: z.string(), success: z.boolean() }).meta({ id: 'OwnerSessionEnded' });
 
+/** `DELETE /team/members/{email}` response. */
+export const teamMemberRemoved = z.object({ email: z.string(), success: z.boolean() }).meta({ id: 'TeamMemberRemoved' });
+
 /** `PATCH /team/security` body. */
 export const teamSecurityUpdate = z
   .strictObject({ requireTwoFactor: z.boolean().meta({ description: 'Every member must turn on two-factor sign-in before using the console.' }) })

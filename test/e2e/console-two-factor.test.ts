@@ -8,7 +8,8 @@ import { totpCode } from '../../server/domain/platform/totp.ts';
 // Issue #35 parts 2 and 3 in Chromium, as a person: enrol two-factor sign-in by reading the setup
 // key shown on the Security page and computing the code, sign out, sign in with a code, then with a
 // recovery code; create a key after re-authenticating; end a session of a second browser, which is
-// signed out at its next click.
+// signed out at its next click; require 2FA of the team (a teammate without it sees only Security)
+// and remove that teammate after re-authenticating.
 
 describe.skipIf(SKIP_BROWSER)('two-factor sign-in and sessions in Chromium (issue #35)', () => {
   let app: TestApp;
@@ -135,6 +136,23 @@ describe.skipIf(SKIP_BROWSER)('two-factor sign-in and sessions in Chromium (issu
     await expect.poll(() => heading(matePage)).toBe('Security');
     await expectAccessible(matePage);
     await shotWidths(matePage, 'security-required');
+
+    // The Owner removes the teammate: a sensitive action, so the password and a code come first.
+    app.clock.advance(6 * 60_000);
+    await page.reload();
+    await expect.poll(() => heading(page)).toBe('Team');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: `Remove ${mate} from the team` }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await expectAccessible(page);
+    await shotWidths(page, 'team-members');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Code from the app, or a recovery code').fill(codeFor(secret));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').getByText(`${mate} was removed from the team.`).waitFor();
+    await expect.poll(() => page.getByRole('table', { name: /^Members of/ }).getByRole('rowheader', { name: mate }).count()).toBe(0);
+    await (await consoleNav(matePage)).getByRole('link', { name: 'Security' }).click();
+    await expect.poll(() => heading(matePage)).toBe('Sign in to the console');
     await mateContext.close();
   });
 });

@@ -36,6 +36,7 @@ const OPEN_BEFORE_ENROLMENT = new Set(['TF1', 'TF2', 'TF3', 'RA1', 'OS1', 'OS2',
 const NEEDS_REAUTH: Record<string, (body: unknown) => boolean> = {
   TK2: () => true, // creating an API key reveals its secret
   TF4: () => true, // turning two-factor sign-in off
+  TM7: () => true, // removing a member
   CF6: (body) => Boolean(body && typeof body === 'object' && 'payoutSettings' in body), // payout settings
 };
 

@@ -8,6 +8,7 @@ import { setTeamRequiresTwoFactor, wrongCode } from '../../domain/platform/two-f
 import {
   ownerSessionEnded,
   ownerSessionList,
+  teamMemberRemoved,
   reauthenticate,
   reauthenticated,
   teamSecurity,
@@ -130,7 +131,7 @@ export const reauthenticateOwner = operation({
   method: 'POST',
   path: '/owner/reauthenticate',
   access: { scopes: ['team:read'] },
-  summary: `refloop extension. Confirms the signed-in person again before a sensitive action (creating an API key, changing payout settings, turning two-factor sign-in off): the password, and a code or recovery code when two-factor sign-in is on. Opens those actions to this session for five minutes. 400 at \`password\` or \`code\` when wrong; wrong answers count toward the same lockout as codes (429, policyName TWO_FACTOR).${PERSON_ONLY}`,
+  summary: `refloop extension. Confirms the signed-in person again before a sensitive action (creating an API key, changing payout settings, removing a member, turning two-factor sign-in off): the password, and a code or recovery code when two-factor sign-in is on. Opens those actions to this session for five minutes. 400 at \`password\` or \`code\` when wrong; wrong answers count toward the same lockout as codes (429, policyName TWO_FACTOR).${PERSON_ONLY}`,
   body: reauthenticate,
   response: reauthenticated,
   async handler({ body, auth, deps, ip }) {
@@ -194,6 +195,21 @@ export const endMemberSessions = operation({
   async handler({ params, auth, deps }) {
     const ended = await deps.owners.sessions.endMember(teamActorOf(auth), params.email ?? '');
     return { success: true, ended };
+  },
+});
+
+/** TM7 `DELETE /team/members/{email}` (refloop extension). */
+export const removeTeamMember = operation({
+  id: 'TM7',
+  name: 'teamMembers.delete',
+  method: 'DELETE',
+  path: '/team/members/:email',
+  access: { scopes: ['team:write'] },
+  summary: `refloop extension. Removes a member from the team (their email as TM1 lists it, URL-encoded): their membership and their sessions in this team end at once; their account and the API keys they made stay. The team’s Owner only; 404 when the address is not a member; 406 for an Owner.${REAUTH}${PERSON_ONLY}`,
+  response: teamMemberRemoved,
+  async handler({ params, auth, deps }) {
+    const done = await deps.owners.team.removeMember(teamActorOf(auth), params.email ?? '');
+    return { email: done.email, success: true };
   },
 });
 

@@ -197,6 +197,22 @@ describe('POST /owner/reauthenticate (RA1) before sensitive actions', () => {
   });
 });
 
+describe('DELETE /team/members/{email} (TM7)', () => {
+  it('removes a member only after a re-authentication, never an Owner, and ends their sessions in the team', async () => {
+    const mate = await member('MEMBER');
+    app.clock.advance(5 * 60_000);
+    const path = `/team/members/${encodeURIComponent(mate.email)}`;
+    expect((await consoleCall(owner.b, csrf, 'DELETE', path)).body.code).toBe('REAUTHENTICATION_REQUIRED_ERROR');
+    expect((await consoleCall(owner.b, csrf, 'POST', '/owner/reauthenticate', { password: PASSWORD, code: code() })).status).toBe(200);
+    expect((await consoleCall(mate.b, mate.csrf, 'DELETE', `/team/members/${encodeURIComponent(owner.email)}`)).status).toBe(403);
+    expect((await consoleCall(owner.b, csrf, 'DELETE', `/team/members/${encodeURIComponent(owner.email)}`)).status).toBe(406);
+    expect((await consoleCall(owner.b, csrf, 'DELETE', path)).body).toEqual({ email: mate.email, success: true });
+    expect((await consoleCall(owner.b, csrf, 'DELETE', path)).status).toBe(404);
+    expect((await consoleCall(owner.b, csrf, 'GET', '/team/members')).body.members.some((m: { email: string }) => m.email === mate.email)).toBe(false);
+    expect((await mate.b.json('GET', '/console/api/session')).status).toBe(401);
+  });
+});
+
 describe('GET /owner/sessions, DELETE /owner/sessions/{id} (OS2, OS3) and DELETE /team/members/{email}/sessions (TM6)', () => {
   it('lists the sessions with device, IP and this browser, and ends another one', async () => {
     const chrome = { 'user-agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36' };
