@@ -42,6 +42,28 @@ ${alertBox(error)}
 <p><a href="/signin">${esc(t('code.startAgain'))}</a></p>`;
 }
 
+/**
+ * What a signed-in page shows instead of a waiting key secret when the session has not
+ * re-authenticated in the last five minutes: on the keys page a form for the password (and code),
+ * elsewhere a pointer to it. The secret stays in the session until then.
+ */
+export function revealGate(session: { csrf: string }, onKeysPage: boolean, withCode: boolean, error?: string | null): string {
+  if (!onKeysPage) return `<div class="notice" role="status"><p>${esc(t('reveal.elsewhere'))} <a href="/keys">${esc(t('reveal.link'))}</a></p></div>`;
+  return `<section class="card" aria-labelledby="reveal-title">
+<h2 id="reveal-title">${esc(t('reveal.title'))}</h2>
+<p>${esc(t(withCode ? 'reveal.bodyCode' : 'reveal.body'))}</p>
+${alertBox(error)}
+<form method="post" action="/keys/reveal">
+<input type="hidden" name="csrf" value="${esc(session.csrf)}">
+<label for="reveal-password">${esc(t('signin.password'))}</label>
+<input type="password" id="reveal-password" name="password" autocomplete="current-password" maxlength="800" required>
+${withCode ? `<label for="reveal-code">${esc(t('code.label'))}</label>
+<input type="text" id="reveal-code" name="code" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="40" required>` : ''}
+<button type="submit">${esc(t('reveal.submit'))}</button>
+</form>
+</section>`;
+}
+
 /** Where a sign-in waiting for its code is sent by the password step. */
 export function codePath(next: string | null): string {
   return `/signin/code${next ? `?next=${encodeURIComponent(next)}` : ''}`;
@@ -56,6 +78,25 @@ export function secondFactorRoutes(deps: Deps, kit: PageKit): Record<string, Han
     kit.html(ctx, 429, t('code.title'), codeView(csrf, next, t('code.locked', { minutes: String(Math.max(1, Math.ceil(ms / 60_000))) })));
   };
   return {
+    // The keys page's re-authentication before a waiting key secret is shown (see revealGate).
+    async 'POST /keys/reveal'(ctx) {
+      const session = await owners.session(ctx.cookies.get(kit.sessionCookieName));
+      if (!session) return kit.seeOther(ctx, '/signin');
+      if (!safeEqual(kit.field(ctx, 'csrf'), session.csrf)) return kit.seeOther(ctx, '/keys');
+      const withCode = await owners.twoFactor.enabled(session.userId);
+      const again = (status: number, error: string) => kit.html(ctx, status, t('keys.title'), revealGate(session, true, withCode, error));
+      const wait = await deps.limits.codeLockout(session.userId, ctx.ip);
+      if (wait > 0) return again(429, t('code.locked', { minutes: String(Math.max(1, Math.ceil(wait / 60_000))) }));
+      const done = await owners.reauthenticate(session, kit.field(ctx, 'password'), kit.field(ctx, 'code'));
+      if (!done.ok) {
+        const lockout = await deps.limits.wrongCode(session.userId, ctx.ip);
+        // audit: failed re-authentication
+        if (lockout > 0) return again(429, t('code.locked', { minutes: String(Math.max(1, Math.ceil(lockout / 60_000))) }));
+        return again(400, t(done.field === 'password' ? 'reveal.wrongPassword' : 'code.wrong'));
+      }
+      kit.seeOther(ctx, '/keys');
+    },
+
     async 'GET /signin/code'(ctx) {
       const pending = await owners.pendingSignIn(ctx.cookies.get(kit.sessionCookieName));
       if (!pending) return kit.seeOther(ctx, '/signin');

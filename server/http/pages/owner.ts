@@ -16,7 +16,7 @@ import { createAccountRequest } from '../../../shared/schemas/team.ts';
 import { PENDING_SIGN_IN_TTL_MS, SESSION_TTL_MS, canInvite, type Actor, type Session } from '../../domain/platform/owners.ts';
 import { consoleKey } from '../../domain/platform/console-access.ts';
 import { sessionCookie } from './session-cookie.ts';
-import { codePath, deviceToken, secondFactorRoutes } from './owner-second-factor.ts';
+import { codePath, deviceToken, revealGate, secondFactorRoutes } from './owner-second-factor.ts';
 import {
   chrome,
   COPY_SCRIPT,
@@ -138,8 +138,10 @@ export function ownerPages(deps: Deps): Koa.Middleware {
   /** A signed-in page: the header, then the one-time message, then the content. */
   const signedInPage = async (ctx: Koa.Context, session: Session, status: number, title: string, teamName: string | null, content: string) => {
     // A HEAD has no body and an error page may be retried: neither may swallow a secret shown only once.
-    const flash = status === 200 && ctx.method === 'GET' ? await owners.takeFlash(session) : null;
-    html(ctx, status, title, flashView(flash) + content, chrome(session, teamName, ctx.path));
+    // A key secret waiting is revealed only to a session re-authenticated in the last five minutes (issue #35).
+    const gate = status === 200 && ctx.method === 'GET' && !session.recentlyReauthenticated && (await owners.keyWaiting(session)) ? revealGate(session, ctx.path === '/keys', await owners.twoFactor.enabled(session.userId)) : null;
+    const flash = status === 200 && ctx.method === 'GET' && gate === null ? await owners.takeFlash(session) : null;
+    html(ctx, status, title, (gate ?? flashView(flash)) + content, chrome(session, teamName, ctx.path));
   };
 
   /** Resolves the signed-in user in their current team, answering the request itself when that is not possible. */

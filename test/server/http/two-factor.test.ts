@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RAISED_LIMITS, startApp, type TestApp } from '../../helpers/app.ts';
-import { Browser, PASSWORD, consoleCall, consoleCsrf, joinedTeammate, mailLink, newEmail, signIn, signedInOwner } from '../../helpers/owner.ts';
+import { RAISED_LIMITS, startApp, verifiedAccount, type TestApp } from '../../helpers/app.ts';
+import { Browser, PASSWORD, consoleCall, consoleCsrf, joinedTeammate, mailLink, newEmail, setPassword, shownKeys, signIn, signedInOwner } from '../../helpers/owner.ts';
 import { base32Decode, base32Encode, matchTotp, totpCode } from '../../../server/domain/platform/totp.ts';
 
 // Issue #35 parts 2 and 3: two-factor sign-in (enrol from the console, the /signin/code step with a
@@ -194,6 +194,27 @@ describe('POST /owner/reauthenticate (RA1) before sensitive actions', () => {
     expect((await consoleCall(owner.b, csrf, 'POST', '/team/api-keys', body)).status).toBe(200);
     app.clock.advance(5 * 60_000);
     expect((await consoleCall(owner.b, csrf, 'POST', '/team/api-keys', body)).status).toBe(403);
+  });
+});
+
+describe('GET /keys and POST /keys/reveal: revealing a waiting key', () => {
+  it('shows the first sign-in’s key only to a session re-authenticated in the last five minutes', async () => {
+    const acct = await verifiedAccount(app);
+    await setPassword(app, acct.passwordLink);
+    const { b } = await signIn(app, acct.email);
+    app.clock.advance(6 * 60_000);
+    const members = await b.get('/team/members');
+    expect(shownKeys(members.text)).toEqual([]);
+    const gated = await b.get('/keys');
+    expect(shownKeys(gated.text)).toEqual([]);
+    expect(gated.text).toContain('action="/keys/reveal"');
+    const keyCsrf = /name="csrf" value="([^"]+)"/.exec(gated.text)![1]!;
+    const wrong = await b.post('/keys/reveal', { csrf: keyCsrf, password: 'not the password' });
+    expect(wrong.status).toBe(400);
+    expect((await b.post('/keys/reveal', { csrf: keyCsrf, password: PASSWORD })).location).toBe('/keys');
+    const shown = shownKeys((await b.get('/keys')).text);
+    expect(shown).toHaveLength(1);
+    expect((await app.request('GET', '/v2/team', { key: shown[0] })).status).toBe(200);
   });
 });
 
