@@ -15,6 +15,8 @@ export interface SessionInfo {
   /** A new API key (the first sign-in's) waits in the session, shown once on the `/keys` page. */
   keyWaiting: boolean;
   teams: Array<{ id: string; name: string; role: string }>;
+  /** Two-factor sign-in (issue #35): on for this member, required by the team, and so whether only the Security page is open. */
+  twoFactor: { enabled: boolean; teamRequires: boolean; mustEnrol: boolean };
 }
 
 /** A field problem of a 400, as the REST error object carries it. */

@@ -4,7 +4,7 @@
 import './styles.css';
 import { render, type ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { loadSession, session } from './api.ts';
+import { loadSession, session, type SessionInfo } from './api.ts';
 import { here, match, type Page } from './router.tsx';
 import { Shell } from './shell.tsx';
 import { PageTitle, problem } from './ui.tsx';
@@ -32,7 +32,8 @@ function Centered({ title, body, href, action }: { title: string; body: string; 
 }
 
 function RoutePage() {
-  const path = here.value;
+  // A team that requires two-factor sign-in shows a member without it the Security page at any address (issue #35).
+  const path = (session.value as SessionInfo | null)?.twoFactor?.mustEnrol ? '/console/security' : here.value;
   const route = match(path);
   const [loaded, setLoaded] = useState<{ path: string; page: Page } | { path: string; error: unknown } | null>(null);
   useEffect(() => {

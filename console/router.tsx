@@ -42,6 +42,7 @@ const routes: Route[] = [
   { pattern: /^\/console\/?$/, names: [], load: () => import('./pages/home.tsx') },
   { pattern: /^\/console\/team\/?$/, names: [], load: () => import('./pages/team.tsx') },
   { pattern: /^\/console\/outbox\/?$/, names: [], load: () => import('./pages/outbox.tsx') },
+  { pattern: /^\/console\/security\/?$/, names: [], load: () => import('./pages/security.tsx') },
   { pattern: /^\/console\/programs\/([A-Za-z0-9_-]+)\/?$/, names: ['programId'], load: () => import('./pages/program.tsx') },
   { pattern: /^\/console\/setup\/?$/, names: [], load: () => import('./pages/setup.tsx') },
   { pattern: /^\/console\/programs\/([A-Za-z0-9_-]+)\/setup\/([a-z]+)\/?$/, names: ['programId', 'step'], load: () => import('./pages/setup.tsx') },

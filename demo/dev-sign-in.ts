@@ -44,7 +44,8 @@ export function devSignIn(deps: Deps, state: () => DemoState | null) {
       const signedIn = await deps.owners.signIn(s.owner.email, deps.sealer.open(s.owner.password) ?? '');
       if (!signedIn) throw new Error('The demo owner could not be signed in with the seeded password.');
       ctx.append('Set-Cookie', `${SESSION_COOKIE}=${signedIn.token}; Path=/; Max-Age=${SESSION_TTL_MS / 1000}; HttpOnly; SameSite=Lax${deps.config.secureCookies ? '; Secure' : ''}`);
-      ctx.redirect('/console');
+      // With two-factor sign-in turned on for the demo owner, the code step follows as for any sign-in.
+      ctx.redirect(signedIn.pending ? '/signin/code' : '/console');
       ctx.status = 303;
     }) as Koa.Middleware,
   };

@@ -25,6 +25,10 @@ export const ERROR_CODES = {
   UNAVAILABLE: 'SERVICE_UNAVAILABLE_ERROR',
   /** Owner console only (`/console/api/…`): no live owner session. */
   NOT_SIGNED_IN: 'NOT_SIGNED_IN_ERROR',
+  /** Owner console only: a sensitive action needs the password (and code) again within five minutes (issue #35). */
+  REAUTHENTICATION_REQUIRED: 'REAUTHENTICATION_REQUIRED_ERROR',
+  /** Owner console only: the team requires two-factor sign-in and this member has not turned it on (issue #35). */
+  TWO_FACTOR_REQUIRED: 'TWO_FACTOR_REQUIRED_ERROR',
 } as const;
 
 /** One stable error code. */

@@ -20,9 +20,10 @@ import { enIntegrations } from './en-integrations.ts';
 import { enCodes } from './en-codes.ts';
 import { enErrors } from './en-errors.ts';
 import { enFrame } from './en-frame.ts';
+import { enSecurity } from './en-security.ts';
 
 /** The whole catalogue: what the owner pages say too, the frame's and home's messages, then one file per area (`en-<area>.ts`), merged here. */
-export const en = { ...enOwner, ...frame, ...enAffiliates, ...enRewards, ...enFraud, ...enParticipants, ...enAnalytics, ...enWebhooks, ...enIntegrations, ...enCodes, ...enTeam, ...enData, ...enSettings, ...enDesign, ...enOptions, ...enErrors, ...enFrame };
+export const en = { ...enOwner, ...frame, ...enAffiliates, ...enRewards, ...enFraud, ...enParticipants, ...enAnalytics, ...enWebhooks, ...enIntegrations, ...enCodes, ...enTeam, ...enData, ...enSettings, ...enDesign, ...enOptions, ...enErrors, ...enFrame, ...enSecurity };
 
 /** A message key. */
 export type MessageKey = keyof typeof en;

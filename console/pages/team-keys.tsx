@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { announce, Async, ErrorSummary, Field, SecretBox, useAction } from '../ui.tsx';
+import { useSensitiveAction } from '../reauth.tsx';
 import { Button, Card, EmptyState, Table } from '../components.tsx';
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import { SCOPES } from '../../shared/scopes.ts';
@@ -67,7 +68,8 @@ function CreateKey({ programs, onCreated }: { programs: Campaign[]; onCreated: (
   const [scopes, setScopes] = useState<Set<string>>(new Set());
   const [grants, setGrants] = useState<Set<string>>(new Set());
   const [label, setLabel] = useState('');
-  const { busy, error, run } = useAction();
+  // Creating a key reveals its secret: the server asks for the password (and code) again first (issue #35).
+  const { busy, error, run, form } = useSensitiveAction('reauth-key');
   const toggle = (set: Set<string>, value: string, on: boolean) => {
     const next = new Set(set);
     if (on) next.add(value);
@@ -120,6 +122,7 @@ function CreateKey({ programs, onCreated }: { programs: Campaign[]; onCreated: (
           {busy ? t('form.saving') : t('keys.submit')}
         </Button>
       </form>
+      {form}
     </Card>
   );
 }

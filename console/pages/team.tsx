@@ -7,6 +7,8 @@ import { announce, Async, ErrorSummary, Field, RowButtons, useAction } from '../
 import { Button, Card, EmptyState, PageHeader, StatusBadge, Table, type Tone } from '../components.tsx';
 import { t, when, type MessageKey } from '../i18n/index.ts';
 import { TeamKeys } from './team-keys.tsx';
+import { EndMemberSessions, TeamTwoFactor } from './team-security.tsx';
+import { useSensitiveAction } from '../reauth.tsx';
 import type { Team } from '../../shared/schemas/team.ts';
 
 interface Member {
@@ -77,8 +79,13 @@ function Verification({ s }: { s: SessionInfo }) {
   );
 }
 
-function MemberTable({ members, teamName }: { members: Member[]; teamName: string }) {
+function MemberTable({ members, teamName, owner, reload }: { members: Member[]; teamName: string; owner: string | null; reload: () => void }) {
+  const [error, setError] = useState<unknown>(null);
+  // Removing a member is a sensitive action: the server asks for the password (and code) again first (issue #35).
+  const remove = useSensitiveAction('reauth-remove');
   return (
+    <>
+    <ErrorSummary error={error ?? remove.error} />
     <Table caption={t('members.table', { name: teamName })} count={members.length}>
       <thead>
         <tr>
@@ -86,6 +93,7 @@ function MemberTable({ members, teamName }: { members: Member[]; teamName: strin
           <th scope="col">{t('invite.role')}</th>
           <th scope="col">{t('members.manageApi')}</th>
           <th scope="col">{t('col.joined')}</th>
+          {owner && <th scope="col">{t('members.actions')}</th>}
         </tr>
       </thead>
       <tbody>
@@ -95,10 +103,37 @@ function MemberTable({ members, teamName }: { members: Member[]; teamName: strin
             <td data-label={t('invite.role')}>{t(`role.${m.role}` as MessageKey)}</td>
             <td data-label={t('members.manageApi')}>{m.manageApi ? t('members.yes') : t('members.no')}</td>
             <td data-label={t('col.joined')}>{when(m.joinedAt)}</td>
+            {owner && (
+              <td>
+                {m.role !== 'OWNER' && (
+                  <div class="buttons compact">
+                    <EndMemberSessions email={m.email} onError={setError} />
+                    <Button
+                      kind="critical"
+                      size="small"
+                      disabled={remove.busy}
+                      aria-label={t('members.removeLabel', { email: m.email })}
+                      onClick={() =>
+                        remove.run(async () => {
+                          await api('DELETE', `/team/members/${encodeURIComponent(m.email)}`);
+                          document.getElementById('members-title')?.focus();
+                          announce(t('members.removed', { email: m.email }));
+                          reload();
+                        }, t('members.confirmRemove', { email: m.email }))
+                      }
+                    >
+                      {t('members.remove')}
+                    </Button>
+                  </div>
+                )}
+              </td>
+            )}
           </tr>
         ))}
       </tbody>
     </Table>
+    {remove.form}
+    </>
   );
 }
 
@@ -224,8 +259,8 @@ function People({ s }: { s: SessionInfo }) {
       <Async depKey={`people-${run}`} load={load}>
         {([m, i], reload) => (
           <>
-            <Card id="members" title={t('members.title')} description={!mayInvite && t('invite.onlyAdmins')} flush>
-              <MemberTable members={m.members} teamName={s.team!.name} />
+            <Card id="members" title={t('members.title')} description={!mayInvite && t('invite.onlyAdmins')} flush focusable>
+              <MemberTable members={m.members} teamName={s.team!.name} owner={s.team!.role === 'OWNER' ? s.email : null} reload={reload} />
             </Card>
             {mayInvite && <Invitations invitations={i.invitations} reload={reload} />}
           </>
@@ -262,6 +297,7 @@ export default function TeamPage() {
       <PageHeader title={t('team.title')} meta={s.team!.name} action={invite} />
       <Verification s={s} />
       <People s={s} />
+      {s.team!.role === 'OWNER' && <TeamTwoFactor />}
       {s.team!.canManageKeys ? (
         <TeamKeys teamName={s.team!.name} />
       ) : (

@@ -35,6 +35,7 @@ import * as m033 from './migrations/033_billing_links.ts';
 import * as m034 from './migrations/034_program_counters.ts';
 import * as m035 from './migrations/035_imports.ts';
 import * as m036 from './migrations/036_console_imports.ts';
+import * as m037 from './migrations/037_two_factor_sessions.ts';
 
 /** A migration: name plus up/down, kept in code so the CLI, tests and the server share one ordered list. */
 interface Migration {
@@ -80,6 +81,7 @@ const migrations: Migration[] = [
   { name: '034_program_counters', ...m034 },
   { name: '035_imports', ...m035 },
   { name: '036_console_imports', ...m036 },
+  { name: '037_two_factor_sessions', ...m037 },
 ];
 
 /** knex migration source over the in-code list (no file globbing, so it works under tsx and bundlers). */

@@ -25,6 +25,12 @@ export interface TeamCharge {
 
 const HEADER_PREFIXES = ['Service', 'GrowSurf'] as const;
 
+/** Wrong second-factor codes a member may type in WRONG_CODES_WINDOW_S before a lockout (issue #35: "five wrong codes → limited"). */
+export const WRONG_CODES_PER_USER = 5;
+/** Wrong codes from one IP across members in the same window. */
+export const WRONG_CODES_PER_IP = 20;
+const WRONG_CODES_WINDOW_S = 900;
+
 /** How far apart two readings of one fixed window's reset time may be (clock reads, store latency); further apart is a new window. */
 const IP_WINDOW_JITTER_MS = 1000;
 
@@ -44,6 +50,9 @@ export class Limits {
   /** Owner sign-in attempts, per email and per IP: the brake on password guessing besides scrypt. */
   readonly signInPerEmail: RateLimiterAbstract;
   readonly signInPerIp: RateLimiterAbstract;
+  /** Wrong second-factor codes (sign-in, re-authentication, enrolment), per member and per IP (issue #35). */
+  readonly wrongCodesPerUser: RateLimiterAbstract;
+  readonly wrongCodesPerIp: RateLimiterAbstract;
   /** Invitation emails (points = addresses) per sender per day and per team per hour: stricter than the team budgets. */
   readonly invitesPerParticipant: RateLimiterAbstract;
   readonly invitesPerTeam: RateLimiterAbstract;
@@ -82,6 +91,8 @@ export class Limits {
     this.verificationEmail = make('vmail', l.verificationEmailPerHour, 3600);
     this.signInPerEmail = make('signin_e', l.signInPerEmail15m, 900);
     this.signInPerIp = make('signin_ip', l.signInPerEmail15m * 10, 900);
+    this.wrongCodesPerUser = make('tfa_u', WRONG_CODES_PER_USER, WRONG_CODES_WINDOW_S);
+    this.wrongCodesPerIp = make('tfa_ip', WRONG_CODES_PER_IP, WRONG_CODES_WINDOW_S);
     this.invitesPerParticipant = make('inv_p', l.invitesPerParticipantPerDay, 86_400);
     this.invitesPerTeam = make('inv_t', l.invitesPerTeamPerHour, 3600);
     this.participantEmails = make('pmail', l.participantEmailsPerTeamPerHour, 3600);
@@ -164,6 +175,34 @@ export class Limits {
       headers,
       error: new RateLimitedError(h.policy.name, `Rate limit exceeded for the ${h.policy.word.toLowerCase()} policy. Retry after ${headers['Retry-After']} seconds.`, headers),
     };
+  }
+
+  /**
+   * The milliseconds until a member (or an IP) may try a second-factor code again after five wrong
+   * ones (twenty from one IP) in 15 minutes; 0 when they may try now. Only wrong codes count, so a
+   * member who types their code right is never slowed.
+   */
+  async codeLockout(userId: string, ip: string): Promise<number> {
+    try {
+      const [u, i] = await Promise.all([this.wrongCodesPerUser.get(userId), this.wrongCodesPerIp.get(ip)]);
+      const wait = (r: RateLimiterRes | null, most: number) => (r && r.consumedPoints >= most ? Math.max(1000, r.msBeforeNext) : 0);
+      return Math.max(wait(u, WRONG_CODES_PER_USER), wait(i, WRONG_CODES_PER_IP));
+    } catch {
+      throw new UnavailableError('Rate limiting is temporarily unavailable. Try again shortly.');
+    }
+  }
+
+  /** Counts one wrong second-factor code; returns the lockout it started (ms), 0 when more tries are left. */
+  async wrongCode(userId: string, ip: string): Promise<number> {
+    const [u, i] = await Promise.all([consume(this.wrongCodesPerUser, userId), consume(this.wrongCodesPerIp, ip)]);
+    const wait = (c: { res: RateLimiterRes }, most: number) => (c.res.consumedPoints >= most ? Math.max(1000, c.res.msBeforeNext) : 0);
+    return Math.max(wait(u, WRONG_CODES_PER_USER), wait(i, WRONG_CODES_PER_IP));
+  }
+
+  /** The 429 of a member locked out of second-factor codes. */
+  static codeLockedError(ms: number): RateLimitedError {
+    const seconds = Math.max(1, Math.ceil(ms / 1000));
+    return new RateLimitedError('TWO_FACTOR', `Too many wrong codes. Try again in ${Math.ceil(seconds / 60)} minutes.`, { 'Retry-After': String(seconds) });
   }
 
   /** Charges one point of a special-purpose limiter; over the limit → 429 with `Retry-After` and the given policy name. */

@@ -1,6 +1,7 @@
 import type { Operation } from './operation.ts';
 import * as team from './resources/team.ts';
 import * as teamAdmin from './resources/team-admin.ts';
+import * as ownerSecurity from './resources/owner-security.ts';
 import * as campaigns from './resources/campaigns.ts';
 import * as screenshots from './resources/screenshots.ts';
 import * as programConfig from './resources/config.ts';
@@ -53,6 +54,17 @@ export const operations: Operation[] = [
   teamAdmin.revokeTeamApiKey,
   teamAdmin.endOwnerSessions,
   teamAdmin.listTeamOutbox,
+  // Two-factor sign-in, re-authentication and sessions (issue #35; people only)
+  ownerSecurity.getTwoFactor,
+  ownerSecurity.beginTwoFactor,
+  ownerSecurity.confirmTwoFactor,
+  ownerSecurity.disableTwoFactor,
+  ownerSecurity.reauthenticateOwner,
+  ownerSecurity.listOwnerSessions,
+  ownerSecurity.endOwnerSession,
+  ownerSecurity.endMemberSessions,
+  ownerSecurity.removeTeamMember,
+  ownerSecurity.updateTeamSecurity,
 
   // Programs (rest-v2 §3.2)
   campaigns.listCampaigns,

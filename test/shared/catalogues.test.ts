@@ -42,7 +42,7 @@ const CATALOGUES: Record<string, Catalogue> = {
     tableAreas: ['ds.', 'op.'],
   },
   'owner pages': {
-    files: ['shared/i18n/en-owner.ts', ...['en-page', 'en-account', 'en-team', 'en-site', 'en-oauth'].map((f) => `${PAGES}/i18n/${f}.ts`)],
+    files: ['shared/i18n/en-owner.ts', ...['en-page', 'en-account', 'en-team', 'en-site', 'en-oauth', 'en-two-factor'].map((f) => `${PAGES}/i18n/${f}.ts`)],
     sources: ownerPages,
   },
   'participant pages': {

@@ -28,7 +28,17 @@ export interface KeyRecord {
   trialEndsAt: number | null;
   verificationStatus: string;
   /** The signed-in person a console session stands for (origin CONSOLE, console-access.ts); never set on an API key. */
-  owner?: { userId: string; email: string; role: 'OWNER' | 'ADMIN' | 'MEMBER'; manageApi: boolean; teamName: string };
+  owner?: {
+    userId: string;
+    email: string;
+    role: 'OWNER' | 'ADMIN' | 'MEMBER';
+    manageApi: boolean;
+    teamName: string;
+    /** The console session's stored hash (issue #35: its re-authentication, "this browser", rotation). */
+    sessionHash?: string;
+    /** Set by an operation that changed the person's privileges: the console answers with this new session token as its cookie. */
+    newSessionToken?: string;
+  };
 }
 
 /** The team half of a key record from a row that joined `teams` (its columns under their own names). */

@@ -39,6 +39,8 @@ export class Maintenance {
       rate_limits: await k('rate_limits').where('expire', '<', Date.now() - HOUR).del(),
       idempotency_records: await k('idempotency_records').where('created_at', '<', now - IDEMPOTENCY_TTL_MS).del(),
       sessions: await k('sessions').where('expires_at', '<', now).del(),
+      // Remembered browsers (issue #35) once their 30 days are over.
+      trusted_devices: await k('trusted_devices').where('expires_at', '<', now).del(),
       owner_tokens: await k('owner_tokens').where('expires_at', '<', now - 30 * 24 * HOUR).del(),
       jobs: await k('jobs').whereIn('status', ['DONE']).where('updated_at', '<', now - 7 * 24 * HOUR).del(),
       // Deliveries and their attempts go with their event (ON DELETE CASCADE).

@@ -38,6 +38,8 @@ export interface Session {
   teamId: string | null;
   csrf: string;
   expiresAt: number;
+  /** Re-authenticated (or signed in) within the last five minutes: the sensitive actions' condition (issue #35). */
+  recentlyReauthenticated?: boolean;
 }
 
 /** A signed-in user acting in their current team. */

@@ -302,6 +302,25 @@ export class TeamAdmin {
       return { email: inv.email, teamName: inv.teamName };
     });
   }
+
+  /**
+   * Removes a member from the current team (the team's Owner only; issue #35 asks for a fresh
+   * re-authentication first, which the console checks): their membership goes and so do their
+   * sessions in this team. 404 when the address is not a member; 406 for an Owner, the remover included.
+   */
+  async removeMember(actor: TeamActor, emailInput: string): Promise<{ email: string }> {
+    if (actor.member.role !== 'OWNER') throw new NotAuthorizedError('Only the team’s Owner may remove members.');
+    const email = emailInput.trim().toLowerCase();
+    return this.db.knex.transaction(async (trx) => {
+      const row = await trx('memberships as m').join('users as u', 'u.id', 'm.user_id').where({ 'm.team_id': actor.member.teamId, 'u.email': email }).first('u.id', 'm.role');
+      if (!row) throw new NotFoundError('No member of this team has this email address.');
+      if (row.role === 'OWNER') throw new InvalidStateError('An Owner cannot be removed from the team.');
+      await trx('memberships').where({ team_id: actor.member.teamId, user_id: row.id }).del();
+      await trx('sessions').where({ user_id: row.id, team_id: actor.member.teamId }).del();
+      // audit: member removed
+      return { email };
+    });
+  }
 }
 
 /** An invitation's row as listed. */

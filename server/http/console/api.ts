@@ -7,7 +7,9 @@ import { formSource } from '../pages/form-source.ts';
 import { AppError, NotAuthorizedError, NotFoundError } from '../../errors.ts';
 import { safeEqual } from '../../crypto.ts';
 import { ERROR_CODES } from '../../../shared/errors.ts';
-import { consoleKey, roleScopes } from '../../domain/platform/console-access.ts';
+import { ReauthenticationRequiredError, TwoFactorRequiredError, consoleKey, roleScopes } from '../../domain/platform/console-access.ts';
+import { SESSION_TTL_MS } from '../../domain/platform/owners.ts';
+import { sessionCookie } from '../pages/session-cookie.ts';
 import { canInvite, canManageKeys, type Session } from '../../domain/platform/owners.ts';
 
 // The owner console's way into the REST API (issue #23): `/console/api/v2/…` is the `/v2` routes
@@ -23,6 +25,21 @@ export const CONSOLE_API = '/console/api/v2';
 export const CSRF_HEADER = 'x-csrf-token';
 const WRITE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
+/** What a member who must still enrol in two-factor sign-in may call: their 2FA, their sessions, re-authentication. */
+const OPEN_BEFORE_ENROLMENT = new Set(['TF1', 'TF2', 'TF3', 'RA1', 'OS1', 'OS2', 'OS3']);
+
+/**
+ * The sensitive actions (issue #35): each answers 403 REAUTHENTICATION_REQUIRED_ERROR unless the
+ * session re-authenticated (or signed in) within five minutes. Console sessions only: an API key is
+ * a machine's credential with no person to ask, and none of these but CF6 is open to keys.
+ */
+const NEEDS_REAUTH: Record<string, (body: unknown) => boolean> = {
+  TK2: () => true, // creating an API key reveals its secret
+  TF4: () => true, // turning two-factor sign-in off
+  TM7: () => true, // removing a member
+  CF6: (body) => Boolean(body && typeof body === 'object' && 'payoutSettings' in body), // payout settings
+};
+
 /** 401 NOT_SIGNED_IN_ERROR: the console's requests without a live session (the app then shows sign-in). */
 export class NotSignedInError extends AppError {
   constructor() {
@@ -37,7 +54,7 @@ async function liveSession(ctx: Koa.Context, deps: Deps): Promise<Session> {
 }
 
 /** The session as the REST pipeline's credential; writes need the CSRF value and our own origin. */
-const sessionKey: Authenticate = async (ctx, _op, deps) => {
+const sessionKey: Authenticate = async (ctx, op, deps) => {
   const session = await liveSession(ctx, deps);
   if (WRITE.has(ctx.method)) {
     if (formSource(ctx, new URL(deps.config.publicUrl).origin) === 'foreign') throw new NotAuthorizedError('This request was sent from another site.');
@@ -45,6 +62,9 @@ const sessionKey: Authenticate = async (ctx, _op, deps) => {
   }
   const found = await consoleKey(deps.db, session);
   if (!found) throw new NotAuthorizedError('Choose a team first: this session has no current team, or you are no longer a member of it.');
+  if (found.mustEnrol && !OPEN_BEFORE_ENROLMENT.has(op.id)) throw new TwoFactorRequiredError();
+  if (NEEDS_REAUTH[op.id]?.((ctx.request as { body?: unknown }).body) && !session.recentlyReauthenticated) throw new ReauthenticationRequiredError();
+  ctx.state.consoleOwner = found.key.owner;
   return { key: found.key };
 };
 
@@ -76,6 +96,8 @@ function sessionInfo(deps: Deps): Koa.Middleware {
           }
         : null,
       scopes: member ? roleScopes(member.role) : [],
+      /** Two-factor sign-in (issue #35): whether it is on, whether the team requires it, and so whether the console must send the member to enrol first. */
+      twoFactor: { enabled: found?.twoFactor ?? false, teamRequires: found?.teamRequiresTwoFactor ?? false, mustEnrol: found?.mustEnrol ?? false },
       /** No SMTP_URL: mail is kept in the outbox, which the console's Outbox page reads (GET /team/outbox). */
       mailOutbox: !deps.config.smtpUrl,
       /** A new API key waits in the session, to be shown once on the `/keys` page (the flash is not taken here). */
@@ -92,8 +114,14 @@ export function consoleApi(deps: Deps, operations: Operation[]): Koa.Middleware 
   return async (ctx, next) => {
     if (!ctx.path.startsWith('/console/api/') && ctx.path !== '/console/api') return next();
     ctx.set('Cache-Control', 'no-store');
-    await info(ctx, () => rest(ctx, async () => {
-      throw new NotFoundError(`No console operation ${ctx.method} ${ctx.path}.`);
-    }));
+    try {
+      await info(ctx, () => rest(ctx, async () => {
+        throw new NotFoundError(`No console operation ${ctx.method} ${ctx.path}.`);
+      }));
+    } finally {
+      // An operation that changed the person's privileges (2FA on or off) rotated the session: the browser gets the new token.
+      const rotated = (ctx.state.consoleOwner as { newSessionToken?: string } | undefined)?.newSessionToken;
+      if (rotated) ctx.append('Set-Cookie', sessionCookie(SESSION_COOKIE, rotated, SESSION_TTL_MS / 1000, deps.config.secureCookies));
+    }
   };
 }

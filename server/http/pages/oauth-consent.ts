@@ -3,7 +3,8 @@ import { bodyParser } from '@koa/bodyparser';
 import type { Deps } from '../deps.ts';
 import { safeEqual } from '../../crypto.ts';
 import { consume } from '../limits.ts';
-import { SESSION_TTL_MS, canManageKeys, type Session } from '../../domain/platform/owners.ts';
+import { PENDING_SIGN_IN_TTL_MS, SESSION_TTL_MS, canManageKeys, type Session } from '../../domain/platform/owners.ts';
+import { codePath, deviceToken } from './owner-second-factor.ts';
 import { SCOPE_DESCRIPTIONS } from '../../../shared/scopes.ts';
 import { openPending, type PendingAuthorization } from '../../mcp/oauth-provider.ts';
 import { SESSION_COOKIE } from './owner.ts';
@@ -109,10 +110,11 @@ export function oauthConsentPage(deps: Deps): Koa.Middleware {
       if (source === 'unsaid' && !signInTokenOk(ctx, field(ctx, 'form'))) return html(ctx, 403, t('signedOut.action'), signInForm(sealed, formToken(), email, t('page.expiredForm')));
       const [byEmail, byIp] = await Promise.all([consume(deps.limits.signInPerEmail, email.toLowerCase().slice(0, 254)), consume(deps.limits.signInPerIp, ctx.ip)]);
       if (byEmail.over || byIp.over) return html(ctx, 429, t('signedOut.action'), signInForm(sealed, formToken(), email, t('signin.tooMany')));
-      const result = await deps.owners.signIn(email, field(ctx, 'password'), ctx.cookies.get(SESSION_COOKIE));
+      const result = await deps.owners.signIn(email, field(ctx, 'password'), ctx.cookies.get(SESSION_COOKIE), { ip: ctx.ip, userAgent: ctx.get('user-agent'), deviceToken: deviceToken(ctx) });
       if (!result) return html(ctx, 400, t('signedOut.action'), signInForm(sealed, formToken(), email, t('signin.noMatch')));
-      ctx.append('Set-Cookie', cookie(result.token, SESSION_TTL_MS / 1000));
-      ctx.redirect(`${CONSENT_PATH}?request=${encodeURIComponent(sealed)}`);
+      ctx.append('Set-Cookie', cookie(result.token, (result.pending ? PENDING_SIGN_IN_TTL_MS : SESSION_TTL_MS) / 1000));
+      // Two-factor sign-in on: the code step comes back here once it is done.
+      ctx.redirect(result.pending ? codePath(`${CONSENT_PATH}?request=${encodeURIComponent(sealed)}`) : `${CONSENT_PATH}?request=${encodeURIComponent(sealed)}`);
       ctx.status = 303;
       return;
     }

@@ -13,7 +13,10 @@ import { PAGE_REFERRER_POLICY, formSource, signInToken, signInTokenOk } from './
 import { t } from './i18n/index.ts';
 import { createAccount } from '../resources/team.ts';
 import { createAccountRequest } from '../../../shared/schemas/team.ts';
-import { SESSION_TTL_MS, canInvite, type Actor, type Session } from '../../domain/platform/owners.ts';
+import { PENDING_SIGN_IN_TTL_MS, SESSION_TTL_MS, canInvite, type Actor, type Session } from '../../domain/platform/owners.ts';
+import { consoleKey } from '../../domain/platform/console-access.ts';
+import { sessionCookie } from './session-cookie.ts';
+import { codePath, deviceToken, revealGate, secondFactorRoutes } from './owner-second-factor.ts';
 import {
   chrome,
   COPY_SCRIPT,
@@ -87,6 +90,11 @@ function consoleNext(value: unknown): string | null {
   return typeof value === 'string' && /^\/console(?:[/?#][^\\\s]*)?$/.test(value) && !value.startsWith('//') ? value : null;
 }
 
+/** Where the second sign-in step may go next: a console address, or back to the OAuth consent page that asked. */
+function signInNext(value: unknown): string | null {
+  return consoleNext(value) ?? (typeof value === 'string' && /^\/oauth\/consent\?request=[A-Za-z0-9._~%-]{1,4000}$/.test(value) ? value : null);
+}
+
 /**
  * Where a member lands after signing in or choosing a team: the console's home. A key secret waiting
  * in the session (the first sign-in's) is announced there and shown, once, on the keys page (issue #32).
@@ -113,8 +121,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
     },
   });
 
-  const cookie = (value: string, maxAgeSeconds: number) =>
-    `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${deps.config.secureCookies ? '; Secure' : ''}`;
+  const cookie = (value: string, maxAgeSeconds: number) => sessionCookie(SESSION_COOKIE, value, maxAgeSeconds, deps.config.secureCookies);
 
   /** The double-submit token of the sign-in and sign-up forms (form-source.ts). */
   const formToken = (ctx: Koa.Context) => signInToken(ctx, deps.config.secureCookies);
@@ -131,8 +138,10 @@ export function ownerPages(deps: Deps): Koa.Middleware {
   /** A signed-in page: the header, then the one-time message, then the content. */
   const signedInPage = async (ctx: Koa.Context, session: Session, status: number, title: string, teamName: string | null, content: string) => {
     // A HEAD has no body and an error page may be retried: neither may swallow a secret shown only once.
-    const flash = status === 200 && ctx.method === 'GET' ? await owners.takeFlash(session) : null;
-    html(ctx, status, title, flashView(flash) + content, chrome(session, teamName, ctx.path));
+    // A key secret waiting is revealed only to a session re-authenticated in the last five minutes (issue #35).
+    const gate = status === 200 && ctx.method === 'GET' && !session.recentlyReauthenticated && (await owners.keyWaiting(session)) ? revealGate(session, ctx.path === '/keys', await owners.twoFactor.enabled(session.userId)) : null;
+    const flash = status === 200 && ctx.method === 'GET' && gate === null ? await owners.takeFlash(session) : null;
+    html(ctx, status, title, (gate ?? flashView(flash)) + content, chrome(session, teamName, ctx.path));
   };
 
   /** Resolves the signed-in user in their current team, answering the request itself when that is not possible. */
@@ -148,6 +157,11 @@ export function ownerPages(deps: Deps): Koa.Middleware {
     }
     const actor = await owners.actor(session);
     if (!actor) seeOther(ctx, '/signin/team');
+    // A team that requires two-factor sign-in sends a member without it to enrol first (issue #35).
+    else if ((await consoleKey(deps.db, session))?.mustEnrol) {
+      seeOther(ctx, '/console/security');
+      return null;
+    }
     return actor;
   };
 
@@ -209,8 +223,12 @@ export function ownerPages(deps: Deps): Koa.Middleware {
         ctx.set('Retry-After', String(Math.max(1, Math.ceil(Math.max(byEmail.res.msBeforeNext, byIp.res.msBeforeNext) / 1000))));
         return html(ctx, 429, t('signedOut.action'), signInView(email.slice(0, 254), formToken(ctx), t('signin.tooMany'), null, undefined, next));
       }
-      const result = await owners.signIn(email, field(ctx, 'password'), ctx.cookies.get(SESSION_COOKIE));
+      const result = await owners.signIn(email, field(ctx, 'password'), ctx.cookies.get(SESSION_COOKIE), { ip: ctx.ip, userAgent: ctx.get('user-agent'), deviceToken: deviceToken(ctx) });
       if (!result) return html(ctx, 400, t('signedOut.action'), signInView(email.slice(0, 254), formToken(ctx), t('signin.noMatch'), null, undefined, next));
+      if (result.pending) {
+        ctx.append('Set-Cookie', cookie(result.token, PENDING_SIGN_IN_TTL_MS / 1000));
+        return seeOther(ctx, codePath(next));
+      }
       ctx.append('Set-Cookie', cookie(result.token, SESSION_TTL_MS / 1000));
       seeOther(ctx, result.teams.length === 1 ? (next ?? landing()) : '/signin/team');
     },
@@ -278,6 +296,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       const actor = await requireActor(ctx, true);
       if (!actor) return;
       const values = { scopes: fieldList(ctx, 'scopes'), programIds: field(ctx, 'programIds'), label: field(ctx, 'label') };
+      if (!actor.session.recentlyReauthenticated) return renderKeys(ctx, actor, 403, t('keys.reauth'), values);
       try {
         await owners.team.createKey(actor, values);
         seeOther(ctx, '/keys');
@@ -336,6 +355,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       }
     },
   };
+  Object.assign(routes, secondFactorRoutes(deps, { html: (ctx, status, title, body) => html(ctx, status, title, body), seeOther, field, next: signInNext, sessionCookieName: SESSION_COOKIE }));
   const paths = new Set(Object.keys(routes).map((k) => k.slice(k.indexOf(' ') + 1)));
 
   return async (ctx, next) => {

@@ -9,6 +9,7 @@ import { enAccount } from './en-account.ts';
 import { enTeam } from './en-team.ts';
 import { enSite } from './en-site.ts';
 import { enOAuth } from './en-oauth.ts';
+import { enTwoFactor } from './en-two-factor.ts';
 import { enParticipant } from './en-participant.ts';
 import { enLanding } from './en-landing.ts';
 import { esParticipant } from './es-participant.ts';
@@ -26,7 +27,7 @@ import { zhCNParticipant } from './zh-CN-participant.ts';
 import { idParticipant } from './id-participant.ts';
 
 /** The owner pages' whole catalogue: sign-in to keys and members, the landing page, the outbox, OAuth consent. */
-export const ownerMessages = { ...enOwner, ...enPage, ...enAccount, ...enTeam, ...enSite, ...enOAuth };
+export const ownerMessages = { ...enOwner, ...enPage, ...enAccount, ...enTeam, ...enSite, ...enOAuth, ...enTwoFactor };
 /** A key of the owner pages' catalogue. */
 export type OwnerKey = keyof typeof ownerMessages;
 /** The owner pages' translate function (English). */
