@@ -67,14 +67,14 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
 }
 
 function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
-  const [setup, setSetup] = useState<{ secret: string; uri: string } | null>(null);
+  const [setup, setSetup] = useState<{ secret: string; uri: string; qrCode: string } | null>(null);
   const [code, setCode] = useState('');
   const { busy, error, run } = useAction();
   if (!setup)
     return (
       <>
         <ErrorSummary error={error} />
-        <Button onClick={() => run(async () => setSetup(await api<{ secret: string; uri: string }>('POST', '/owner/two-factor', {})))} disabled={busy}>
+        <Button onClick={() => run(async () => setSetup(await api<{ secret: string; uri: string; qrCode: string }>('POST', '/owner/two-factor', {})))} disabled={busy}>
           {t('tfa.start')}
         </Button>
       </>
@@ -91,6 +91,8 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
     <form onSubmit={submit} aria-labelledby="tfa-title" class="enrol">
       <ErrorSummary error={error} />
       <p>{t('tfa.step1')}</p>
+      <img class="qr-code" src={setup.qrCode} width={200} height={200} alt={t('tfa.qrAlt')} />
+      <p>{t('tfa.step1Key')}</p>
       <dl class="pairs">
         <div>
           <dt>{t('tfa.keyLabel')}</dt>

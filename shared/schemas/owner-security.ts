@@ -19,6 +19,7 @@ export const twoFactorEnrolment = z
   .object({
     secret: z.string().meta({ description: 'The shared secret, base32 (RFC 4648), for typing into an authenticator app.' }),
     uri: z.string().meta({ description: 'The same secret as an otpauth:// URI (TOTP, SHA1, 6 digits, 30 s).' }),
+    qrCode: z.string().meta({ description: 'refloop extension. The otpauth:// URI as a QR code for an authenticator app to scan: an SVG image in a data: URL.' }),
   })
   .meta({ id: 'TwoFactorEnrolment' });
 

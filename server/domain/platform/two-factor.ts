@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.ts';
 import { newId, newSecret, sha256, type Sealer } from '../../crypto.ts';
 import { InvalidStateError, NotAuthorizedError, ValidationError } from '../../errors.ts';
 import type { TeamActor } from './owner-rules.ts';
-import { matchTotp, newTotpSecret, otpauthUri } from './totp.ts';
+import { matchTotp, newTotpSecret, otpauthUri, qrCodeDataUrl } from './totp.ts';
 
 // Two-factor sign-in for team members (issue #35 part 2): a TOTP secret enrolled from the console
 // and confirmed with a code before it counts, stored sealed (the Sealer of owners.ts) and never
@@ -65,11 +65,12 @@ export class TwoFactor {
    * Starts (or restarts) an enrolment: a new secret, kept sealed as pending until `confirm` sees a
    * code made from it. 406 when two-factor sign-in is already on (turn it off first).
    */
-  async begin(userId: string, email: string): Promise<{ secret: string; uri: string }> {
+  async begin(userId: string, email: string): Promise<{ secret: string; uri: string; qrCode: string }> {
     if (await this.enabled(userId)) throw new InvalidStateError('Two-factor sign-in is already on. Turn it off first to enrol another authenticator.');
     const secret = newTotpSecret();
     await this.db.knex('users').where({ id: userId }).update({ totp_pending_enc: this.sealer.seal(secret) });
-    return { secret, uri: otpauthUri(secret, email) };
+    const uri = otpauthUri(secret, email);
+    return { secret, uri, qrCode: qrCodeDataUrl(uri) };
   }
 
   /**
