@@ -213,7 +213,11 @@ describe('two hosts behind a proxy: one load through both', () => {
     }
 
     for (const h of hosts) {
-      await until(async () => (await call(h.base, 'GET', `/v2/campaign/${referral}`, { key })).body.referralCount === 12, 10_000);
+      // Impressions are folded into the counters in the background (participant-api/impressions.ts): wait for both.
+      await until(async () => {
+        const c = (await call(h.base, 'GET', `/v2/campaign/${referral}`, { key })).body;
+        return c.referralCount === 12 && c.impressionCount === 40;
+      }, 10_000);
       const campaign = (await call(h.base, 'GET', `/v2/campaign/${referral}`, { key })).body;
       expect(campaign.participantCount).toBe(4 + 24);
       expect(campaign.impressionCount).toBe(40);
