@@ -9,7 +9,7 @@
 // the speed-up of a second machine.
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { CLK_TCK, cpuTicks, drive, type BenchRequest, type LoadResult } from './load.ts';
+import { cpuTicksOf, drive, usPerOp, type BenchRequest, type LoadResult } from './load.ts';
 import { benchPort, call, openSession, pendingReferrals, pgSchema, startChild, startRefloop, stopChild, verifiedKey, waitReady, type Target } from './processes.ts';
 import { MOBILE_LIMITS, v7From } from './mobile-rows.ts';
 import { startRedis } from './cache-rows.ts';
@@ -19,15 +19,6 @@ import { bareRow, rowOf, type Row } from './table.ts';
 /** Referrers the sign-ups rotate over (one referrer would make every sign-up wait on its row lock). */
 const REFERRERS = 50;
 
-const us = (ticks: number, n: number) => (n ? ((ticks / CLK_TCK) * 1e6) / n : NaN);
-const ticks = (pids: number[]) =>
-  pids.reduce((n, pid) => {
-    try {
-      return n + cpuTicks(pid);
-    } catch {
-      return n;
-    }
-  }, 0);
 
 /** One setup (one host, or two behind the proxy): its sign-up and trigger rows. */
 async function hostsRun(hosts: 1 | 2, redisUrl: string): Promise<Row[]> {
@@ -68,17 +59,17 @@ async function hostsRun(hosts: 1 | 2, redisUrl: string): Promise<Row[]> {
       await warm();
       const pids = servers.map((s) => s.child.pid!);
       const db = await backends();
-      const before = { app: ticks(pids), proxy: proxy ? ticks([proxy.pid!]) : 0, db: ticks(db) };
+      const before = { app: cpuTicksOf(pids), proxy: proxy ? cpuTicksOf([proxy.pid!]) : 0, db: cpuTicksOf(db) };
       const r = await run();
       const dbAfter = [...new Set([...db, ...(await backends())])];
-      const appTicks = ticks(pids) - before.app;
-      const proxyTicks = proxy ? ticks([proxy.pid!]) - before.proxy : 0;
+      const appTicks = cpuTicksOf(pids) - before.app;
+      const proxyTicks = proxy ? cpuTicksOf([proxy.pid!]) - before.proxy : 0;
       const row = rowOf(`${name}, ${label}`, r, appTicks);
-      row.dbCpuUsPerReq = us(ticks(dbAfter) - before.db, r.completed);
+      row.dbCpuUsPerReq = usPerOp(cpuTicksOf(dbAfter) - before.db, r.completed);
       const codes = [...r.statuses].map(([s, n]) => `${n} × ${s}`).join(', ');
       row.note =
         `PostgreSQL + Redis, ${hosts === 2 ? 'two `refloop serve` processes (WORKERS unset) on one machine, app CPU = both' : 'one `refloop serve` process (WORKERS unset)'}; ${codes}${r.errors ? `, ${r.errors} errors` : ''}` +
-        `${proxy ? `; proxy CPU ${us(proxyTicks, r.completed).toFixed(0)} µs/op apart` : ''}`;
+        `${proxy ? `; proxy CPU ${usPerOp(proxyTicks, r.completed).toFixed(0)} µs/op apart` : ''}`;
       console.log(`  ${row.label}: ${row.reqPerSec.toFixed(0)}/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, app CPU ${row.cpuUsPerReq.toFixed(0)} µs/op, database CPU ${row.dbCpuUsPerReq.toFixed(0)} µs/op; ${row.note}`);
       rows.push(row);
     };

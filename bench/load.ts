@@ -22,6 +22,22 @@ export function cpuTicks(pid: number): number {
   return user + system;
 }
 
+/** Clock ticks of several processes together; one that has exited counts nothing. */
+export function cpuTicksOf(pids: number[]): number {
+  return pids.reduce((n, pid) => {
+    try {
+      return n + cpuTicks(pid);
+    } catch {
+      return n;
+    }
+  }, 0);
+}
+
+/** Microseconds of CPU per operation from clock ticks over `n` operations (NaN for none). */
+export function usPerOp(ticks: number, n: number): number {
+  return n ? ((ticks / CLK_TCK) * 1e6) / n : NaN;
+}
+
 /** [user, system] clock ticks of a process: system time is the kernel's share (sockets, file writes). */
 export function cpuSplit(pid: number): [number, number] {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

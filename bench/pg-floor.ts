@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import pg from 'pg';
-import { CLK_TCK, cpuTicks, drive, type BenchRequest, type LoadResult } from './load.ts';
+import { cpuTicks, cpuTicksOf, drive, usPerOp, type BenchRequest, type LoadResult } from './load.ts';
 import { call, pgSchema, startRefloop, stopChild, verifiedKey, WRITE_ROW_LIMITS, type Target } from './processes.ts';
 import { MOBILE_LIMITS } from './mobile-rows.ts';
 import { startRedis } from './cache-rows.ts';
@@ -56,15 +56,6 @@ const WITH_WRITE = /^\s*WITH\b[\s\S]*\b(INSERT\s+INTO|UPDATE\s+"?\w+"?\s+SET|DEL
 const BEGIN = /^\s*(BEGIN|START TRANSACTION)\b/i;
 const END = /^\s*(COMMIT|END|ROLLBACK)\s*;?\s*$/i;
 
-const ticksOf = (pids: number[]) =>
-  pids.reduce((n, pid) => {
-    try {
-      return n + cpuTicks(pid);
-    } catch {
-      return n;
-    }
-  }, 0);
-const usPer = (ticks: number, n: number) => (n ? ((ticks / CLK_TCK) * 1e6) / n : NaN);
 
 /** The captured log cut into operations: one transaction each (writes outside a transaction join the next one on their connection). */
 function operations(log: Entry[]): { ops: Op[]; outside: number } {
@@ -192,7 +183,7 @@ async function floorRows(label: string, ops: Op[], schemaUrl: string, tag: strin
       await spread(0, warm, run);
       failed = 0;
       const measured = n - warm;
-      const db0 = ticksOf(pids);
+      const db0 = cpuTicksOf(pids);
       const app0 = process.cpuUsage();
       const t0 = performance.now();
       await spread(warm, n, run);
@@ -205,7 +196,7 @@ async function floorRows(label: string, ops: Op[], schemaUrl: string, tag: strin
         p50: NaN,
         p99: NaN,
         cpuUsPerReq: (app.user + app.system) / measured,
-        dbCpuUsPerReq: usPer(ticksOf(pids) - db0, measured),
+        dbCpuUsPerReq: usPerOp(cpuTicksOf(pids) - db0, measured),
         note: `${note}${failed ? `; ${failed} operations failed` : ''}`,
         statuses: new Map(),
         errors: failed,
@@ -321,11 +312,11 @@ export async function pgFloorRows(): Promise<{ rows: Row[]; bare: Row; lines: st
       if (statStatements) await admin.query('SELECT pg_stat_statements_reset()');
       const pid = t.child.pid!;
       const db = await backends();
-      const before = { app: cpuTicks(pid), db: ticksOf(db) };
+      const before = { app: cpuTicks(pid), db: cpuTicksOf(db) };
       const r: LoadResult = await drive(HEAVY_SECONDS * 1000, k.next);
       const dbAll = [...new Set([...db, ...(await backends())])];
       const row = rowOf(`${k.label} ${k.name}, real over HTTP`, r, cpuTicks(pid) - before.app);
-      row.dbCpuUsPerReq = usPer(ticksOf(dbAll) - before.db, r.completed);
+      row.dbCpuUsPerReq = usPerOp(cpuTicksOf(dbAll) - before.db, r.completed);
       const codes = [...r.statuses].map(([c, n]) => `${n} × ${c}`).join(', ');
       row.note = `one \`refloop serve\` (WORKERS unset), PostgreSQL + Redis, ${PARTICIPANTS.toLocaleString('en')} participants, 50 connections; ${codes}${r.errors ? `, ${r.errors} errors` : ''}`;
       console.log(`  ${row.label}: ${row.reqPerSec.toFixed(0)}/s, p50 ${row.p50.toFixed(2)} ms, app CPU ${row.cpuUsPerReq.toFixed(0)} µs/op, database CPU ${row.dbCpuUsPerReq.toFixed(0)} µs/op; ${codes}`);
