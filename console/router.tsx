@@ -43,6 +43,7 @@ const routes: Route[] = [
   { pattern: /^\/console\/team\/?$/, names: [], load: () => import('./pages/team.tsx') },
   { pattern: /^\/console\/outbox\/?$/, names: [], load: () => import('./pages/outbox.tsx') },
   { pattern: /^\/console\/security\/?$/, names: [], load: () => import('./pages/security.tsx') },
+  { pattern: /^\/console\/audit\/?$/, names: [], load: () => import('./pages/audit-log.tsx') },
   { pattern: /^\/console\/programs\/([A-Za-z0-9_-]+)\/?$/, names: ['programId'], load: () => import('./pages/program.tsx') },
   { pattern: /^\/console\/setup\/?$/, names: [], load: () => import('./pages/setup.tsx') },
   { pattern: /^\/console\/programs\/([A-Za-z0-9_-]+)\/setup\/([a-z]+)\/?$/, names: ['programId', 'step'], load: () => import('./pages/setup.tsx') },

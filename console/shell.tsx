@@ -285,7 +285,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
             <Group
               id="team"
               title="frame.group.team"
-              items={[['/console', 'nav.programs'], ['/console/team', 'nav.team'], ['/console/security', 'nav.security'], s.mailOutbox && s.team!.canInvite && ['/console/outbox', 'nav.outbox']]}
+              items={[['/console', 'nav.programs'], ['/console/team', 'nav.team'], ['/console/security', 'nav.security'], s.mailOutbox && s.team!.canInvite && ['/console/outbox', 'nav.outbox'], s.scopes.includes('team:read') && ['/console/audit', 'nav.audit']]}
             />
           </nav>
           <div class="account-block" aria-label={t('frame.account')} role="group">

@@ -9,6 +9,8 @@ import knexFactory, { type Knex } from 'knex';
 import { freePort } from './free-port.ts';
 import { startLoopbackProxy, type LoopbackProxy } from './loopback-proxy.ts';
 import { call as probe, redisAnswers, type Answer } from './probes.ts';
+import { AuditLog } from '../server/domain/platform/audit.ts';
+import type { Db } from '../server/db/connect.ts';
 
 // `npm run chaos` (issues #20, #34): real `refloop serve` children under a mixed write load over
 // HTTP (referred visits, participant sign-ups, referral triggers now and delayed, affiliate sales and
@@ -166,6 +168,12 @@ interface KeyedWrite {
   first: any | null;
   /** Retries answered differently from the first answer (or refused). */
   mismatches: string[];
+  /**
+   * A request with this key is on its way: another worker must not send it again meanwhile, as an
+   * integrator retries only an unanswered request (two at once are answered original and replay, in
+   * either order, which the multi-process idempotency tests cover).
+   */
+  inFlight?: boolean;
 }
 
 const acked = {
@@ -235,7 +243,10 @@ const pick = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)]!
 
 /** Sends (or resends) one keyed program creation and compares the answer with the first one. */
 async function keyedCreate(base: string, f: Fixture, w: KeyedWrite): Promise<Answer> {
-  const a = await call(base, 'POST', '/v2/campaigns', { key: f.key, headers: { 'idempotency-key': w.idem }, body: { type: 'REFERRAL', name: w.name } });
+  w.inFlight = true;
+  const a = await call(base, 'POST', '/v2/campaigns', { key: f.key, headers: { 'idempotency-key': w.idem }, body: { type: 'REFERRAL', name: w.name } }).finally(() => {
+    w.inFlight = false;
+  });
   if (a.status === 200) {
     if (w.first === null) w.first = a.body;
     else if (JSON.stringify(a.body) !== JSON.stringify(w.first)) w.mismatches.push(`${w.idem}: a retry answered program ${a.body?.id}, the first answer was ${w.first.id}`);
@@ -307,7 +318,7 @@ async function oneWrite(base: string, f: Fixture, n: number): Promise<void> {
     }
   } else {
     // A keyed write: a new program, or the retry of one whose first try went unanswered.
-    const waiting = acked.keyed.find((w) => w.first === null && !w.mismatches.length);
+    const waiting = acked.keyed.find((w) => w.first === null && !w.mismatches.length && !w.inFlight);
     const w = waiting && Math.random() < 0.5 ? waiting : { idem: `chaos-${tag}-${n}`, name: `Keyed ${tag} ${n}`, first: null, mismatches: [] };
     if (w !== waiting) acked.keyed.push(w);
     answer = await keyedCreate(base, f, w);
@@ -425,6 +436,20 @@ async function check(base: string, f: Fixture, knex: Knex): Promise<Report> {
     const reversed = count(c.amount) === 0 && (c.payout_id == null ? ['REVERSED', 'DELETED'].includes(c.status) : count(c.paid_amount) + (adjustments.get(c.id) ?? 0) === 0);
     if (!reversed) lost.refunds!++;
   }
+
+  // The audit trail (issue #35): every participant the REST API stored has its P3 entry, every P3
+  // entry names a stored participant (a kill never leaves a change without its entry, or an entry
+  // without its change, acknowledged or not), and the team's chain verifies.
+  const teamId = (await knex('programs').where({ id: f.referral.pid }).first('team_id')).team_id as string;
+  const signUpEntries: string[] = await knex('audit_log').where({ team_id: teamId, action: 'P3' }).pluck('resource_id');
+  const withEntry = new Set(signUpEntries);
+  const everyParticipant: string[] = await knex('participants').whereIn('program_id', programs).pluck('id');
+  const storedIds = new Set(everyParticipant);
+  lost.auditEntries = everyParticipant.filter((id) => !withEntry.has(id)).length;
+  const orphans = signUpEntries.filter((id) => !storedIds.has(id));
+  if (orphans.length) problems.push(`${orphans.length} P3 audit entries name no stored participant (an entry without its change), e.g. ${orphans[0]}`);
+  const chain = await new AuditLog({ knex, dialect: knex.client.config.client === 'pg' ? 'pg' : 'sqlite' } as unknown as Db, { now: () => Date.now() } as never).verify(teamId);
+  for (const b of chain.breaks) problems.push(`audit chain of team ${b.teamId} broken at entry ${b.seq}: ${b.problem}`);
 
   // Keyed writes: one program per key; every retry answered with the first answer (replayed now once
   // more); one never answered 200 after every retry counts lost.

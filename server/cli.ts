@@ -30,6 +30,7 @@ Commands:
   import participants        Add participants from a CSV file (all or nothing; --dry-run checks only)
   import growsurf            Move programs in from GrowSurf (or another refloop) with ids and share links kept
   import csv                 Move affiliates, referrals and commissions in from Rewardful, FirstPromoter or Tolt CSV exports
+  audit verify               Check every team's audit trail hash chain; report the first broken link
 
 Configuration comes only from environment variables; see .env.example.
 Run 'refloop <command> --help' for a command's options.`,
@@ -43,6 +44,8 @@ Run 'refloop <command> --help' for a command's options.`,
   'team disable': 'Usage: refloop team disable TEAM\n\nDisables a team: its API keys answer 403 account disabled.',
   'team enable': 'Usage: refloop team enable TEAM\n\nRe-enables a disabled team.',
   'keys create': 'Usage: refloop keys create --team TEAM --scopes a,b [--programs x,y] [--label TEXT] [--json]\n\nCreates an API key and prints it once. It cannot be shown again.',
+  'audit verify':
+    'Usage: refloop audit verify [--team TEAM] [--json]\n\nWalks each team\'s audit trail from its last retention prune (or its first entry), recomputing every entry\'s hash from its stored columns and the previous entry\'s hash, and checks the chain head. Prints each team\'s first broken link (team, entry, what does not match). Exit code 1 when any link is broken.',
   'keys revoke': 'Usage: refloop keys revoke PREFIX\n\nRevokes the API key whose display prefix is PREFIX (for example sk_AbCdEfGh).',
   'payouts list':
     'Usage: refloop payouts list --program ID [--status S] [--participant ID_OR_EMAIL] [--limit N] [--json]\n\nLists the payouts of affiliate program ID, newest first (default limit 100). Statuses: UPCOMING, QUEUED, ISSUED, FAILED, REVERSED.',
@@ -266,6 +269,15 @@ async function run(cmd: string, arg: string | undefined, values: Record<string, 
       }
       out.log(`Key ${prefix} is revoked.`);
       return 0;
+    }
+    case 'audit verify': {
+      const report = await deps.audit.verify(values.team ? String(values.team) : undefined);
+      if (values.json) out.log(JSON.stringify(report, null, 2));
+      else {
+        for (const b of report.breaks) out.error(`BROKEN team ${b.teamId} entry ${b.seq}: ${b.problem}`);
+        out.log(`${report.teams} team${report.teams === 1 ? '' : 's'}, ${report.entries} entries checked, ${report.breaks.length === 0 ? 'every chain intact' : `${report.breaks.length} broken`}.`);
+      }
+      return report.breaks.length ? 1 : 0;
     }
     case 'payouts list':
     case 'payouts run':

@@ -39,6 +39,7 @@ const envSchema = z.object({
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   JOBS: bool.default(true),
   JOB_POLL_MS: int(10, 3_600_000).default(1000),
+  AUDIT_RETENTION_DAYS: int(1, 36_500).default(400),
   RATE_LIMIT_STORE: z.enum(['database', 'memory', 'redis']).optional(),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'REDIS_URL must be a redis:// or rediss:// URL' }).optional(),
   REDIS_PREFIX: z.string().min(1).max(64).regex(/^[A-Za-z0-9:_.-]+$/, 'REDIS_PREFIX may hold letters, digits and : _ . -').default('refloop:'),
@@ -121,6 +122,8 @@ export interface Config {
   /** JSON lines, readable lines, or `auto`: readable when stdout is a terminal. */
   logFormat: 'auto' | 'json' | 'pretty';
   jobs: { enabled: boolean; pollMs: number };
+  /** Days the team audit trail keeps an entry (issue #35; server/domain/platform/audit.ts). */
+  auditRetentionDays: number;
   /** The shared fast store (limits, in-flight locks, cache invalidation between processes); null without REDIS_URL. */
   redisUrl: string | null;
   /** Start of every Redis key and channel (REDIS_PREFIX), so deployments can share one Redis. */
@@ -281,6 +284,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     jobs: { enabled: e.JOBS, pollMs: e.JOB_POLL_MS },
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     redisUrl: e.REDIS_URL ?? null,
     redisPrefix: e.REDIS_PREFIX,
     limits: {

@@ -16,6 +16,7 @@ import { ProgramTranslations, registerTranslationHooks } from './domain/programs
 import { Webhooks } from './domain/messaging/webhooks.ts';
 import { RewardConfigs, registerRewardConfigHooks } from './domain/programs/reward-configs.ts';
 import { Maintenance } from './domain/platform/maintenance.ts';
+import { AuditLog } from './domain/platform/audit.ts';
 import { TeamNotifications } from './domain/messaging/team-notifications.ts';
 import { TeamOutbox } from './domain/messaging/team-outbox.ts';
 import { Owners } from './domain/platform/owners.ts';
@@ -94,7 +95,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   registerTranslationHooks(programs);
   const rewardConfigs = new RewardConfigs(db, clock, programs.configRows);
   registerRewardConfigHooks(programs, rewardConfigs);
-  const maintenance = new Maintenance(db, clock, jobs);
+  const audit = new AuditLog(db, clock);
+  const maintenance = new Maintenance(db, clock, jobs, audit, config.auditRetentionDays);
   const owners = new Owners(db, clock, config, mailer, accounts, keys, sealer);
   // Built after the other services so CAMPAIGN_ENDED runs after their `ended` hooks and sees the final program.
   const webhooks = new Webhooks(db, clock, config, log, jobs, sealer, programs, invalidation);
@@ -177,6 +179,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     webhooks,
     rewardConfigs,
     maintenance,
+    audit,
     teamNotifications,
     teamOutbox: new TeamOutbox(db),
     owners,

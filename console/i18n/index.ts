@@ -21,9 +21,10 @@ import { enCodes } from './en-codes.ts';
 import { enErrors } from './en-errors.ts';
 import { enFrame } from './en-frame.ts';
 import { enSecurity } from './en-security.ts';
+import { enAudit } from './en-audit.ts';
 
 /** The whole catalogue: what the owner pages say too, the frame's and home's messages, then one file per area (`en-<area>.ts`), merged here. */
-export const en = { ...enOwner, ...frame, ...enAffiliates, ...enRewards, ...enFraud, ...enParticipants, ...enAnalytics, ...enWebhooks, ...enIntegrations, ...enCodes, ...enTeam, ...enData, ...enSettings, ...enDesign, ...enOptions, ...enErrors, ...enFrame, ...enSecurity };
+export const en = { ...enOwner, ...frame, ...enAffiliates, ...enRewards, ...enFraud, ...enParticipants, ...enAnalytics, ...enWebhooks, ...enIntegrations, ...enCodes, ...enTeam, ...enData, ...enSettings, ...enDesign, ...enOptions, ...enErrors, ...enFrame, ...enSecurity, ...enAudit };
 
 /** A message key. */
 export type MessageKey = keyof typeof en;

@@ -4,6 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import type Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { migrationSource } from './migrations.ts';
 import { BackgroundCheckpointer, type CheckpointerOptions } from './checkpointer.ts';
@@ -135,6 +136,8 @@ export function openDb(database: Config['database'], opts: OpenDbOptions = {}): 
       afterCreate(conn: Database.Database, done: (err: Error | null, c: unknown) => void) {
         try {
           for (const p of pragmas) conn.pragma(p);
+          // The audit chain's hash, computed in its one INSERT (server/domain/platform/audit.ts).
+          conn.function('audit_sha256', { deterministic: true }, (text: unknown) => createHash('sha256').update(String(text)).digest('hex'));
           checkpointer?.configure(conn);
           cachePrepare(conn);
           done(null, conn);

@@ -15,6 +15,7 @@ import type { ProgramTranslations } from '../domain/programs/program-translation
 import type { Webhooks } from '../domain/messaging/webhooks.ts';
 import type { RewardConfigs } from '../domain/programs/reward-configs.ts';
 import type { Maintenance } from '../domain/platform/maintenance.ts';
+import type { AuditLog } from '../domain/platform/audit.ts';
 import type { TeamNotifications } from '../domain/messaging/team-notifications.ts';
 import type { TeamOutbox } from '../domain/messaging/team-outbox.ts';
 import type { Owners } from '../domain/platform/owners.ts';
@@ -80,6 +81,8 @@ export interface Deps {
   webhooks: Webhooks;
   rewardConfigs: RewardConfigs;
   maintenance: Maintenance;
+  /** The team audit trail (issue #35). */
+  audit: AuditLog;
   /** Team notification emails (options.notificationEmails): the 10-minute digest sweep. */
   teamNotifications: TeamNotifications;
   /** The team's view of the mail outbox (the console's Outbox page, when no SMTP is configured). */

@@ -5,6 +5,7 @@ import type { Db } from '../db/connect.ts';
 import type { SharedRedis } from '../redis.ts';
 import { RateLimitedError, UnavailableError } from '../errors.ts';
 import { SharedInFlight } from './shared-inflight.ts';
+import { detached } from '../db/ambient.ts';
 
 /** One team policy of the spec's Limits table. */
 interface Policy {
@@ -379,7 +380,18 @@ export function redisLimiter(config: Config, redis: SharedRedis, base: { keyPref
  */
 export function databaseLimiter(db: Db, base: { keyPrefix: string; points: number; duration: number }): RateLimiterAbstract {
   const store = { ...base, storeClient: db.knex, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: false };
-  return db.dialect === 'pg' ? new RateLimiterPostgres(store as any) : new RateLimiterSQLite(store as any);
+  if (db.dialect !== 'pg') return new RateLimiterSQLite(store as any);
+  const limiter = new RateLimiterPostgres(store as any);
+  // A charge stands whatever becomes of the request: it runs outside the request transaction
+  // (server/db/ambient.ts; every audited write runs in one, issue #35) on a connection of its own,
+  // so a refused write's rollback never gives its points back. SQLite's one connection is the
+  // request's, so there the charge joins it (SQLite's default store is memory).
+  const methods = limiter as unknown as Record<'consume' | 'penalty' | 'reward' | 'get' | 'delete', (...args: unknown[]) => Promise<unknown>>;
+  for (const m of ['consume', 'penalty', 'reward', 'get', 'delete'] as const) {
+    const f = methods[m].bind(limiter);
+    methods[m] = (...args: unknown[]) => detached(() => f(...args));
+  }
+  return limiter;
 }
 
 /**

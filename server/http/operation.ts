@@ -3,6 +3,7 @@ import type { Scope } from '../../shared/scopes.ts';
 import type { Deps } from './deps.ts';
 import type { KeyRecord } from '../domain/platform/keys.ts';
 import type { Program } from '../domain/programs/programs.ts';
+import type { AuditWrite } from '../domain/platform/audit.ts';
 
 /** HTTP methods the REST API uses. */
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -18,6 +19,29 @@ export interface OperationInput<B, Q> {
   program: Program | null;
   ip: string;
   deps: Deps;
+  /**
+   * Operations whose audit mode is `inline` (the hot write paths): writes the request's audit entry
+   * inside the handler's own transaction, given its answer; the handler passes it to the domain
+   * service. Absent elsewhere (the pipeline writes the entry) and outside the REST pipeline.
+   */
+  audit?: AuditWrite;
+}
+
+/**
+ * How the audit trail records a successful write (issue #35; docs/decisions.md "Audit trail"). By
+ * default the pipeline runs the handler in a request transaction (server/db/ambient.ts) and appends
+ * the entry at its end. `inline`: the handler's own transaction appends it (`OperationInput.audit`),
+ * so the hot paths pay one INSERT and keep SQLite's group commit. `after`: appended in a transaction
+ * of its own once the handler succeeded, for operations that must not hold a transaction (outbound
+ * calls, a browser taking screenshots). `before` reads the fields' old values inside the request
+ * transaction; `resource` names the resource type when the operation's name does not.
+ */
+export interface AuditSpec<B = any, Q = any> {
+  mode?: 'inline' | 'after';
+  resource?: string;
+  before?: (input: OperationInput<B, Q>) => Promise<Record<string, unknown> | null>;
+  /** Every value masked to its last four characters (payout destinations). */
+  maskAll?: true;
 }
 
 /** One REST operation: the single place its path, scope, schemas and handler are declared. */
@@ -61,6 +85,8 @@ export interface Operation<B = any, Q = any, R = any> {
   download?: (program: Program | null, params: Record<string, string>) => string;
   /** Also takes the CSV itself as the body (`Content-Type: text/csv`, up to `limit` bytes) instead of JSON. */
   csvBody?: { limit: number };
+  /** How a successful write is audited (writes only; see `AuditSpec`). */
+  audit?: AuditSpec<B, Q>;
   handler(input: OperationInput<B, Q>): Promise<R>;
 }
 

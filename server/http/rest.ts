@@ -24,6 +24,9 @@ import { ERROR_CODES, type FieldError } from '../../shared/errors.ts';
 import type { KeyRecord } from '../domain/platform/keys.ts';
 import { JSON_MEDIA_TYPES, parseJsonBody } from './json-body.ts';
 import { fieldErrors } from '../../shared/field-errors.ts';
+import { ambient, withinTransaction } from '../db/ambient.ts';
+import { changesOf, type AuditActor, type AuditWrite } from '../domain/platform/audit.ts';
+import type { Knex } from 'knex';
 
 export { fieldErrors };
 
@@ -137,13 +140,16 @@ function handle(op: Operation, deps: Deps, authenticate: Authenticate): Koa.Midd
       }
       const body = parse(op.body, isWrite ? requestBody(ctx) : {}, 'body');
       const query = parse(op.query, ctx.query, 'query');
-      const run = () => op.handler({ body, query, params, auth: key, program, ip: ctx.ip, deps });
+      const input = { body, query, params, auth: key, program, ip: ctx.ip, deps };
+      const audited = isWrite ? auditedRun(op, input, { actor: actorOf(ctx, key), ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null }) : null;
+      const run = audited ?? (() => op.handler(input));
       let result: unknown;
       if (idem && key) {
         const outcome = await runKeyed(deps, key.id, idem, fp, op.outbound === true, run);
         if ('replay' in outcome) return replay(ctx, outcome.replay);
         result = outcome.result;
-      } else result = await run();
+      } else if (audited) result = await runWrite(deps, op, audited);
+      else result = await run();
       // With Redis, a write answers once the invalidations it published reached Redis, so a client's
       // next request on another host finds that host's caches already told (read-your-writes across hosts).
       if (isWrite && deps.redis) await deps.invalidation.settled();
@@ -156,6 +162,90 @@ function handle(op: Operation, deps: Deps, authenticate: Authenticate): Koa.Midd
       if (fp) await deps.limits.releaseRequest(fp);
     }
   };
+}
+
+/** The API key prefix a bearer credential shows (its first 11 characters, as `api_keys.prefix` stores them). */
+const KEY_PREFIX_LENGTH = 11;
+
+/** Who a REST write acts as, for the audit trail: the console's member, or the API key by its prefix. */
+export function actorOf(ctx: Koa.Context, key: KeyRecord | null): AuditActor {
+  if (!key) return { type: 'ANONYMOUS', id: null, label: null };
+  if (key.owner) return { type: 'MEMBER', id: key.owner.userId, label: key.owner.email };
+  const m = /^Bearer\s+(\S+)/i.exec(ctx.get('authorization'));
+  return { type: 'API_KEY', id: key.id, label: m ? m[1]!.slice(0, KEY_PREFIX_LENGTH) : null };
+}
+
+/**
+ * A write's handler with its audit entry (issue #35): one entry for a successful call, written in
+ * the transaction of the change (see `AuditSpec` in operation.ts for the three ways); a call that
+ * throws writes none, because its transaction rolls back. A transaction run again after a deadlock
+ * writes the entry again in its new transaction.
+ */
+export function auditedRun(op: Operation, input: Parameters<Operation['handler']>[0], who: { actor: AuditActor; ip: string | null; userAgent: string | null }): () => Promise<unknown> {
+  const { deps, auth: key } = input;
+  const { actor, userAgent } = who;
+  const last = [...op.path.matchAll(/:([A-Za-z0-9_]+)/g)].pop()?.[1];
+  const endsWithParam = /\/:[A-Za-z0-9_]+$/.test(op.path);
+  let before: Record<string, unknown> | null = null;
+  let writtenIn: Knex.Transaction | null | undefined;
+  const write: AuditWrite = async (trx, result) => {
+    if (writtenIn !== undefined && writtenIn === trx) return;
+    writtenIn = trx;
+    const r = result && typeof result === 'object' ? (result as Record<string, unknown>) : {};
+    let teamId = key?.teamId ?? null;
+    // A0 (the one public write) makes the team: its entry opens the new team's chain.
+    if (!teamId && typeof r.apiKey === 'string') teamId = (await deps.keys.lookup(r.apiKey))?.teamId ?? null;
+    if (!teamId) return;
+    const resourceId = (!endsWithParam && typeof r.id === 'string' ? r.id : null) ?? (last ? (input.params[last] ?? null) : null);
+    await deps.audit.append(trx, {
+      teamId,
+      actor,
+      ip: who.ip,
+      userAgent,
+      action: op.id,
+      resourceType: op.audit?.resource ?? op.name.split('.')[0]!,
+      resourceId,
+      changes: changesOf({ params: input.params, body: input.body, result, before, maskAll: op.audit?.maskAll }),
+    });
+  };
+  const mode = op.outbound ? 'after' : op.audit?.mode;
+  if (mode === 'inline') {
+    return async () => {
+      writtenIn = undefined;
+      const result = await op.handler({ ...input, audit: write });
+      // A branch that changed nothing inside a transaction (a duplicate, an existing email) still answered 200: its entry stands alone.
+      if (writtenIn === undefined) await write(null, result);
+      return result;
+    };
+  }
+  if (mode === 'after') {
+    return async () => {
+      writtenIn = undefined;
+      const result = await op.handler(input);
+      await write(ambient()?.trx ?? null, result);
+      return result;
+    };
+  }
+  return async () => {
+    writtenIn = undefined;
+    if (op.audit?.before) before = await op.audit.before(input);
+    const result = await op.handler(input);
+    await write(ambient()!.trx, result);
+    return result;
+  };
+}
+
+/**
+ * Runs a write's audited handler (`auditedRun`) without an Idempotency-Key: in a request
+ * transaction, so the change and its entry commit together, unless its audit mode says the handler
+ * or a later transaction writes the entry.
+ */
+export async function runWrite(deps: Deps, op: Operation, run: () => Promise<unknown>): Promise<unknown> {
+  if (op.outbound || op.audit?.mode) return run();
+  const result = await deps.db.knex.transaction((trx) => withinTransaction(trx, run));
+  // Work the handler queued (webhooks, emails) became visible only now.
+  deps.jobs.kick();
+  return result;
 }
 
 /** Answers with a recorded answer of an earlier request with the same Idempotency-Key. */

@@ -2,6 +2,7 @@ import type { Operation } from './operation.ts';
 import * as team from './resources/team.ts';
 import * as teamAdmin from './resources/team-admin.ts';
 import * as ownerSecurity from './resources/owner-security.ts';
+import * as auditLog from './resources/audit-log.ts';
 import * as campaigns from './resources/campaigns.ts';
 import * as screenshots from './resources/screenshots.ts';
 import * as programConfig from './resources/config.ts';
@@ -65,6 +66,8 @@ export const operations: Operation[] = [
   ownerSecurity.endMemberSessions,
   ownerSecurity.removeTeamMember,
   ownerSecurity.updateTeamSecurity,
+  auditLog.listAuditLog,
+  auditLog.exportAuditLog,
 
   // Programs (rest-v2 §3.2)
   campaigns.listCampaigns,

@@ -77,7 +77,7 @@ async function resolveCredential(deps: Deps, urls: McpUrls, header: string): Pro
     }
     const key = await deps.keys.lookup(token);
     if (!key || key.revokedAt != null) return { challenge: 'invalid_token', description: 'The API key or token is not valid.' };
-    return { credential: { kind: 'TEAM_API_KEY', key } };
+    return { credential: { kind: 'TEAM_API_KEY', key, prefix: token.slice(0, 11) } };
   } catch {
     throw new UnavailableError('The credential could not be checked right now. Try again shortly.');
   }

@@ -3,7 +3,8 @@ import type { Deps } from '../http/deps.ts';
 import type { KeyRecord } from '../domain/platform/keys.ts';
 import type { Scope } from '../../shared/scopes.ts';
 import type { Operation } from '../http/operation.ts';
-import { parse, PROGRAM_LIMITED_KEY_CANNOT_CREATE } from '../http/rest.ts';
+import { auditedRun, parse, PROGRAM_LIMITED_KEY_CANNOT_CREATE, runWrite } from '../http/rest.ts';
+import type { AuditActor } from '../domain/platform/audit.ts';
 import { AccountDisabledError, EmailNotVerifiedError, NotAuthorizedError, NotFoundError, ValidationError, WrongProgramTypeError } from '../errors.ts';
 import type { Program } from '../domain/programs/programs.ts';
 
@@ -31,6 +32,8 @@ export type CredentialKind = 'MCP_OAUTH' | 'TEAM_API_KEY';
 export interface McpCredential {
   kind: CredentialKind;
   key: KeyRecord;
+  /** A team API key's display prefix (its first 11 characters), for the audit trail. */
+  prefix?: string;
 }
 
 /** What a tool receives besides its arguments. */
@@ -277,8 +280,11 @@ export function restTool(spec: RestToolSpec): ToolDef {
       }
       const body = parse(op.body, op.method === 'GET' ? {} : rawBody, 'body');
       const query = parse(op.query, stringifyQuery(bodyMode === 'none' || bodyMode === 'fields' ? rawQuery : {}), 'query');
-      const result = await op.handler({ body, query, params, auth: key, program, ip: ctx.ip, deps });
-      return result as Record<string, unknown>;
+      const input = { body, query, params, auth: key, program, ip: ctx.ip, deps };
+      if (op.method === 'GET') return (await op.handler(input)) as Record<string, unknown>;
+      // A write is audited as through REST (issue #35): by its key's prefix, or the OAuth grant's id.
+      const actor: AuditActor = key ? { type: 'API_KEY', id: key.id, label: ctx.credential?.prefix ?? (ctx.credential?.kind === 'MCP_OAUTH' ? 'mcp-oauth' : null) } : { type: 'ANONYMOUS', id: null, label: null };
+      return (await runWrite(deps, op, auditedRun(op, input, { actor, ip: ctx.ip || null, userAgent: null }))) as Record<string, unknown>;
     },
   };
 }

@@ -237,4 +237,35 @@ describe.skipIf(SKIP_BROWSER)('console Team and Outbox pages in Chromium (issue 
     await shot(page, 'owner-keys-390');
     await context.close();
   }, 60_000);
+  it('issue #35: the Audit log page lists the team’s entries, filters them by action and downloads the same rows as CSV', async () => {
+    const { acct, page, context } = await signedInConsole(app, browser);
+    await (await consoleNav(page)).getByRole('link', { name: 'Audit log' }).click();
+    await expect.poll(() => heading(page)).toBe('Audit log');
+    const table = page.getByRole('table', { name: /^Audit entries, newest first/ });
+    await table.getByRole('cell', { name: 'access.signIn', exact: true }).first().waitFor();
+    await page.getByLabel('Action').fill('A0');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/\/console\/audit\?action=A0$/);
+    await expect.poll(() => table.getByRole('row').count()).toBe(2);
+    await table.getByRole('cell', { name: 'Sign-up', exact: true }).waitFor();
+    await table.getByText(acct.email).waitFor();
+    const href = (await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href'))!;
+    expect(href).toBe('/console/api/v2/team/audit-log/export.csv?action=A0');
+    const csv = await page.request.get(app.url + href);
+    expect(csv.status()).toBe(200);
+    const lines = (await csv.text()).trim().split('\r\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain('"A0"');
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await table.getByRole('cell', { name: 'access.signIn', exact: true }).first().waitFor();
+    // The member filter: only what this member did (the sign-up has no member).
+    await page.getByLabel('Member or key').fill(acct.email);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/\/console\/audit\?actor=/);
+    await expect.poll(() => table.getByRole('cell', { name: 'Sign-up', exact: true }).count()).toBe(0);
+    await table.getByRole('cell', { name: 'access.signIn', exact: true }).first().waitFor();
+    await expectAccessible(page);
+    await shotWidths(page, 'audit-log');
+    await context.close();
+  }, 60_000);
 });

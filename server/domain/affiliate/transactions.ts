@@ -21,6 +21,7 @@ import type { Commission } from '../../../shared/schemas/commission.ts';
 import { Refunds, identifiersOf, matchingTransactions } from './transaction-refunds.ts';
 import { TRANSACTION_ID_FIELDS, transactionCreate, transactionRefund, type TransactionCreate, type TransactionIdField, type TransactionRecorded, type TransactionRefunded } from '../../../shared/schemas/transaction.ts';
 import type { CommissionStructure } from '../../../shared/schemas/reward-config.ts';
+import type { AuditWrite } from '../platform/audit.ts';
 
 /** Validates a body the way the REST pipeline does, for callers that skip it (MCP tools). */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
@@ -124,9 +125,9 @@ export class Transactions {
    * AF8 (also the MCP tool `growsurf_record_sale`): records a sale, or answers the duplicate branch
    * when any identifier was seen before in the program. Returns exactly the REST response object.
    * `teamVerificationStatus`: the team's state as the request's credential read it (the program
-   * emails then need not read it again).
+   * emails then need not read it again); `audit`: the request's audit entry, written in the sale's transaction.
    */
-  async record(program: Program, idOrEmail: string, input: unknown, teamVerificationStatus?: string): Promise<TransactionRecorded> {
+  async record(program: Program, idOrEmail: string, input: unknown, opts: { teamVerificationStatus?: string; audit?: AuditWrite } = {}): Promise<TransactionRecorded> {
     const body = parseBody(transactionCreate, input);
     const ids = identifiersOf(body);
     const toCampaign = this.rates.rate(body.currency, program.currencyISO);
@@ -134,9 +135,12 @@ export class Transactions {
     try {
       // Concurrent sales share one SQLite transaction, each in its own savepoint (group commit): with
       // synchronous FULL every COMMIT waits for a sync of the WAL, which one group pays once.
-      return await this.db.grouped((trx) => {
-        if (teamVerificationStatus !== undefined) knowTeamVerified(trx, program.teamId, teamVerificationStatus);
-        return this.#record(trx, program, idOrEmail, body, ids, toCampaign);
+      // The request's audit entry rides the same transaction (issue #35): one INSERT at its end.
+      return await this.db.grouped(async (trx) => {
+        if (opts.teamVerificationStatus !== undefined) knowTeamVerified(trx, program.teamId, opts.teamVerificationStatus);
+        const out = await this.#record(trx, program, idOrEmail, body, ids, toCampaign);
+        await opts.audit?.(trx, out);
+        return out;
       });
     } catch (err) {
       // Two requests with the same new identifier raced; the loser answers as the duplicate it is.

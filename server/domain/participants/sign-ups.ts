@@ -26,13 +26,14 @@ import { ScoreLedger } from './score-ledger.ts';
 import { freeShareKey, writeMetadata } from './keys.ts';
 import { trxRows } from '../../db/rows.ts';
 import { knowTeamVerified } from '../platform/known-team.ts';
+import type { AuditWrite } from '../platform/audit.ts';
 import type { ParticipantsContext } from './service.ts';
 
 /** The reserved metadata key (rest-v2 §2.8) that holds recorded GDPR consent. */
 export const GDPR_AGREEMENTS = 'gdprAgreements';
 
 /** What P3's callers add: an enrollment `source`, their `trx`, the request's evidence, a GDPR agreement. */
-export type AddOptions = { source?: string; trx?: Knex.Transaction; request?: RequestEvidence; gdprAgreement?: { text: string } };
+export type AddOptions = { source?: string; trx?: Knex.Transaction; request?: RequestEvidence; gdprAgreement?: { text: string }; audit?: AuditWrite };
 
 /**
  * P3: adds a participant, or returns the one with this email unchanged (`isNew: false`). Enrollment
@@ -133,6 +134,8 @@ export async function addParticipant(
     await ledger.flush(trx);
     // Exact under concurrency: the counter now includes every committed add and this one.
     if (added.isNew) await assertCapacity(ctx, trx, program.id, billing, ctx.clock.now(), 1);
+    // The request's audit entry rides this transaction (issue #35): one INSERT, the last before COMMIT.
+    await opts.audit?.(trx, added);
     return added;
   };
   // Concurrent sign-ups share one SQLite transaction, each in its own savepoint (group commit): with

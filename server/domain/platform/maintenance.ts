@@ -2,6 +2,7 @@ import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
 import type { Jobs } from './jobs.ts';
 import { pruneRetained } from './retention.ts';
+import type { AuditLog } from './audit.ts';
 
 const HOUR = 3_600_000;
 /** Idempotency records are replayable for a day. */
@@ -16,7 +17,7 @@ export const WEBHOOK_LOG_TTL_MS = 30 * 24 * HOUR;
  * owner sessions, one-time owner links, finished jobs, webhook logs and billing integrations' event logs older than 30 days (but a refund
  * still waiting for its sale, which the billing engine reports first), and the
  * participant API's visits, unique-visitor pairs and superseded fraud decisions past their
- * retention (server/domain/platform/retention.ts, in short batches). Each run
+ * retention, and audit entries past AUDIT_RETENTION_DAYS (server/domain/platform/retention.ts, in short batches). Each run
  * schedules the next, keyed by its hour, so several processes never double it up.
  */
 export class Maintenance {
@@ -24,6 +25,8 @@ export class Maintenance {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly jobs: Jobs,
+    private readonly audit?: AuditLog,
+    private readonly auditRetentionDays = 400,
   ) {
     this.schedule = jobs.registerPeriodic('maintenance.prune', HOUR, 'prune', () => this.prune());
   }
@@ -61,6 +64,8 @@ export class Maintenance {
       // that entry goes 30 days after the report.
       billing_events: await k('billing_events').where('received_at', '<', now - BILLING_EVENT_TTL_MS).whereNot('outcome', 'DEFERRED').del(),
       ...(await pruneRetained(this.db, now)),
+      // The audit trail leaves only through its recorded prune (server/domain/platform/audit.ts).
+      audit_log: this.audit ? await this.audit.prune(this.auditRetentionDays * 24 * HOUR) : 0,
     };
   }
 }

@@ -88,7 +88,7 @@ export class OwnerSessions {
     if (!/^[0-9a-f]{16}$/.test(id)) throw new NotFoundError('None of your sessions has this id.');
     const n = await this.db.knex('sessions').where({ user_id: userId }).where('hash', 'like', `${id}%`).del();
     if (n === 0) throw new NotFoundError('None of your sessions has this id.');
-    // audit: session ended
+    // Audited as the OS3 write by the REST pipeline.
   }
 
   /**
@@ -104,7 +104,7 @@ export class OwnerSessions {
       .first('u.id');
     if (!member) throw new NotFoundError('No member of this team has this email address.');
     const n = await this.db.knex('sessions').where({ user_id: member.id }).del();
-    // audit: member's sessions ended by the owner
+    // Audited as the TM6 write by the REST pipeline.
     return n;
   }
 

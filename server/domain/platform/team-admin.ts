@@ -317,7 +317,7 @@ export class TeamAdmin {
       if (row.role === 'OWNER') throw new InvalidStateError('An Owner cannot be removed from the team.');
       await trx('memberships').where({ team_id: actor.member.teamId, user_id: row.id }).del();
       await trx('sessions').where({ user_id: row.id, team_id: actor.member.teamId }).del();
-      // audit: member removed
+      // Audited as the TM7 write by the REST pipeline.
       return { email };
     });
   }

@@ -12,6 +12,7 @@ import { forUpdate, trxRows } from '../../db/rows.ts';
 import { ValidationError } from '../../errors.ts';
 import type { TriggerReferralResponse } from '../../../shared/schemas/reward.ts';
 import { knowTeamVerified } from '../messaging/team-verification.ts';
+import type { AuditWrite } from '../platform/audit.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -57,7 +58,7 @@ export class ReferralTriggers {
    * `teamVerificationStatus`: the team's state as the request's credential read it, so the reward
    * emails of this trigger do not read the team row again.
    */
-  async trigger(program: Program, idOrEmail: string, delayInDays: number | undefined, teamVerificationStatus?: string): Promise<TriggerReferralResponse> {
+  async trigger(program: Program, idOrEmail: string, delayInDays: number | undefined, teamVerificationStatus?: string, audit?: AuditWrite): Promise<TriggerReferralResponse> {
     const run = async (trx: Knex.Transaction): Promise<TriggerReferralResponse> => {
       if (teamVerificationStatus !== undefined) knowTeamVerified(trx, program.teamId, teamVerificationStatus);
       const row = await this.participants.resolve(trx, program, idOrEmail, { lock: true });
@@ -96,7 +97,12 @@ export class ReferralTriggers {
     };
     // Concurrent triggers share one SQLite transaction (group commit), each in its own savepoint;
     // the activity rows of one trigger are written together at its end.
-    return this.db.grouped((trx) => this.activity.batched(trx, () => run(trx)));
+    // The request's audit entry rides it too (issue #35): one INSERT at its end.
+    return this.db.grouped(async (trx) => {
+      const out = await this.activity.batched(trx, () => run(trx));
+      await audit?.(trx, out);
+      return out;
+    });
   }
 
   /** P9: cancels the participant's pending delayed trigger; `success: false` when none is pending. */

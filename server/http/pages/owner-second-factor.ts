@@ -90,7 +90,8 @@ export function secondFactorRoutes(deps: Deps, kit: PageKit): Record<string, Han
       const done = await owners.reauthenticate(session, kit.field(ctx, 'password'), kit.field(ctx, 'code'));
       if (!done.ok) {
         const lockout = await deps.limits.wrongCode(session.userId, ctx.ip);
-        // audit: failed re-authentication
+        await deps.audit.access('access.reauthenticateFailed', { email: session.email, userId: session.userId }, from(ctx), { field: done.field ?? null });
+        if (lockout > 0) await deps.audit.access('access.lockout', { email: session.email, userId: session.userId }, from(ctx));
         if (lockout > 0) return again(429, t('code.locked', { minutes: String(Math.max(1, Math.ceil(lockout / 60_000))) }));
         return again(400, t(done.field === 'password' ? 'reveal.wrongPassword' : 'code.wrong'));
       }
@@ -114,18 +115,24 @@ export function secondFactorRoutes(deps: Deps, kit: PageKit): Record<string, Han
       const done = await owners.completeSignIn(token, kit.field(ctx, 'code'), kit.field(ctx, 'remember') === 'on', { ip: ctx.ip, userAgent: ctx.get('user-agent') });
       if (!done) {
         const lockout = await deps.limits.wrongCode(pending.userId, ctx.ip);
-        // audit: failed sign-in (wrong second-factor code)
+        await deps.audit.access('access.signInCodeFailed', { email: '', userId: pending.userId }, from(ctx));
         if (lockout > 0) {
-          // audit: two-factor lockout
+          await deps.audit.access('access.lockout', { email: '', userId: pending.userId }, from(ctx));
           return locked(ctx, pending.csrf, next, lockout);
         }
         return kit.html(ctx, 400, t('code.title'), codeView(pending.csrf, next, t('code.wrong')));
       }
+      await deps.audit.access('access.signIn', { email: '', userId: pending.userId }, from(ctx), { secondFactor: true });
       ctx.append('Set-Cookie', sessionCookie(kit.sessionCookieName, done.token, SESSION_TTL_MS / 1000, secure));
       if (done.deviceToken) ctx.append('Set-Cookie', deviceCookie(done.deviceToken, TRUSTED_DEVICE_TTL_MS / 1000, secure));
       kit.seeOther(ctx, done.teams.length === 1 ? (next ?? '/console') : next?.startsWith('/oauth/') ? next : '/signin/team');
     },
   };
+}
+
+/** Where an access event came from (the audit trail). */
+function from(ctx: Koa.Context): { ip: string | null; userAgent: string | null } {
+  return { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null };
 }
 
 /** The remembered-browser cookie's token of a request, for the password step. */

@@ -85,6 +85,11 @@ function seeOther(ctx: Koa.Context, location: string): void {
   ctx.status = 303;
 }
 
+/** Where an owner page's request came from, for its audit entry (issue #35). */
+function accessFrom(ctx: Koa.Context): { ip: string | null; userAgent: string | null } {
+  return { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null };
+}
+
 /** Where a sign-in goes next when it asked (`?next=`): a console address of ours, nothing else. */
 function consoleNext(value: unknown): string | null {
   return typeof value === 'string' && /^\/console(?:[/?#][^\\\s]*)?$/.test(value) && !value.startsWith('//') ? value : null;
@@ -224,6 +229,8 @@ export function ownerPages(deps: Deps): Koa.Middleware {
         return html(ctx, 429, t('signedOut.action'), signInView(email.slice(0, 254), formToken(ctx), t('signin.tooMany'), null, undefined, next));
       }
       const result = await owners.signIn(email, field(ctx, 'password'), ctx.cookies.get(SESSION_COOKIE), { ip: ctx.ip, userAgent: ctx.get('user-agent'), deviceToken: deviceToken(ctx) });
+      // A sign-in waiting for its second factor is recorded when the code step ends it (owner-second-factor.ts).
+      if (!result || !result.pending) await deps.audit.access(result ? 'access.signIn' : 'access.signInFailed', { email }, accessFrom(ctx));
       if (!result) return html(ctx, 400, t('signedOut.action'), signInView(email.slice(0, 254), formToken(ctx), t('signin.noMatch'), null, undefined, next));
       if (result.pending) {
         ctx.append('Set-Cookie', cookie(result.token, PENDING_SIGN_IN_TTL_MS / 1000));
@@ -282,6 +289,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       if (session) {
         if (!csrfOk(ctx, session)) return csrfRefused(ctx);
         await owners.signOut(session);
+        await deps.audit.access('access.signOut', { email: session.email, userId: session.userId }, accessFrom(ctx));
       }
       ctx.append('Set-Cookie', cookie('', 0));
       seeOther(ctx, '/signin?notice=signedout');
@@ -299,6 +307,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       if (!actor.session.recentlyReauthenticated) return renderKeys(ctx, actor, 403, t('keys.reauth'), values);
       try {
         await owners.team.createKey(actor, values);
+        await deps.audit.access('access.keyCreate', { email: actor.session.email, userId: actor.session.userId, teamId: actor.member.teamId }, accessFrom(ctx), { scopes: values.scopes, programIds: values.programIds, label: values.label });
         seeOther(ctx, '/keys');
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
@@ -311,6 +320,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       if (!actor) return;
       const prefix = field(ctx, 'prefix');
       if (!(await owners.team.revokeKey(actor, prefix))) return renderKeys(ctx, actor, 400, t('keys.unknownPrefix'));
+      await deps.audit.access('access.keyRevoke', { email: actor.session.email, userId: actor.session.userId, teamId: actor.member.teamId }, accessFrom(ctx), { prefix });
       await owners.notify(actor.session, t('keys.revoked', { prefix }));
       seeOther(ctx, '/keys');
     },
@@ -326,6 +336,7 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       const values = { email: field(ctx, 'email'), role: field(ctx, 'role'), manageApi: field(ctx, 'manageApi') === 'on' };
       try {
         const sent = await owners.team.invite(actor, values);
+        await deps.audit.access('access.memberInvite', { email: actor.session.email, userId: actor.session.userId, teamId: actor.member.teamId }, accessFrom(ctx), { invitationId: sent.id, email: sent.email, role: values.role, manageApi: values.manageApi });
         await owners.notify(actor.session, t('invite.sent', { email: sent.email }));
         seeOther(ctx, '/team/members');
       } catch (err) {

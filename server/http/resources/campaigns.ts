@@ -53,6 +53,8 @@ export const updateCampaign = operation({
   summary: 'Update name or company fields, launch (status IN_PROGRESS) or end (status COMPLETE) a program. Currency and type are immutable.',
   body: campaignUpdate,
   response: campaign,
+  // The audit entry's before values: the program row the pipeline already loaded.
+  audit: { before: async ({ program }) => program as unknown as Record<string, unknown> },
   handler: ({ body, program, deps }) => deps.programs.update(program!, body),
 });
 

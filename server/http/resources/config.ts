@@ -43,6 +43,8 @@ function documentOperations<K extends DocumentKind>(kind: K, ids: [string, strin
     summary: `Update the program's ${TITLES[kind]} by deep partial merge (objects merge, arrays replace, null clears where allowed); answers the full updated document. ${patchRule}${note}`,
     body,
     response,
+    // The audit entry's before values: the stored document, already loaded with the program.
+    audit: { before: async ({ program }) => program!.documents[kind] as unknown as Record<string, unknown> },
     handler: ({ body, program, deps }) => deps.programConfig.update(program!, kind, body as Record<string, unknown>),
   });
   return [get, patch] as const;

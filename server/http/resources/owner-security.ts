@@ -2,6 +2,7 @@ import { operation } from '../operation.ts';
 import { emptyBody } from '../../../shared/schemas/common.ts';
 import { ValidationError } from '../../errors.ts';
 import { Limits } from '../limits.ts';
+import { ambient, detached } from '../../db/ambient.ts';
 import type { Deps } from '../deps.ts';
 import { consoleSessionOf, teamActorOf } from '../../domain/platform/console-access.ts';
 import { setTeamRequiresTwoFactor, wrongCode } from '../../domain/platform/two-factor.ts';
@@ -37,13 +38,25 @@ async function notLockedOut(deps: Deps, userId: string, ip: string): Promise<voi
   if (wait > 0) throw Limits.codeLockedError(wait);
 }
 
+/** Runs `fn` after the request's transaction ends (committed or rolled back), or now outside one; a failure is dropped. */
+function afterRequest(fn: () => Promise<void>): void {
+  const a = ambient();
+  const run = () => detached(fn).catch(() => undefined);
+  if (a) a.trx.executionPromise.then(run, run);
+  else void run();
+}
+
 /** Counts a wrong code or password and throws its refusal: 400 at the field, or 429 when this one started a lockout. */
-async function refuse(deps: Deps, userId: string, ip: string, error: ValidationError): Promise<never> {
+async function refuse(deps: Deps, userId: string, ip: string, error: ValidationError, event = 'access.reauthenticateFailed'): Promise<never> {
   const wait = await deps.limits.wrongCode(userId, ip);
-  if (wait > 0) {
-    // audit: two-factor lockout
-    throw Limits.codeLockedError(wait);
-  }
+  // Access events (issue #35): recorded once the request's transaction, which this refusal rolls
+  // back, has ended (on SQLite it holds the one connection), outside it.
+  const from = { ip: ip || null, userAgent: null };
+  afterRequest(async () => {
+    await deps.audit.access(event, { email: '', userId }, from, { field: error.errors?.[0]?.field ?? null });
+    if (wait > 0) await deps.audit.access('access.lockout', { email: '', userId }, from);
+  });
+  if (wait > 0) throw Limits.codeLockedError(wait);
   throw error;
 }
 
@@ -97,10 +110,10 @@ export const confirmTwoFactor = operation({
     try {
       recoveryCodes = await deps.owners.twoFactor.confirm(s.userId, body.code);
     } catch (err) {
-      if (err instanceof ValidationError) return refuse(deps, s.userId, ip, err);
+      if (err instanceof ValidationError) return refuse(deps, s.userId, ip, err, 'access.twoFactorConfirmFailed');
       throw err;
     }
-    // audit: two-factor enabled
+    // Audited as this write (TF3) by the REST pipeline.
     s.owner.newSessionToken = (await deps.owners.sessions.rotate(s.hash)) ?? undefined;
     return { enabled: true as const, recoveryCodes };
   },
@@ -118,7 +131,7 @@ export const disableTwoFactor = operation({
   async handler({ auth, deps }) {
     const s = consoleSessionOf(auth);
     await deps.owners.twoFactor.disable(s.userId);
-    // audit: two-factor disabled
+    // Audited as this write (TF4) by the REST pipeline.
     s.owner.newSessionToken = (await deps.owners.sessions.rotate(s.hash)) ?? undefined;
     return { enabled: false as const };
   },

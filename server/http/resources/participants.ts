@@ -43,7 +43,8 @@ export const addParticipant = operation({
   summary: 'Add a participant, optionally referred by another (id, share key, vanity key or email). An existing email returns that participant unchanged with isNew false.',
   body: participantCreate,
   response: participant,
-  handler: ({ body, program, auth, deps }) => deps.participants.create(program!, auth!, body),
+  audit: { mode: 'inline' },
+  handler: ({ body, program, auth, deps, audit }) => deps.participants.create(program!, auth!, body, { audit }),
 });
 
 /** P4 `GET /campaign/{id}/participant/{participantIdOrEmail}`. */

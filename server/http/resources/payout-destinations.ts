@@ -29,5 +29,6 @@ export const requestPayoutDestinationConfirmation = operation({
     'Email the participant a one-time link (24 hours) to confirm their destination for provider (PAYPAL, VENMO, WISECOM; enabled in options.payoutSettings, else 400). Earlier unused links for it stop working; one email a minute per participant and provider (429 PAYOUT_CONFIRMATION). Venmo needs a US recipient and Wise an affiliate (406 otherwise); Wise on a referral program is 422; team not VERIFIED 403.',
   body: payoutConfirmationRequest,
   response: payoutConfirmationRequested,
+  audit: { maskAll: true },
   handler: ({ body, params, program, deps }) => deps.payoutDestinations.requestFor(program!, params.participantIdOrEmail!, body.provider),
 });

@@ -15,7 +15,8 @@ export const triggerReferral = operation({
     'Award referral credit for a referred participant now, or after delayInDays (1–90) unless cancelled. Rewards follow. Already credited: success with a message, nothing issued again. A participant who was not referred answers 400.',
   body: triggerReferralBody,
   response: triggerReferralResponse,
-  handler: ({ body, params, program, auth, deps }) => deps.referralTriggers.trigger(program!, params.participantIdOrEmail!, body.delayInDays, auth?.verificationStatus),
+  audit: { mode: 'inline' },
+  handler: ({ body, params, program, auth, deps, audit }) => deps.referralTriggers.trigger(program!, params.participantIdOrEmail!, body.delayInDays, auth?.verificationStatus, audit),
 });
 
 /** P9 `DELETE /campaign/{id}/participant/{participantIdOrEmail}/ref`. */

@@ -33,5 +33,7 @@ export const captureReferralFlowScreenshots = operation({
     'Render the referrer window and the referred-friend view of the saved program in headless Chromium; answers signed image links that expire after 15 minutes, in referrer-then-referred-friend order. No URL or HTML input is accepted. 503 when the server has no Chromium.',
   body: emptyBody,
   response: referralFlowScreenshots,
+  // A browser runs for seconds: no transaction is held for it, the entry follows the answer.
+  audit: { mode: 'after' },
   handler: ({ program, deps }) => deps.screenshots.capture(program!),
 });

@@ -43,6 +43,7 @@ export const updateTeam = operation({
   summary: 'Rename the team.',
   body: teamUpdate,
   response: team,
+  audit: { before: ({ auth, deps }) => deps.teams.get(auth!.teamId) as unknown as Promise<Record<string, unknown>> },
   handler: ({ body, auth, deps }) => deps.teams.rename(auth!.teamId, body.name),
 });
 

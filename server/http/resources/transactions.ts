@@ -16,7 +16,8 @@ export const recordTransaction = operation({
     'Record a sale of the customer in the path; it earns commissions for the affiliate who referred them under each SALE commission structure. At least one identifier (externalId, transactionId, orderId, paymentId, invoiceId, paymentIntentId, chargeId); a repeated identifier answers the duplicate branch (success: false, duplicate: true) and changes nothing. Sales in another currency need the operator’s exchange-rate table (400 otherwise).',
   body: transactionCreate,
   response: transactionRecorded,
-  handler: ({ body, params, program, auth, deps }) => deps.transactions.record(program!, params.participantIdOrEmail!, body, auth?.verificationStatus),
+  audit: { mode: 'inline' },
+  handler: ({ body, params, program, auth, deps, audit }) => deps.transactions.record(program!, params.participantIdOrEmail!, body, { teamVerificationStatus: auth?.verificationStatus, audit }),
 });
 
 /** AF9 `POST /campaign/{id}/participant/{participantIdOrEmail}/transaction/refund`. */

@@ -125,6 +125,11 @@ describe('POST /signin/code', () => {
     app.clock.advance(30_000);
     const right = await b.post('/signin/code', { csrf: pendingCsrf, code: totpCode(mate.secret, app.clock.now()) });
     expect(right.status).toBe(429);
+    // The audit trail (issue #35): each wrong code, then the lockout, as the member, from this address.
+    const { id: mateId } = await app.deps.db.knex('users').where({ email: mate.email }).first('id');
+    const events = await app.deps.db.knex('audit_log').where({ actor_id: mateId }).whereIn('action', ['access.signInCodeFailed', 'access.lockout']).orderBy('seq').select('action', 'ip');
+    expect(events.map((e: { action: string }) => e.action)).toEqual([...Array(5).fill('access.signInCodeFailed'), 'access.lockout']);
+    expect(events.every((e: { ip: string | null }) => e.ip === '127.0.0.1' || e.ip === '::ffff:127.0.0.1')).toBe(true);
   });
 
   it('remembers the browser for 30 days when asked: the next sign-in skips the code', async () => {
