@@ -69,3 +69,32 @@ export function routeIntoAmbient(knex: Knex): void {
   };
   Object.defineProperty(knex, 'transaction', { value: routed, configurable: true, writable: true });
 }
+
+/** Work queued by `afterTransaction` in the current request, which its answer waits for. */
+const settling = new AsyncLocalStorage<Array<Promise<unknown>>>();
+
+/**
+ * Runs a request (`fn`) and, before it returns or throws, waits for the work its transaction queued
+ * with `afterTransaction`: what that work writes is stored before the answer leaves.
+ */
+export async function answeringAfter<T>(fn: () => Promise<T>): Promise<T> {
+  const pending: Array<Promise<unknown>> = [];
+  try {
+    return await settling.run(pending, fn);
+  } finally {
+    while (pending.length) await Promise.allSettled(pending.splice(0));
+  }
+}
+
+/**
+ * Runs `fn` once the request transaction has ended, committed or rolled back (at once when none is
+ * open), outside it, on a connection of its own: for records that must outlive a refusal (the access
+ * events of a wrong password). Inside `answeringAfter` the request's answer waits for it; a failure
+ * is dropped.
+ */
+export function afterTransaction(fn: () => Promise<void>): void {
+  const a = ambient();
+  const run = () => detached(fn).catch(() => undefined);
+  const done = a ? a.trx.executionPromise.then(run, run) : run();
+  settling.getStore()?.push(done);
+}
