@@ -13,7 +13,7 @@ export const listAuditLog = operation({
   path: '/team/audit-log',
   access: { scopes: ['team:read'] },
   summary:
-    'refloop extension. The team’s audit trail, newest first: one entry per successful write through the REST API or the console (operation id as action), and the owner pages’ access events (sign-in, failed sign-in, sign-out, keys made or revoked there), each with who (member email or API key prefix), when, IP, user agent, resource and changed fields (secrets and tax data never; payout destinations masked), hash-chained per team. limit 1–100 (default 50), cursor = nextCursor; filters actor, resourceType, resourceId, action, from, to.',
+    'refloop extension. The team’s audit trail, newest first: one entry per successful write through the REST API or the console (operation id as action), the owner pages’ access events (sign-in, failed sign-in, sign-out, keys made or revoked there), and the changes refloop makes itself (actor type SYSTEM, id the job or webhook source: `system.…` actions of background jobs such as delayed referral credits, commission hold ends and monthly payout runs; `billing.stripe.…` / `billing.paddle.…` of the billing webhooks), each with who (member email, API key prefix or system source), when, IP, user agent, resource and changed fields (secrets and tax data never; payout destinations masked), hash-chained per team. limit 1–100 (default 50), cursor = nextCursor; filters actor, resourceType, resourceId, action, from, to.',
   query: auditLogQuery,
   response: auditLogPage,
   handler: ({ query, auth, deps }) =>
