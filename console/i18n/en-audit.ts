@@ -23,6 +23,7 @@ export const enAudit = {
   'audit.from.ip': 'From',
   'audit.changes': 'Changes',
   'audit.noChanges': 'No fields',
+  'audit.event': 'Event {id} ({type})',
   'audit.more': 'Show older entries',
   'audit.none': 'No entries',
   'audit.none.text': 'Nothing matches these filters. Changes and sign-ins appear here as they happen.',
