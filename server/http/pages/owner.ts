@@ -215,7 +215,9 @@ export function ownerPages(deps: Deps): Koa.Middleware {
 
     async 'GET /signin'(ctx) {
       const asked = ctx.query.notice;
-      const notice = typeof asked === 'string' && Object.hasOwn(NOTICES, asked) ? t(NOTICES[asked as keyof typeof NOTICES]) : null;
+      let notice = typeof asked === 'string' && Object.hasOwn(NOTICES, asked) ? t(NOTICES[asked as keyof typeof NOTICES]) : null;
+      // A session the team's Owner ended by changing this member's role (TM8) says so (issue #35).
+      if (!notice && (await owners.sessions.endedReason(ctx.cookies.get(SESSION_COOKIE))) === 'PRIVILEGES_CHANGED') notice = t('signin.notice.privileges');
       html(ctx, 200, t('signedOut.action'), signInView('', formToken(ctx), null, notice, undefined, consoleNext(ctx.query.next)));
     },
 

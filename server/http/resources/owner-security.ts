@@ -10,6 +10,9 @@ import {
   ownerSessionEnded,
   ownerSessionList,
   teamMemberRemoved,
+  teamMemberUpdate,
+  teamMemberUpdated,
+  recoveryCodesRegenerated,
   reauthenticate,
   reauthenticated,
   teamSecurity,
@@ -137,6 +140,23 @@ export const disableTwoFactor = operation({
   },
 });
 
+/** TF5 `POST /owner/two-factor/recovery-codes` (refloop extension). */
+export const regenerateRecoveryCodes = operation({
+  id: 'TF5',
+  name: 'ownerTwoFactor.regenerateRecoveryCodes',
+  method: 'POST',
+  path: '/owner/two-factor/recovery-codes',
+  access: { scopes: ['team:read'] },
+  summary: `refloop extension. Replaces the signed-in person’s recovery codes with ten new single-use ones, answered this once (stored only hashed); every earlier code, used or not, stops working at once. 406 when two-factor sign-in is off.${REAUTH}${PERSON_ONLY}`,
+  body: emptyBody,
+  response: recoveryCodesRegenerated,
+  async handler({ auth, deps }) {
+    const s = consoleSessionOf(auth);
+    // Audited as this write (TF5) by the REST pipeline; the codes are an answer, never recorded.
+    return { recoveryCodes: await deps.owners.twoFactor.regenerateRecoveryCodes(s.userId) };
+  },
+});
+
 /** RA1 `POST /owner/reauthenticate` (refloop extension). */
 export const reauthenticateOwner = operation({
   id: 'RA1',
@@ -223,6 +243,22 @@ export const removeTeamMember = operation({
   async handler({ params, auth, deps }) {
     const done = await deps.owners.team.removeMember(teamActorOf(auth), params.email ?? '');
     return { email: done.email, success: true };
+  },
+});
+
+/** TM8 `PATCH /team/members/{email}` (refloop extension). */
+export const updateTeamMember = operation({
+  id: 'TM8',
+  name: 'teamMembers.update',
+  method: 'PATCH',
+  path: '/team/members/:email',
+  access: { scopes: ['team:write'] },
+  summary: `refloop extension. Changes another member’s role (ADMIN or MEMBER) and whether a Member may manage API keys (their email as TM1 lists it, URL-encoded). When either changes, every session of that member ends at once, in every browser (the session ids issued under the old privileges stop working; their console is asked to sign in again, 401 PRIVILEGES_CHANGED_ERROR), and an OAuth connection they approved works only while they may still manage keys. The team’s Owner only; 404 when the address is not a member; 406 for an Owner, the Owner’s own role included.${REAUTH}${PERSON_ONLY}`,
+  body: teamMemberUpdate,
+  response: teamMemberUpdated,
+  audit: { before: ({ params, auth, deps }) => deps.owners.team.memberPrivileges(auth!.teamId, params.email ?? '') },
+  async handler({ params, body, auth, deps }) {
+    return deps.owners.team.changeMember(teamActorOf(auth), params.email ?? '', body);
   },
 });
 
