@@ -67,7 +67,7 @@ export const enSecurity = {
   'members.confirmEnd': 'Sign {email} out of every browser?',
   'members.sessionsEnded': '{email} is signed out everywhere ({count} sessions ended).',
   'members.changeRole': 'Change role',
-  'members.changeRoleLabel': 'Change the role of {email}',
+  'members.changeRoleLabel': 'Change role of {email}',
   'roles.title': 'Change the role of {email}',
   'roles.hint': 'Saving signs them out of every browser at once: they sign in again to use their new access.',
   'roles.save': 'Save role',
