@@ -193,4 +193,21 @@ describe.skipIf(SKIP_BROWSER)('two-factor QR code, new recovery codes and OAuth 
     agent.closeAllConnections();
     await new Promise((r) => agent.close(r));
   });
+
+  it('asks for the password and a code in place when the keys page creates a key long after sign-in, then creates it', async () => {
+    app.clock.advance(6 * 60_000);
+    await page.goto(`${app.url}/keys`);
+    await page.getByRole('checkbox', { name: /team:read/ }).check();
+    await page.getByLabel('Label (optional)').fill('Reporting');
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Create key', exact: true }).click()]);
+    await page.getByRole('heading', { name: 'Confirm it is you to create the key' }).waitFor();
+    await expectAccessible(page);
+    await shotWidths(page, 'keys-create-reauth');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Authentication code or recovery code').fill(codeNow());
+    await Promise.all([page.waitForURL(/\/keys$/), page.getByRole('button', { name: 'Confirm and create the key' }).click()]);
+    const secretKey = (await page.locator('code.secret').first().textContent())!.trim();
+    expect((await app.request('GET', '/v2/team', { key: secretKey })).status).toBe(200);
+    await page.getByRole('table').getByText('Reporting').waitFor();
+  });
 });

@@ -16,7 +16,7 @@ import { createAccountRequest } from '../../../shared/schemas/team.ts';
 import { PENDING_SIGN_IN_TTL_MS, SESSION_TTL_MS, canInvite, type Actor, type Session } from '../../domain/platform/owners.ts';
 import { consoleKey } from '../../domain/platform/console-access.ts';
 import { sessionCookie } from './session-cookie.ts';
-import { codePath, deviceToken, revealGate, secondFactorRoutes } from './owner-second-factor.ts';
+import { codePath, deviceToken, keyReauthView, reauthenticateOnPage, revealGate, secondFactorRoutes } from './owner-second-factor.ts';
 import {
   chrome,
   COPY_SCRIPT,
@@ -306,7 +306,14 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       const actor = await requireActor(ctx, true);
       if (!actor) return;
       const values = { scopes: fieldList(ctx, 'scopes'), programIds: field(ctx, 'programIds'), label: field(ctx, 'label') };
-      if (!actor.session.recentlyReauthenticated) return renderKeys(ctx, actor, 403, t('keys.reauth'), values);
+      // No sign-in in the last five minutes (issue #35): ask for the password (and code) in place, keeping the key's fields; the form posts here again.
+      if (!actor.session.recentlyReauthenticated) {
+        const withCode = await owners.twoFactor.enabled(actor.session.userId);
+        const ask = (status: number, error?: string) => html(ctx, status, t('keys.title'), keyReauthView(actor.session, withCode, values, error), chrome(actor.session, actor.member.teamName, ctx.path));
+        if (field(ctx, 'reauth') !== '1') return ask(403);
+        const refused = await reauthenticateOnPage(deps, ctx, actor.session, field(ctx, 'password'), field(ctx, 'code'));
+        if (refused) return ask(refused.status, refused.error);
+      }
       try {
         await owners.team.createKey(actor, values);
         await deps.audit.access('access.keyCreate', { email: actor.session.email, userId: actor.session.userId, teamId: actor.member.teamId }, accessFrom(ctx), { scopes: values.scopes, programIds: values.programIds, label: values.label });

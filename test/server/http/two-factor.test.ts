@@ -280,6 +280,36 @@ describe('GET /keys and POST /keys/reveal: revealing a waiting key', () => {
   });
 });
 
+describe('POST /keys on the owner pages without a recent sign-in', () => {
+  it('asks for the password and code in place, keeping the key’s fields, and creates the key once they are right', async () => {
+    const mate = await member('ADMIN');
+    const mateCode = () => {
+      app.clock.advance(30_000);
+      return totpCode(mate.secret, app.clock.now());
+    };
+    app.clock.advance(6 * 60_000);
+    const keyCsrf = await mate.b.csrf('/keys');
+    const fields = { csrf: keyCsrf, scopes: ['team:read', 'program:read'], programIds: '', label: 'Nightly export' };
+    const asked = await mate.b.post('/keys', fields);
+    expect(asked.status).toBe(403);
+    expect(asked.text).toContain('Confirm it is you to create the key');
+    expect(asked.text).toContain('name="scopes" value="program:read"');
+    expect(asked.text).toContain('name="label" value="Nightly export"');
+    expect(asked.text).toContain('id="key-reauth-code"');
+    const count = async () => (await app.deps.db.knex('api_keys').where({ label: 'Nightly export' }).count({ n: '*' }).first())!.n;
+    const wrong = await mate.b.post('/keys', { ...fields, reauth: '1', password: 'not my password', code: mateCode() });
+    expect(wrong.status).toBe(400);
+    expect(wrong.text).toContain('That password is not right.');
+    expect(Number(await count())).toBe(0);
+    const done = await mate.b.post('/keys', { ...fields, reauth: '1', password: PASSWORD, code: mateCode() });
+    expect(done.status).toBe(303);
+    expect(done.location).toBe('/keys');
+    const [secretKey] = shownKeys((await mate.b.get('/keys')).text);
+    expect((await app.request('GET', '/v2/campaigns', { key: secretKey })).status).toBe(200);
+    expect(Number(await count())).toBe(1);
+  });
+});
+
 describe('DELETE /team/members/{email} (TM7)', () => {
   it('removes a member only after a re-authentication, never an Owner, and ends their sessions in the team', async () => {
     const mate = await member('MEMBER');
