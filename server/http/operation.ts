@@ -98,6 +98,8 @@ export function operation<B, Q, R>(op: Operation<B, Q, R>): Operation<B, Q, R> {
 /** Fails start-up when an operation is missing its access declaration or duplicates another. */
 export function assertOperationsDeclared(ops: Operation[]): void {
   const seen = new Set<string>();
+  // The id names an operation everywhere (the audit trail's action, OpenAPI's operationId, MCP): once.
+  const ids = new Map<string, string>();
   for (const op of ops) {
     const where = `${op.method} ${op.path} (${op.id})`;
     if (op.access !== 'public' && (!op.access || !Array.isArray(op.access.scopes) || op.access.scopes.length === 0)) {
@@ -107,5 +109,8 @@ export function assertOperationsDeclared(ops: Operation[]): void {
     const key = `${op.method} ${op.path}`;
     if (seen.has(key)) throw new Error(`Route ${where} is declared twice.`);
     seen.add(key);
+    const other = ids.get(op.id);
+    if (other) throw new Error(`Route ${where} has the id of ${other}; give it its own.`);
+    ids.set(op.id, key);
   }
 }

@@ -226,9 +226,9 @@ export const removeTeamMember = operation({
   },
 });
 
-/** TS1 `PATCH /team/security` (refloop extension). */
+/** T6 `PATCH /team/security` (refloop extension). */
 export const updateTeamSecurity = operation({
-  id: 'TS1',
+  id: 'T6',
   name: 'teamSecurity.update',
   method: 'PATCH',
   path: '/team/security',

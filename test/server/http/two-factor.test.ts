@@ -161,7 +161,7 @@ async function member(role: 'ADMIN' | 'MEMBER') {
   return { ...joined, secret: begun.body.secret as string };
 }
 
-describe('PATCH /team/security (TS1)', () => {
+describe('PATCH /team/security (T6)', () => {
   it('requires two-factor sign-in of every member: one without it may only enrol, then everything opens', async () => {
     const email = newEmail('plain');
     expect((await consoleCall(owner.b, csrf, 'POST', '/team/invitations', { email, role: 'ADMIN' })).status).toBe(200);
