@@ -42,6 +42,12 @@ export interface AuditSpec<B = any, Q = any> {
   before?: (input: OperationInput<B, Q>) => Promise<Record<string, unknown> | null>;
   /** Every value masked to its last four characters (payout destinations). */
   maskAll?: true;
+  /**
+   * A read audited like a write: the exports of people's data, payouts and the audit log itself
+   * (who took a copy, with which filters). Its entry records the query's fields and is written
+   * before the answer leaves (mode `after`).
+   */
+  reads?: true;
 }
 
 /** One REST operation: the single place its path, scope, schemas and handler are declared. */
@@ -85,7 +91,7 @@ export interface Operation<B = any, Q = any, R = any> {
   download?: (program: Program | null, params: Record<string, string>) => string;
   /** Also takes the CSV itself as the body (`Content-Type: text/csv`, up to `limit` bytes) instead of JSON. */
   csvBody?: { limit: number };
-  /** How a successful write is audited (writes only; see `AuditSpec`). */
+  /** How a successful write is audited (and a read, with `reads`; see `AuditSpec`). */
   audit?: AuditSpec<B, Q>;
   handler(input: OperationInput<B, Q>): Promise<R>;
 }
