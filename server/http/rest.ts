@@ -141,7 +141,7 @@ function handle(op: Operation, deps: Deps, authenticate: Authenticate): Koa.Midd
       const body = parse(op.body, isWrite ? requestBody(ctx) : {}, 'body');
       const query = parse(op.query, ctx.query, 'query');
       const input = { body, query, params, auth: key, program, ip: ctx.ip, deps };
-      const audited = isWrite ? auditedRun(op, input, { actor: actorOf(ctx, key), ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null }) : null;
+      const audited = isWrite || op.audit?.reads ? auditedRun(op, input, { actor: actorOf(ctx, key), ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null }) : null;
       const run = audited ?? (() => op.handler(input));
       let result: unknown;
       if (idem && key) {
@@ -205,7 +205,7 @@ export function auditedRun(op: Operation, input: Parameters<Operation['handler']
       action: op.id,
       resourceType: op.audit?.resource ?? op.name.split('.')[0]!,
       resourceId,
-      changes: changesOf({ params: input.params, body: input.body, result, before, maskAll: op.audit?.maskAll }),
+      changes: changesOf({ params: input.params, body: op.method === 'GET' ? input.query : input.body, result, before, maskAll: op.audit?.maskAll }),
     });
   };
   const mode = op.outbound ? 'after' : op.audit?.mode;

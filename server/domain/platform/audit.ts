@@ -140,6 +140,21 @@ function toEntry(r: any): AuditEntry {
 /** Entries read per statement by `verify` and removed per prune step. */
 const BATCH = 2000;
 
+/** The access events (`AuditLog.access`): what a person did or tried at the door, refused tries included. */
+export const ACCESS_EVENTS = [
+  'access.signIn',
+  'access.signInFailed',
+  'access.signInCodeFailed',
+  'access.signOut',
+  'access.lockout',
+  'access.reauthenticateFailed',
+  'access.twoFactorConfirmFailed',
+  'access.keyCreate',
+  'access.keyRevoke',
+  'access.memberInvite',
+] as const;
+export type AccessEvent = (typeof ACCESS_EVENTS)[number];
+
 /** The audit trail: append (inside the change's transaction), read, verify, prune. */
 export class AuditLog {
   constructor(
@@ -179,7 +194,7 @@ export class AuditLog {
    * session it concerns is written by owners.ts). A failed sign-in names the email typed, never the
    * password; an email nobody has is recorded nowhere (no team to tell).
    */
-  async access(event: string, who: { email: string; userId?: string; teamId?: string }, from: { ip: string | null; userAgent: string | null }, details: Record<string, unknown> = {}): Promise<void> {
+  async access(event: AccessEvent, who: { email: string; userId?: string; teamId?: string }, from: { ip: string | null; userAgent: string | null }, details: Record<string, unknown> = {}): Promise<void> {
     const email = who.email.trim().toLowerCase().slice(0, 254);
     if (!email && !who.userId) return;
     const q = this.db.knex('users as u').join('memberships as m', 'm.user_id', 'u.id');

@@ -24,6 +24,7 @@ import {
   twoFactorStatus,
 } from '../../../shared/schemas/owner-security.ts';
 import { sessionsEnded } from '../../../shared/schemas/team-admin.ts';
+import type { AccessEvent } from '../../domain/platform/audit.ts';
 
 // Two-factor sign-in, re-authentication and sessions for the owner console (issue #35 parts 2 and
 // 3), refloop extensions and a person's acts like the rest of team administration: only an owner's
@@ -50,7 +51,7 @@ function afterRequest(fn: () => Promise<void>): void {
 }
 
 /** Counts a wrong code or password and throws its refusal: 400 at the field, or 429 when this one started a lockout. */
-async function refuse(deps: Deps, userId: string, ip: string, error: ValidationError, event = 'access.reauthenticateFailed'): Promise<never> {
+async function refuse(deps: Deps, userId: string, ip: string, error: ValidationError, event: AccessEvent = 'access.reauthenticateFailed'): Promise<never> {
   const wait = await deps.limits.wrongCode(userId, ip);
   // Access events (issue #35): recorded once the request's transaction, which this refusal rolls
   // back, has ended (on SQLite it holds the one connection), outside it.
@@ -262,9 +263,9 @@ export const updateTeamMember = operation({
   },
 });
 
-/** TS1 `PATCH /team/security` (refloop extension). */
+/** T6 `PATCH /team/security` (refloop extension). */
 export const updateTeamSecurity = operation({
-  id: 'TS1',
+  id: 'T6',
   name: 'teamSecurity.update',
   method: 'PATCH',
   path: '/team/security',

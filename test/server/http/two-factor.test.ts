@@ -162,7 +162,7 @@ async function member(role: 'ADMIN' | 'MEMBER') {
   return { ...joined, secret: begun.body.secret as string, recoveryCodes: confirmed.body.recoveryCodes as string[] };
 }
 
-describe('PATCH /team/security (TS1)', () => {
+describe('PATCH /team/security (T6)', () => {
   it('requires two-factor sign-in of every member: one without it may only enrol, then everything opens', async () => {
     const email = newEmail('plain');
     expect((await consoleCall(owner.b, csrf, 'POST', '/team/invitations', { email, role: 'ADMIN' })).status).toBe(200);
