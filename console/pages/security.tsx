@@ -9,6 +9,7 @@ import { messageFor } from '../field-messages.ts';
 import { Button, Card, PageHeader, StatusBadge, Table } from '../components.tsx';
 import { useSensitiveAction } from '../reauth.tsx';
 import { t, when } from '../i18n/index.ts';
+import type { OwnerSession } from '../../shared/schemas/owner-security.ts';
 
 interface Status {
   enabled: boolean;
@@ -16,16 +17,6 @@ interface Status {
   recoveryCodesLeft: number;
   teamRequires: boolean;
 }
-interface OwnerSession {
-  id: string;
-  browser: string;
-  os: string;
-  ip: string | null;
-  createdAt: number;
-  lastSeenAt: number;
-  current: boolean;
-}
-
 /** The setup key in groups of four, as authenticator apps show and people type it. */
 function grouped(secret: string): string {
   return secret.replace(/(.{4})(?=.)/g, '$1 ');

@@ -57,6 +57,8 @@ export const ownerSession = z
   })
   .meta({ id: 'OwnerSession' });
 
+export type OwnerSession = z.infer<typeof ownerSession>;
+
 /** `GET /owner/sessions` response. */
 export const ownerSessionList = z.object({ sessions: z.array(ownerSession) }).meta({ id: 'OwnerSessionList' });
 
