@@ -5,17 +5,14 @@
 // committed), so the database stays as the captured operations found it and the floor can write
 // their exact rows afterwards. The second SIGUSR2 stops recording and writes the log (v8-serialized)
 // to BENCH_CAPTURE_FILE, then BENCH_CAPTURE_FILE.done. Bench-only: the server never loads this file.
-import fs from 'node:fs';
-import v8 from 'node:v8';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { captureOnSignals } from './capture-signal.mjs';
 
 const require = createRequire(path.join(process.cwd(), 'package.json'));
 const pg = require('pg');
 const target = process.env.BENCH_CAPTURE_FILE;
 
-/** [connection, sql, values] in the order the server sent them. */
-let log = null;
 const ids = new WeakMap();
 let next = 0;
 const connection = (client) => {
@@ -26,25 +23,16 @@ const connection = (client) => {
 const COMMIT = /^\s*(COMMIT|END)\s*;?\s*$/i;
 
 if (target) {
+  const capture = captureOnSignals(target);
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (...args) {
-    if (log) {
+    if (capture.log) {
       const q = args[0];
       const text = typeof q === 'string' ? q : (q?.text ?? '');
       const values = typeof q === 'string' ? (Array.isArray(args[1]) ? args[1] : []) : (q?.values ?? []);
-      log.push([connection(this), text, values]);
+      capture.log.push([connection(this), text, values]);
       if (COMMIT.test(text)) args[0] = typeof q === 'string' ? 'ROLLBACK' : { ...q, text: 'ROLLBACK', name: undefined };
     }
     return query.apply(this, args);
   };
-  process.on('SIGUSR2', () => {
-    if (!log) {
-      log = [];
-      return;
-    }
-    const done = log;
-    log = null;
-    fs.writeFileSync(target, v8.serialize(done));
-    fs.writeFileSync(`${target}.done`, String(done.length));
-  });
 }

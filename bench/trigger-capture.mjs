@@ -4,10 +4,9 @@
 // (v8-serialized: Buffers and bigints survive) to BENCH_CAPTURE_FILE, then BENCH_CAPTURE_FILE.done.
 // Only statements on the server's own database file (DATABASE_URL) are kept. Bench-only: the
 // server itself never loads this file.
-import fs from 'node:fs';
-import v8 from 'node:v8';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { captureOnSignals } from './capture-signal.mjs';
 
 const require = createRequire(path.join(process.cwd(), 'package.json'));
 const Database = require('better-sqlite3');
@@ -21,33 +20,22 @@ const isOurs = (name) => {
   return yes;
 };
 
-/** [method, sql, args] in the order the server ran them. */
-let log = null;
 
 if (target) {
+  const capture = captureOnSignals(target);
   const probe = new Database(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('SELECT 1'));
   probe.close();
   for (const m of ['run', 'get', 'all', 'iterate']) {
     const orig = proto[m];
     proto[m] = function (...args) {
-      if (log && isOurs(this.database.name)) log.push([m, this.source, args]);
+      if (capture.log && isOurs(this.database.name)) capture.log.push([m, this.source, args]);
       return orig.apply(this, args);
     };
   }
   const exec = Database.prototype.exec;
   Database.prototype.exec = function (sql) {
-    if (log && isOurs(this.name)) log.push(['exec', sql, []]);
+    if (capture.log && isOurs(this.name)) capture.log.push(['exec', sql, []]);
     return exec.call(this, sql);
   };
-  process.on('SIGUSR2', () => {
-    if (!log) {
-      log = [];
-      return;
-    }
-    const done = log;
-    log = null;
-    fs.writeFileSync(target, v8.serialize(done));
-    fs.writeFileSync(`${target}.done`, String(done.length));
-  });
 }

@@ -47,6 +47,9 @@ export class ApiError extends Error {
 /** The signed-in session; null before it is read, `false` once the server says nobody is signed in. */
 export const session = signal<SessionInfo | null | false>(null);
 
+/** Why the session ended, when the server said (`PRIVILEGES_CHANGED_ERROR`: the Owner changed this member's role, TM8); null otherwise. */
+export const signedOutReason = signal<'PRIVILEGES_CHANGED' | null>(null);
+
 async function send<T>(method: string, url: string, body?: unknown, mediaType?: string): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   const s = session.value;
@@ -61,8 +64,11 @@ async function send<T>(method: string, url: string, body?: unknown, mediaType?: 
   const type = res.headers.get('content-type') ?? '';
   const data = type.includes('json') ? await res.json().catch(() => null) : await res.text();
   if (res.ok) return data as T;
-  if (res.status === 401) session.value = false;
   const e = (data && typeof data === 'object' ? data : {}) as { code?: string; message?: string; errors?: FieldError[] };
+  if (res.status === 401) {
+    signedOutReason.value = e.code === 'PRIVILEGES_CHANGED_ERROR' ? 'PRIVILEGES_CHANGED' : null;
+    session.value = false;
+  }
   throw new ApiError(res.status, e.code ?? `HTTP_${res.status}`, e.message ?? res.statusText, e.errors ?? []);
 }
 

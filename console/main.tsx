@@ -4,7 +4,7 @@
 import './styles.css';
 import { render, type ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { loadSession, session, type SessionInfo } from './api.ts';
+import { loadSession, session, signedOutReason, type SessionInfo } from './api.ts';
 import { here, match, type Page } from './router.tsx';
 import { Shell } from './shell.tsx';
 import { PageTitle, problem } from './ui.tsx';
@@ -62,7 +62,11 @@ function RoutePage() {
 function App() {
   const s = session.value;
   if (s === null) return <p aria-live="polite">{t('app.loading')}</p>;
-  if (s === false) return <Centered title={t('signedOut.title')} body={t('signedOut.body')} href={`/signin?next=${encodeURIComponent(location.pathname + location.search)}`} action={t('signedOut.action')} />;
+  if (s === false) {
+    // The Owner changed this member's role (TM8): every session of theirs ended, and the page says why.
+    const changed = signedOutReason.value === 'PRIVILEGES_CHANGED';
+    return <Centered title={t(changed ? 'signedOut.privilegesTitle' : 'signedOut.title')} body={t(changed ? 'signedOut.privilegesBody' : 'signedOut.body')} href={`/signin?next=${encodeURIComponent(location.pathname + location.search)}`} action={t('signedOut.action')} />;
+  }
   if (!s.team) return <Centered title={t('noTeam.title')} body={t('noTeam.body')} href="/signin/team" action={t('noTeam.action')} />;
   return (
     <Shell>

@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   UNAVAILABLE: 'SERVICE_UNAVAILABLE_ERROR',
   /** Owner console only (`/console/api/…`): no live owner session. */
   NOT_SIGNED_IN: 'NOT_SIGNED_IN_ERROR',
+  /** Owner console only (401): the session ended because the member's role or Manage API access changed (TM8); sign in again. */
+  PRIVILEGES_CHANGED: 'PRIVILEGES_CHANGED_ERROR',
   /** Owner console only: a sensitive action needs the password (and code) again within five minutes (issue #35). */
   REAUTHENTICATION_REQUIRED: 'REAUTHENTICATION_REQUIRED_ERROR',
   /** Owner console only: the team requires two-factor sign-in and this member has not turned it on (issue #35). */

@@ -9,7 +9,7 @@ export const enAudit = {
   'audit.resourceType': 'Resource type',
   'audit.resourceId': 'Resource id',
   'audit.action': 'Action',
-  'audit.actionHint': 'An operation id such as C4 or RF1, access.signIn, or a system action such as billing.stripe.refund.',
+  'audit.actionHint': 'Grouped by access, money, settings, people and exports.',
   'audit.from': 'From',
   'audit.to': 'To (inclusive)',
   'audit.apply': 'Apply filters',
@@ -30,4 +30,6 @@ export const enAudit = {
   'audit.actor.API_KEY': 'API key {label}',
   'audit.actor.SYSTEM': 'System: {label}',
   'audit.actor.ANONYMOUS': 'Sign-up',
+  'audit.agent': '{client} on {system}',
+  'audit.code': 'Code {code}',
 } as const;

@@ -22,9 +22,10 @@ import { enErrors } from './en-errors.ts';
 import { enFrame } from './en-frame.ts';
 import { enSecurity } from './en-security.ts';
 import { enAudit } from './en-audit.ts';
+import { enAuditActions } from './en-audit-actions.ts';
 
 /** The whole catalogue: what the owner pages say too, the frame's and home's messages, then one file per area (`en-<area>.ts`), merged here. */
-export const en = { ...enOwner, ...frame, ...enAffiliates, ...enRewards, ...enFraud, ...enParticipants, ...enAnalytics, ...enWebhooks, ...enIntegrations, ...enCodes, ...enTeam, ...enData, ...enSettings, ...enDesign, ...enOptions, ...enErrors, ...enFrame, ...enSecurity, ...enAudit };
+export const en = { ...enOwner, ...frame, ...enAffiliates, ...enRewards, ...enFraud, ...enParticipants, ...enAnalytics, ...enWebhooks, ...enIntegrations, ...enCodes, ...enTeam, ...enData, ...enSettings, ...enDesign, ...enOptions, ...enErrors, ...enFrame, ...enSecurity, ...enAudit, ...enAuditActions };
 
 /** A message key. */
 export type MessageKey = keyof typeof en;

@@ -7,7 +7,8 @@ import { api, query } from '../api.ts';
 import { Async, ErrorSummary, Field, useAction } from '../ui.tsx';
 import { Button, Card, EmptyState, PageHeader, Table } from '../components.tsx';
 import { navigate, params } from '../router.tsx';
-import { t, when } from '../i18n/index.ts';
+import { t, when, type MessageKey } from '../i18n/index.ts';
+import { AUDIT_ACTION_GROUPS, AUDIT_RESOURCE_TYPES, actionLabel, agentLabel, resourceLabel } from '../audit-actions.ts';
 
 interface Entry {
   id: string;
@@ -116,23 +117,19 @@ function Entries({ first, filters }: { first: AuditPage; filters: Filters }) {
               </th>
               <td data-label={t('audit.who')}>{who(e)}</td>
               <td data-label={t('audit.what')}>
-                <code>{e.action}</code>
+                {actionLabel(e.action)}
+                <span class="hint audit-code">{t('audit.code', { code: e.action })}</span>
               </td>
               <td data-label={t('audit.resource')}>
-                {e.resource.type ?? '—'}
-                {e.resource.id && (
-                  <>
-                    {' '}
-                    <code>{e.resource.id}</code>
-                  </>
-                )}
+                {e.resource.type ? resourceLabel(e.resource.type) : '—'}
+                {e.resource.id && <code class="audit-id">{e.resource.id}</code>}
               </td>
               <td data-label={t('audit.changes')}>
                 <Changes e={e} />
               </td>
               <td data-label={t('audit.from.ip')}>
                 {e.ip ?? '—'}
-                {e.userAgent && <span class="hint audit-agent"> {e.userAgent}</span>}
+                {e.userAgent && <span class="hint audit-agent">{agentLabel(e.userAgent)}</span>}
               </td>
             </tr>
           ))}
@@ -157,7 +154,10 @@ function FilterForm({ filters }: { filters: Filters }) {
       .then((r) => setMembers(r.members.map((m) => m.email)))
       .catch(() => undefined);
   }, []);
-  const set = (k: keyof Filters) => (e: Event) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value });
+  const set = (k: keyof Filters) => (e: Event) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement | HTMLSelectElement).value });
+  // An action or resource type in the address that the lists do not have (an older link) stays selectable.
+  const grouped = new Set<string>(Object.values(AUDIT_ACTION_GROUPS).flat());
+  const resources = [...AUDIT_RESOURCE_TYPES].sort((a, b) => resourceLabel(a).localeCompare(resourceLabel(b)));
   const submit = (e: Event) => {
     e.preventDefault();
     const q = query(Object.fromEntries(FILTERS.map((k) => [k, f[k].trim() || undefined])));
@@ -177,10 +177,34 @@ function FilterForm({ filters }: { filters: Filters }) {
             <option key={m} value={m} />
           ))}
         </datalist>
-        {text('action', t('audit.action'), t('audit.actionHint'))}
+        <Field id="audit-action" label={t('audit.action')} hint={t('audit.actionHint')}>
+          <select id="audit-action" value={f.action} onChange={set('action')}>
+            <option value="">{t('audit.anyAction')}</option>
+            {f.action && !grouped.has(f.action) && <option value={f.action}>{actionLabel(f.action)}</option>}
+            {Object.entries(AUDIT_ACTION_GROUPS).map(([group, actions]) => (
+              <optgroup key={group} label={t(`audit.group.${group}` as MessageKey)}>
+                {actions.map((a) => (
+                  <option key={a} value={a}>
+                    {actionLabel(a)}
+                  </option>
+                ))}
+              </optgroup>
+            ))}
+          </select>
+        </Field>
       </div>
       <div class="row">
-        {text('resourceType', t('audit.resourceType'))}
+        <Field id="audit-resourceType" label={t('audit.resourceType')}>
+          <select id="audit-resourceType" value={f.resourceType} onChange={set('resourceType')}>
+            <option value="">{t('audit.anyResource')}</option>
+            {f.resourceType && !AUDIT_RESOURCE_TYPES.includes(f.resourceType) && <option value={f.resourceType}>{f.resourceType}</option>}
+            {resources.map((r) => (
+              <option key={r} value={r}>
+                {resourceLabel(r)}
+              </option>
+            ))}
+          </select>
+        </Field>
         {text('resourceId', t('audit.resourceId'))}
       </div>
       <div class="row">

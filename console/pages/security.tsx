@@ -9,6 +9,7 @@ import { messageFor } from '../field-messages.ts';
 import { Button, Card, PageHeader, StatusBadge, Table } from '../components.tsx';
 import { useSensitiveAction } from '../reauth.tsx';
 import { t, when } from '../i18n/index.ts';
+import type { OwnerSession } from '../../shared/schemas/owner-security.ts';
 
 interface Status {
   enabled: boolean;
@@ -16,22 +17,12 @@ interface Status {
   recoveryCodesLeft: number;
   teamRequires: boolean;
 }
-interface OwnerSession {
-  id: string;
-  browser: string;
-  os: string;
-  ip: string | null;
-  createdAt: number;
-  lastSeenAt: number;
-  current: boolean;
-}
-
 /** The setup key in groups of four, as authenticator apps show and people type it. */
 function grouped(secret: string): string {
   return secret.replace(/(.{4})(?=.)/g, '$1 ');
 }
 
-function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
+function RecoveryCodes({ codes, fresh, onDone }: { codes: string[]; fresh?: boolean; onDone: () => void }) {
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(codes.join('\n'));
@@ -44,7 +35,7 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
   return (
     <section class="card warning-card" aria-labelledby="codes-title" role="status">
       <h3 id="codes-title" tabIndex={-1} ref={(el) => el?.focus()}>
-        {t('tfa.codesTitle')}
+        {t(fresh ? 'tfa.newCodesTitle' : 'tfa.codesTitle')}
       </h3>
       <p>{t('tfa.codesBody')}</p>
       <ul id="recovery-codes" class="recovery-codes" aria-label={t('tfa.codesList')}>
@@ -123,12 +114,14 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
 }
 
 function TwoFactorCard() {
-  const [codes, setCodes] = useState<string[] | null>(null);
+  const [codes, setCodes] = useState<{ list: string[]; fresh: boolean } | null>(null);
   const [run, setRun] = useState(0);
   const off = useSensitiveAction('reauth-tfa');
+  // New recovery codes (TF5) are a sensitive action too: each signs in without the app.
+  const renew = useSensitiveAction('reauth-codes');
   return (
     <Card id="tfa" title={t('tfa.title')} description={t('tfa.intro')}>
-      {codes && <RecoveryCodes codes={codes} onDone={() => setCodes(null)} />}
+      {codes && <RecoveryCodes codes={codes.list} fresh={codes.fresh} onDone={() => setCodes(null)} />}
       <Async depKey={`tfa-${run}`} load={() => api<Status>('GET', '/owner/two-factor')}>
         {(st) => (
           <>
@@ -153,29 +146,45 @@ function TwoFactorCard() {
             {!st.enabled ? (
               <Enrol
                 onEnabled={(c) => {
-                  setCodes(c);
+                  setCodes({ list: c, fresh: false });
                   setRun((n) => n + 1);
                   void loadSession();
                 }}
               />
             ) : (
               <>
-                <ErrorSummary error={off.error} />
-                {off.form || (
-                  <Button
-                    kind="critical"
-                    disabled={off.busy}
-                    onClick={() =>
-                      off.run(async () => {
-                        await api('DELETE', '/owner/two-factor');
-                        announce(t('tfa.disabled'));
-                        setRun((n) => n + 1);
-                        void loadSession();
-                      }, t('tfa.confirmDisable'))
-                    }
-                  >
-                    {t('tfa.disable')}
-                  </Button>
+                <ErrorSummary error={renew.error ?? off.error} />
+                {renew.form || off.form || (
+                  <div class="buttons">
+                    <Button
+                      kind="secondary"
+                      disabled={renew.busy}
+                      onClick={() =>
+                        renew.run(async () => {
+                          const done = await api<{ recoveryCodes: string[] }>('POST', '/owner/two-factor/recovery-codes', {});
+                          setCodes({ list: done.recoveryCodes, fresh: true });
+                          announce(t('tfa.newCodesDone'));
+                          setRun((n) => n + 1);
+                        }, t('tfa.confirmNewCodes'))
+                      }
+                    >
+                      {t('tfa.newCodes')}
+                    </Button>
+                    <Button
+                      kind="critical"
+                      disabled={off.busy}
+                      onClick={() =>
+                        off.run(async () => {
+                          await api('DELETE', '/owner/two-factor');
+                          announce(t('tfa.disabled'));
+                          setRun((n) => n + 1);
+                          void loadSession();
+                        }, t('tfa.confirmDisable'))
+                      }
+                    >
+                      {t('tfa.disable')}
+                    </Button>
+                  </div>
                 )}
               </>
             )}

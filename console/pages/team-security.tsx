@@ -1,5 +1,5 @@
 // The Team page's security pieces (issue #35): the Owner's "require two-factor sign-in of every
-// member" (TS1) and "end every session of a member" (TM6).
+// member" (T6) and "end every session of a member" (TM6).
 import { useState } from 'preact/hooks';
 import { api, loadSession, session, type SessionInfo } from '../api.ts';
 import { announce, ErrorSummary, useAction } from '../ui.tsx';

@@ -9,6 +9,7 @@ import { t, when, type MessageKey } from '../i18n/index.ts';
 import { TeamKeys } from './team-keys.tsx';
 import { EndMemberSessions, TeamTwoFactor } from './team-security.tsx';
 import { useSensitiveAction } from '../reauth.tsx';
+import { MemberRoleForm, type RoleTarget } from './team-roles.tsx';
 import type { Team } from '../../shared/schemas/team.ts';
 
 interface Member {
@@ -83,6 +84,7 @@ function MemberTable({ members, teamName, owner, reload }: { members: Member[]; 
   const [error, setError] = useState<unknown>(null);
   // Removing a member is a sensitive action: the server asks for the password (and code) again first (issue #35).
   const remove = useSensitiveAction('reauth-remove');
+  const [changing, setChanging] = useState<RoleTarget | null>(null);
   return (
     <>
     <ErrorSummary error={error ?? remove.error} />
@@ -101,12 +103,15 @@ function MemberTable({ members, teamName, owner, reload }: { members: Member[]; 
           <tr key={m.email}>
             <th scope="row">{m.email}</th>
             <td data-label={t('invite.role')}>{t(`role.${m.role}` as MessageKey)}</td>
-            <td data-label={t('members.manageApi')}>{m.manageApi ? t('members.yes') : t('members.no')}</td>
+            <td data-label={t('members.manageApi')}>{m.role !== 'MEMBER' || m.manageApi ? t('members.yes') : t('members.no')}</td>
             <td data-label={t('col.joined')}>{when(m.joinedAt)}</td>
             {owner && (
               <td>
                 {m.role !== 'OWNER' && (
                   <div class="buttons compact">
+                    <Button kind="secondary" size="small" aria-label={t('members.changeRoleLabel', { email: m.email })} aria-expanded={changing?.email === m.email} onClick={() => setChanging({ email: m.email, role: m.role === 'ADMIN' ? 'ADMIN' : 'MEMBER', manageApi: m.manageApi })}>
+                      {t('members.changeRole')}
+                    </Button>
                     <EndMemberSessions email={m.email} onError={setError} />
                     <Button
                       kind="critical"
@@ -133,6 +138,17 @@ function MemberTable({ members, teamName, owner, reload }: { members: Member[]; 
       </tbody>
     </Table>
     {remove.form}
+    {changing && (
+      <MemberRoleForm
+        key={changing.email}
+        member={changing}
+        onClose={() => setChanging(null)}
+        onSaved={() => {
+          setChanging(null);
+          reload();
+        }}
+      />
+    )}
     </>
   );
 }

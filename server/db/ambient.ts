@@ -17,11 +17,26 @@ export interface Ambient {
   readonly conn: unknown;
   /** False once the transaction has settled: work that outlived it goes back to the pool. */
   open: boolean;
+  /** What `afterTransaction` queued, for whoever opened the transaction to wait for (`settleAfter`). */
+  readonly after: Array<Promise<unknown>>;
 }
 
 const scope = new AsyncLocalStorage<Ambient>();
 /** Connections held by an open request transaction: releasing one through the pool is a no-op. */
 const held = new WeakSet<object>();
+/**
+ * Request transactions open now. The storage is enabled only while one is: an enabled
+ * AsyncLocalStorage turns on Node's promise hooks, which tax every promise of the process (≈ 5 % of
+ * a visit, 20 % of `GET /v2/team` on SQLite, measured), so a process serves reads and participant-API
+ * traffic without them whenever no REST write is under way. Disabling it leaves no context behind
+ * that matters: every transaction it carried has settled (`open` is false).
+ */
+let open = 0;
+
+/** Whether any request transaction is open (its AsyncLocalStorage, and so Node's promise hooks, enabled). */
+export function ambientInUse(): boolean {
+  return open > 0;
+}
 
 /** The open request transaction of this async context, if any. */
 export function ambient(): Ambient | undefined {
@@ -29,22 +44,29 @@ export function ambient(): Ambient | undefined {
   return a?.open ? a : undefined;
 }
 
-/** Runs `fn` with `trx` as the request transaction of everything it starts. */
-export async function withinTransaction<T>(trx: Knex.Transaction, fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` with `trx` as the request transaction of everything it starts. `after` collects the work
+ * `fn` left for after the transaction (`afterTransaction`); pass it to `settleAfter` once the
+ * transaction has ended.
+ */
+export async function withinTransaction<T>(trx: Knex.Transaction, fn: () => Promise<T>, after: Array<Promise<unknown>> = []): Promise<T> {
   const conn = await (trx.client as unknown as { acquireConnection(): Promise<object> }).acquireConnection();
-  const a: Ambient = { trx, conn, open: true };
+  const a: Ambient = { trx, conn, open: true, after };
   held.add(conn);
+  open++;
   try {
     return await scope.run(a, fn);
   } finally {
     a.open = false;
     held.delete(conn);
+    if (--open === 0) scope.disable();
   }
 }
 
 /** Runs `fn` outside any request transaction: for work that outlives the request (timers, queues, the job runner). */
 export function detached<T>(fn: () => T): T {
-  return scope.exit(fn);
+  // A disabled storage has no context to leave (and `exit` would toggle the promise hooks off and on).
+  return open > 0 ? scope.exit(fn) : fn();
 }
 
 /**
@@ -70,31 +92,22 @@ export function routeIntoAmbient(knex: Knex): void {
   Object.defineProperty(knex, 'transaction', { value: routed, configurable: true, writable: true });
 }
 
-/** Work queued by `afterTransaction` in the current request, which its answer waits for. */
-const settling = new AsyncLocalStorage<Array<Promise<unknown>>>();
-
 /**
- * Runs a request (`fn`) and, before it returns or throws, waits for the work its transaction queued
- * with `afterTransaction`: what that work writes is stored before the answer leaves.
+ * Runs `fn` once the request transaction has ended, committed or rolled back, outside it, on a
+ * connection of its own: for records that must outlive a refusal (the access events of a wrong
+ * password). The transaction's opener waits for it before answering (`settleAfter`). Without a
+ * request transaction it runs now, and the returned promise settles when it is done. A failure is
+ * dropped.
  */
-export async function answeringAfter<T>(fn: () => Promise<T>): Promise<T> {
-  const pending: Array<Promise<unknown>> = [];
-  try {
-    return await settling.run(pending, fn);
-  } finally {
-    while (pending.length) await Promise.allSettled(pending.splice(0));
-  }
-}
-
-/**
- * Runs `fn` once the request transaction has ended, committed or rolled back (at once when none is
- * open), outside it, on a connection of its own: for records that must outlive a refusal (the access
- * events of a wrong password). Inside `answeringAfter` the request's answer waits for it; a failure
- * is dropped.
- */
-export function afterTransaction(fn: () => Promise<void>): void {
+export function afterTransaction(fn: () => Promise<void>): Promise<void> {
   const a = ambient();
   const run = () => detached(fn).catch(() => undefined);
-  const done = a ? a.trx.executionPromise.then(run, run) : run();
-  settling.getStore()?.push(done);
+  if (!a) return run();
+  a.after.push(a.trx.executionPromise.then(run, run));
+  return Promise.resolve();
+}
+
+/** Waits for the work a request transaction left for after it (`withinTransaction`'s `after`), including work that work queued. */
+export async function settleAfter(after: Array<Promise<unknown>>): Promise<void> {
+  while (after.length) await Promise.allSettled(after.splice(0));
 }

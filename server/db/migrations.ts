@@ -37,6 +37,7 @@ import * as m035 from './migrations/035_imports.ts';
 import * as m036 from './migrations/036_console_imports.ts';
 import * as m037 from './migrations/037_two_factor_sessions.ts';
 import * as m038 from './migrations/038_audit_log.ts';
+import * as m039 from './migrations/039_session_end_reason.ts';
 
 /** A migration: name plus up/down, kept in code so the CLI, tests and the server share one ordered list. */
 interface Migration {
@@ -84,6 +85,7 @@ const migrations: Migration[] = [
   { name: '036_console_imports', ...m036 },
   { name: '037_two_factor_sessions', ...m037 },
   { name: '038_audit_log', ...m038 },
+  { name: '039_session_end_reason', ...m039 },
 ];
 
 /** knex migration source over the in-code list (no file globbing, so it works under tsx and bundlers). */

@@ -42,6 +42,12 @@ export interface AuditSpec<B = any, Q = any> {
   before?: (input: OperationInput<B, Q>) => Promise<Record<string, unknown> | null>;
   /** Every value masked to its last four characters (payout destinations). */
   maskAll?: true;
+  /**
+   * A read audited like a write: the exports of people's data, payouts and the audit log itself
+   * (who took a copy, with which filters). Its entry records the query's fields and is written
+   * before the answer leaves (mode `after`).
+   */
+  reads?: true;
 }
 
 /** One REST operation: the single place its path, scope, schemas and handler are declared. */
@@ -85,7 +91,7 @@ export interface Operation<B = any, Q = any, R = any> {
   download?: (program: Program | null, params: Record<string, string>) => string;
   /** Also takes the CSV itself as the body (`Content-Type: text/csv`, up to `limit` bytes) instead of JSON. */
   csvBody?: { limit: number };
-  /** How a successful write is audited (writes only; see `AuditSpec`). */
+  /** How a successful write is audited (and a read, with `reads`; see `AuditSpec`). */
   audit?: AuditSpec<B, Q>;
   handler(input: OperationInput<B, Q>): Promise<R>;
 }
@@ -98,6 +104,8 @@ export function operation<B, Q, R>(op: Operation<B, Q, R>): Operation<B, Q, R> {
 /** Fails start-up when an operation is missing its access declaration or duplicates another. */
 export function assertOperationsDeclared(ops: Operation[]): void {
   const seen = new Set<string>();
+  // The id names an operation everywhere (the audit trail's action, OpenAPI's operationId, MCP): once.
+  const ids = new Map<string, string>();
   for (const op of ops) {
     const where = `${op.method} ${op.path} (${op.id})`;
     if (op.access !== 'public' && (!op.access || !Array.isArray(op.access.scopes) || op.access.scopes.length === 0)) {
@@ -107,5 +115,8 @@ export function assertOperationsDeclared(ops: Operation[]): void {
     const key = `${op.method} ${op.path}`;
     if (seen.has(key)) throw new Error(`Route ${where} is declared twice.`);
     seen.add(key);
+    const other = ids.get(op.id);
+    if (other) throw new Error(`Route ${where} has the id of ${other}; give it its own.`);
+    ids.set(op.id, key);
   }
 }

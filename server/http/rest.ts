@@ -24,7 +24,7 @@ import { ERROR_CODES, type FieldError } from '../../shared/errors.ts';
 import type { KeyRecord } from '../domain/platform/keys.ts';
 import { JSON_MEDIA_TYPES, parseJsonBody } from './json-body.ts';
 import { fieldErrors } from '../../shared/field-errors.ts';
-import { ambient, answeringAfter, withinTransaction } from '../db/ambient.ts';
+import { ambient, settleAfter, withinTransaction } from '../db/ambient.ts';
 import { changesOf, type AuditActor, type AuditWrite } from '../domain/platform/audit.ts';
 import type { Knex } from 'knex';
 
@@ -99,73 +99,69 @@ function fingerprint(ctx: Koa.Context, keyId: string): string {
 
 /** Builds the per-operation middleware: auth → scopes → team budget → duplicate → idempotency → slowdown → validate → handle. */
 function handle(op: Operation, deps: Deps, authenticate: Authenticate): Koa.Middleware {
-  // `answeringAfter`: what a handler left for after its transaction (a refusal's access events) is written before the answer.
-  return (ctx) => answeringAfter(() => handleOne(op, deps, authenticate, ctx));
-}
-
-/** One request of one operation (see `handle`). */
-async function handleOne(op: Operation, deps: Deps, authenticate: Authenticate, ctx: Koa.Context): Promise<void> {
-  const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
-  // Control characters (NUL above all, which PostgreSQL rejects) never appear in an id or email, so no such resource exists.
-  if (Object.values(params).some((v) => /[\u0000-\u001f\u007f]/.test(v) || v.length > 320)) {
-    throw new NotFoundError('No resource has that id.');
-  }
-  let key: KeyRecord | null = null;
-  if (op.access !== 'public') {
-    const a = await authenticate(ctx, op, deps);
-    if (a.replay) return replay(ctx, a.replay);
-    key = a.key!;
-    authorize(op, key, params, requestBody(ctx));
-    const charge = await deps.limits.chargeTeam(key.teamId);
-    ctx.set(charge.headers);
-    if (charge.error) throw charge.error;
-  }
-  let program: Program | null = null;
-  if (op.programParam && key) {
-    program = await deps.programs.forRequest(key.teamId, params[op.programParam] ?? '', key);
-    if (op.programType && program.type !== op.programType) {
-      throw new WrongProgramTypeError(`This operation is only for ${op.programType.toLowerCase()} programs; program ${program.id} is ${program.type.toLowerCase()}.`);
+  return async (ctx) => {
+    const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
+    // Control characters (NUL above all, which PostgreSQL rejects) never appear in an id or email, so no such resource exists.
+    if (Object.values(params).some((v) => /[\u0000-\u001f\u007f]/.test(v) || v.length > 320)) {
+      throw new NotFoundError('No resource has that id.');
     }
-  }
-  const isWrite = WRITE.has(ctx.method);
-  if (isWrite && ctx.is('text/csv')) {
-    if (!op.csvBody) throw new ValidationError(UNSUPPORTED_TYPE);
-    (ctx.request as { body?: unknown }).body = await csvRequestBody(ctx, op.csvBody.limit);
-  }
-  const idem = key && isWrite ? ctx.get('idempotency-key') : '';
-  const fp = key && isWrite ? fingerprint(ctx, key.id) : '';
-  if (fp && !(await deps.limits.claimRequest(fp))) throw new ConflictError('An identical request is already in progress.', ERROR_CODES.DUPLICATE_REQUEST);
-  try {
-    // A replay answers at once, without the write slowdown (the claim below decides races).
-    const stored = idem && key ? await recordedAnswer(deps, key.id, idem, fp) : null;
-    if (stored) return replay(ctx, stored);
-    if (key && isWrite) {
-      const delay = await deps.limits.writeDelay(key.teamId);
-      if (delay > 0) await deps.clock.sleep(delay);
+    let key: KeyRecord | null = null;
+    if (op.access !== 'public') {
+      const a = await authenticate(ctx, op, deps);
+      if (a.replay) return replay(ctx, a.replay);
+      key = a.key!;
+      authorize(op, key, params, requestBody(ctx));
+      const charge = await deps.limits.chargeTeam(key.teamId);
+      ctx.set(charge.headers);
+      if (charge.error) throw charge.error;
     }
-    const body = parse(op.body, isWrite ? requestBody(ctx) : {}, 'body');
-    const query = parse(op.query, ctx.query, 'query');
-    const input = { body, query, params, auth: key, program, ip: ctx.ip, deps };
-    const audited = isWrite ? auditedRun(op, input, { actor: actorOf(ctx, key), ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null }) : null;
-    const run = audited ?? (() => op.handler(input));
-    let result: unknown;
-    if (idem && key) {
-      const outcome = await runKeyed(deps, key.id, idem, fp, op.outbound === true, run);
-      if ('replay' in outcome) return replay(ctx, outcome.replay);
-      result = outcome.result;
-    } else if (audited) result = await runWrite(deps, op, audited);
-    else result = await run();
-    // With Redis, a write answers once the invalidations it published reached Redis, so a client's
-    // next request on another host finds that host's caches already told (read-your-writes across hosts).
-    if (isWrite && deps.redis) await deps.invalidation.settled();
-    ctx.status = 200;
-    if (result instanceof Readable) streamBody(ctx, deps, result);
-    else ctx.body = result;
-    if (op.download) ctx.attachment(op.download(program, params));
-    if (op.contentType) ctx.type = `${op.contentType}; charset=utf-8`;
-  } finally {
-    if (fp) await deps.limits.releaseRequest(fp);
-  }
+    let program: Program | null = null;
+    if (op.programParam && key) {
+      program = await deps.programs.forRequest(key.teamId, params[op.programParam] ?? '', key);
+      if (op.programType && program.type !== op.programType) {
+        throw new WrongProgramTypeError(`This operation is only for ${op.programType.toLowerCase()} programs; program ${program.id} is ${program.type.toLowerCase()}.`);
+      }
+    }
+    const isWrite = WRITE.has(ctx.method);
+    if (isWrite && ctx.is('text/csv')) {
+      if (!op.csvBody) throw new ValidationError(UNSUPPORTED_TYPE);
+      (ctx.request as { body?: unknown }).body = await csvRequestBody(ctx, op.csvBody.limit);
+    }
+    const idem = key && isWrite ? ctx.get('idempotency-key') : '';
+    const fp = key && isWrite ? fingerprint(ctx, key.id) : '';
+    if (fp && !(await deps.limits.claimRequest(fp))) throw new ConflictError('An identical request is already in progress.', ERROR_CODES.DUPLICATE_REQUEST);
+    try {
+      // A replay answers at once, without the write slowdown (the claim below decides races).
+      const stored = idem && key ? await recordedAnswer(deps, key.id, idem, fp) : null;
+      if (stored) return replay(ctx, stored);
+      if (key && isWrite) {
+        const delay = await deps.limits.writeDelay(key.teamId);
+        if (delay > 0) await deps.clock.sleep(delay);
+      }
+      const body = parse(op.body, isWrite ? requestBody(ctx) : {}, 'body');
+      const query = parse(op.query, ctx.query, 'query');
+      const input = { body, query, params, auth: key, program, ip: ctx.ip, deps };
+      const audited = isWrite || op.audit?.reads ? auditedRun(op, input, { actor: actorOf(ctx, key), ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null }) : null;
+      const run = audited ?? (() => op.handler(input));
+      let result: unknown;
+      if (idem && key) {
+        const outcome = await runKeyed(deps, key.id, idem, fp, op.outbound === true, run);
+        if ('replay' in outcome) return replay(ctx, outcome.replay);
+        result = outcome.result;
+      } else if (audited) result = await runWrite(deps, op, audited);
+      else result = await run();
+      // With Redis, a write answers once the invalidations it published reached Redis, so a client's
+      // next request on another host finds that host's caches already told (read-your-writes across hosts).
+      if (isWrite && deps.redis) await deps.invalidation.settled();
+      ctx.status = 200;
+      if (result instanceof Readable) streamBody(ctx, deps, result);
+      else ctx.body = result;
+      if (op.download) ctx.attachment(op.download(program, params));
+      if (op.contentType) ctx.type = `${op.contentType}; charset=utf-8`;
+    } finally {
+      if (fp) await deps.limits.releaseRequest(fp);
+    }
+  };
 }
 
 /** The API key prefix a bearer credential shows (its first 11 characters, as `api_keys.prefix` stores them). */
@@ -209,7 +205,7 @@ export function auditedRun(op: Operation, input: Parameters<Operation['handler']
       action: op.id,
       resourceType: op.audit?.resource ?? op.name.split('.')[0]!,
       resourceId,
-      changes: changesOf({ params: input.params, body: input.body, result, before, maskAll: op.audit?.maskAll }),
+      changes: changesOf({ params: input.params, body: op.method === 'GET' ? input.query : input.body, result, before, maskAll: op.audit?.maskAll }),
     });
   };
   const mode = op.outbound ? 'after' : op.audit?.mode;
@@ -246,7 +242,14 @@ export function auditedRun(op: Operation, input: Parameters<Operation['handler']
  */
 export async function runWrite(deps: Deps, op: Operation, run: () => Promise<unknown>): Promise<unknown> {
   if (op.outbound || op.audit?.mode) return run();
-  const result = await deps.db.knex.transaction((trx) => withinTransaction(trx, run));
+  const after: Array<Promise<unknown>> = [];
+  let result: unknown;
+  try {
+    result = await deps.db.knex.transaction((trx) => withinTransaction(trx, run, after));
+  } finally {
+    // What the handler left for after the transaction (a refusal's access events) is stored before the answer.
+    await settleAfter(after);
+  }
   // Work the handler queued (webhooks, emails) became visible only now.
   deps.jobs.kick();
   return result;

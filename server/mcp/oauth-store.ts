@@ -64,14 +64,17 @@ const CODE_PREFIX = 'mcpac_';
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 // One indexed round trip: the token, its grant, the team (for the key-shaped record) and the
-// approving user's membership, which must still exist: a member who leaves takes their connections along.
+// approving user's membership, which must still exist and still allow managing keys (what approving
+// a connection needs): a member who leaves, or whose role no longer allows it (TM8), takes their
+// connections along; they work again if that access comes back.
 const ACCESS_SQL = `SELECT g.id AS grant_id, g.client_id, g.team_id, g.scopes AS grant_scopes, g.resource, tk.scopes, tk.expires_at,
   t.disabled, t.owner_email_verified, t.plan, t.has_payment_method, t.trial_ends_at, t.verification_status
   FROM mcp_oauth_tokens tk
   JOIN mcp_oauth_grants g ON g.id = tk.grant_id
   JOIN teams t ON t.id = g.team_id
   JOIN memberships m ON m.team_id = g.team_id AND m.user_id = g.user_id
-  WHERE tk.hash = ? AND tk.kind = 'access' AND tk.revoked_at IS NULL AND g.revoked_at IS NULL`;
+  WHERE tk.hash = ? AND tk.kind = 'access' AND tk.revoked_at IS NULL AND g.revoked_at IS NULL
+  AND (m.role IN ('OWNER', 'ADMIN') OR m.manage_api)`;
 
 /** base64url(SHA-256(verifier)): the S256 transform of RFC 7636 §4.6. */
 function s256(verifier: string): string {
@@ -203,13 +206,13 @@ export class McpOAuthStore {
         .leftJoin('memberships as m', function () {
           this.on('m.team_id', '=', 'g.team_id').andOn('m.user_id', '=', 'g.user_id');
         })
-        .first('tk.grant_id', 'tk.scopes', 'tk.expires_at', 'tk.used_at', 'tk.revoked_at', 'g.client_id', 'g.scopes as grant_scopes', 'g.revoked_at as grant_revoked_at', 'g.resource', 'm.user_id as member');
+        .first('tk.grant_id', 'tk.scopes', 'tk.expires_at', 'tk.used_at', 'tk.revoked_at', 'g.client_id', 'g.scopes as grant_scopes', 'g.revoked_at as grant_revoked_at', 'g.resource', 'm.user_id as member', 'm.role as member_role', 'm.manage_api as member_manage_api');
       if (!row || row.client_id !== clientId) throw new GrantFailure('invalid_grant', 'The refresh token is not valid.');
       if (row.used_at != null) {
         await this.#revokeGrant(trx, row.grant_id, now);
         throw new GrantFailure('invalid_grant', 'The refresh token was already used; the connection is revoked.');
       }
-      if (row.revoked_at != null || row.grant_revoked_at != null || Number(row.expires_at) <= now || row.member == null) {
+      if (row.revoked_at != null || row.grant_revoked_at != null || Number(row.expires_at) <= now || row.member == null || !canManageKeys({ teamId: '', teamName: '', role: row.member_role, manageApi: Boolean(row.member_manage_api) })) {
         throw new GrantFailure('invalid_grant', 'The refresh token is revoked or expired.');
       }
       const spent = await trx('mcp_oauth_tokens').where({ hash }).whereNull('used_at').update({ used_at: now });

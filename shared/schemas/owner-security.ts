@@ -57,6 +57,8 @@ export const ownerSession = z
   })
   .meta({ id: 'OwnerSession' });
 
+export type OwnerSession = z.infer<typeof ownerSession>;
+
 /** `GET /owner/sessions` response. */
 export const ownerSessionList = z.object({ sessions: z.array(ownerSession) }).meta({ id: 'OwnerSessionList' });
 
@@ -73,3 +75,29 @@ export const teamSecurityUpdate = z
 
 /** `PATCH /team/security` response. */
 export const teamSecurity = z.object({ requireTwoFactor: z.boolean() }).meta({ id: 'TeamSecurity' });
+
+/** `PATCH /team/members/{email}` body (TM8): the member's new role, "Manage API", or both. */
+export const teamMemberUpdate = z
+  .strictObject({
+    role: z.enum(['ADMIN', 'MEMBER']).optional().meta({ description: 'ADMIN manages keys and invites teammates; MEMBER reads. An Owner’s role is never changed here.' }),
+    manageApi: z.boolean().optional().meta({ description: 'Whether a Member may manage the team’s API keys (Admins always may).' }),
+  })
+  .superRefine((b, ctx) => {
+    if (b.role === undefined && b.manageApi === undefined) ctx.addIssue({ code: 'custom', path: ['role'], message: 'Send role, manageApi, or both.' });
+  })
+  .meta({ id: 'TeamMemberUpdate' });
+
+/** `PATCH /team/members/{email}` response. */
+export const teamMemberUpdated = z
+  .object({
+    email: z.string(),
+    role: z.enum(['ADMIN', 'MEMBER']),
+    manageApi: z.boolean(),
+    sessionsEnded: z.number().int().nonnegative().meta({ description: 'How many of the member’s sessions ended because their privileges changed (0 when nothing changed).' }),
+  })
+  .meta({ id: 'TeamMemberUpdated' });
+
+/** `POST /owner/two-factor/recovery-codes` response: the new recovery codes, shown this once. */
+export const recoveryCodesRegenerated = z
+  .object({ recoveryCodes: z.array(z.string()).meta({ description: 'Ten new single-use codes; every earlier code stopped working. Stored only hashed: shown this once.' }) })
+  .meta({ id: 'RecoveryCodesRegenerated' });

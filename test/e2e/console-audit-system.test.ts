@@ -42,11 +42,12 @@ describe.skipIf(SKIP_BROWSER)('console Audit log page: SYSTEM entries in Chromiu
     await (await consoleNav(page)).getByRole('link', { name: 'Audit log' }).click();
     await expect.poll(() => heading(page)).toBe('Audit log');
     const table = page.getByRole('table', { name: /^Audit entries, newest first/ });
-    const credit = table.getByRole('row').filter({ has: page.getByRole('cell', { name: 'system.referral.delayed_credit', exact: true }) });
+    const credit = table.getByRole('row').filter({ hasText: 'Credited a delayed referral' });
     await expect.poll(() => credit.count()).toBe(1);
     await credit.getByRole('cell', { name: 'System: Delayed referral credit', exact: true }).waitFor();
     expect(await credit.getByRole('listitem').filter({ hasText: 'referralStatus' }).textContent()).toBe('referralStatus: CREDIT_PENDING → CREDIT_AWARDED');
-    const paid = table.getByRole('row').filter({ has: page.getByRole('cell', { name: 'billing.stripe.sale', exact: true }) });
+    await credit.getByText('Code system.referral.delayed_credit').waitFor();
+    const paid = table.getByRole('row').filter({ hasText: 'Recorded a Stripe payment' });
     await paid.getByRole('cell', { name: 'System: Stripe webhook', exact: true }).waitFor();
     await paid.getByText('Event evt_1PqKfYLkdIwHu7ixZmdVdD3k (checkout.session.completed)').waitFor();
 
@@ -54,8 +55,8 @@ describe.skipIf(SKIP_BROWSER)('console Audit log page: SYSTEM entries in Chromiu
     await page.getByLabel('Member or key').fill('billing.stripe');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/\/console\/audit\?actor=billing\.stripe$/);
-    await expect.poll(() => table.getByRole('cell', { name: 'billing.stripe.sale', exact: true }).count()).toBe(1);
-    await expect.poll(() => table.getByRole('cell', { name: 'system.referral.delayed_credit', exact: true }).count()).toBe(0);
+    await expect.poll(() => table.getByRole('row').filter({ hasText: 'Recorded a Stripe payment' }).count()).toBe(1);
+    await expect.poll(() => table.getByRole('row').filter({ hasText: 'Credited a delayed referral' }).count()).toBe(0);
     await expectAccessible(page);
     await shotWidths(page, 'audit-log-system');
     await context.close();

@@ -75,11 +75,11 @@ export async function shownKey(page: Page, baseUrl: string): Promise<string> {
 /**
  * A new verified owner who sets a password from the welcome email's link and signs in through the
  * console's own sign-in prompt; returns the account (its `key` is replaced at this first sign-in:
- * use `shownKey` for a working one) and the console page.
+ * use `shownKey` for a working one) and the console page; `deviceScaleFactor` 2 is a high-density screen.
  */
-export async function signedInConsole(app: TestApp, browser: Browser, width = 1440) {
+export async function signedInConsole(app: TestApp, browser: Browser, width = 1440, deviceScaleFactor = 1) {
   const acct = await verifiedAccount(app);
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor });
   context.setDefaultTimeout(15_000);
   // Every page of the owner's browser, the console and the owner pages alike, is watched for CSP refusals.
   context.on('page', watchCsp);

@@ -242,8 +242,13 @@ describe.skipIf(SKIP_BROWSER)('console Team and Outbox pages in Chromium (issue 
     await (await consoleNav(page)).getByRole('link', { name: 'Audit log' }).click();
     await expect.poll(() => heading(page)).toBe('Audit log');
     const table = page.getByRole('table', { name: /^Audit entries, newest first/ });
-    await table.getByRole('cell', { name: 'access.signIn', exact: true }).first().waitFor();
-    await page.getByLabel('Action').fill('A0');
+    // Each entry in words: the action's label over its code, the resource type's name, the browser and system.
+    const signIn = table.getByRole('row').filter({ has: page.getByRole('cell', { name: /^Signed in/ }) }).first();
+    await signIn.waitFor();
+    await signIn.getByText('Code access.signIn').waitFor();
+    await signIn.getByRole('cell', { name: /^Member account/ }).waitFor();
+    await signIn.getByText(/^Chrome \d+ on Linux$/).waitFor();
+    await page.getByLabel('Action').selectOption({ label: 'Created the account' });
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/\/console\/audit\?action=A0$/);
     await expect.poll(() => table.getByRole('row').count()).toBe(2);
@@ -257,13 +262,20 @@ describe.skipIf(SKIP_BROWSER)('console Team and Outbox pages in Chromium (issue 
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain('"A0"');
     await page.getByRole('button', { name: 'Clear filters' }).click();
-    await table.getByRole('cell', { name: 'access.signIn', exact: true }).first().waitFor();
+    await expect.poll(() => page.getByLabel('Action').inputValue()).toBe('');
+    await table.getByRole('cell', { name: /^Signed in/ }).first().waitFor();
+    // The resource filter offers resource types by name.
+    await page.getByLabel('Resource type').selectOption({ label: 'Member account' });
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/\/console\/audit\?resourceType=owner$/);
+    await expect.poll(() => table.getByRole('cell', { name: 'Sign-up', exact: true }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
     // The member filter: only what this member did (the sign-up has no member).
     await page.getByLabel('Member or key').fill(acct.email);
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/\/console\/audit\?actor=/);
     await expect.poll(() => table.getByRole('cell', { name: 'Sign-up', exact: true }).count()).toBe(0);
-    await table.getByRole('cell', { name: 'access.signIn', exact: true }).first().waitFor();
+    await table.getByRole('cell', { name: /^Signed in/ }).first().waitFor();
     await expectAccessible(page);
     await shotWidths(page, 'audit-log');
     await context.close();

@@ -10,7 +10,7 @@ import type { Transactions } from '../affiliate/transactions.ts';
 import { matchingTransactions } from '../affiliate/transaction-refunds.ts';
 import type { BillingConnections, EventResult } from './billing-connections.ts';
 import { creditChange } from '../referral/referral-triggers.ts';
-import { SYSTEM, type AuditLog, type AuditWrite } from '../platform/audit.ts';
+import { SYSTEM, type AuditLog, type AuditWrite, type BillingChange, type SystemAction } from '../platform/audit.ts';
 import type { Knex } from 'knex';
 import type { TransactionRecorded } from '../../../shared/schemas/transaction.ts';
 import type { RefundApplied } from '../affiliate/transaction-refunds.ts';
@@ -36,7 +36,7 @@ type Described = { resourceType: string; resourceId: string | null; ids?: Record
  * The audit write of one change an inbound event makes (`billing.<provider>.<what>`), handed to the
  * domain write so the entry is the last statement of the change's own transaction.
  */
-export function inboundEntry<R>(a: InboundAudit, program: Program, what: string, describe: (trx: Knex.Transaction, result: R) => Promise<Described> | Described): AuditWrite {
+export function inboundEntry<R>(a: InboundAudit, program: Program, what: BillingChange, describe: (trx: Knex.Transaction, result: R) => Promise<Described> | Described): AuditWrite {
   return async (trx, result) => {
     // Never outside the change's transaction: an entry alone would record a change that may not exist.
     if (!trx) return;
@@ -45,7 +45,7 @@ export function inboundEntry<R>(a: InboundAudit, program: Program, what: string,
     await a.log.system(trx, {
       teamId: program.teamId,
       source: a.provider === 'stripe' ? SYSTEM.stripe : SYSTEM.paddle,
-      action: `billing.${a.provider}.${what}`,
+      action: `billing.${a.provider}.${what}` as SystemAction,
       resourceType: d.resourceType,
       resourceId: d.resourceId,
       changes: { ids: { id: program.id, ...d.ids }, fields: d.fields, event: a.event },
@@ -65,7 +65,7 @@ export function customerAddEntry(a: InboundAudit, program: Program, referrerId: 
 }
 
 /** The entry of a refund, a cancelled refund or a chargeback applied through AF9 (`what`: refund, refund_undone, chargeback …). */
-export function refundEntry(a: InboundAudit, program: Program, what: string, customerId: string, body: Record<string, unknown>): AuditWrite {
+export function refundEntry(a: InboundAudit, program: Program, what: BillingChange, customerId: string, body: Record<string, unknown>): AuditWrite {
   return inboundEntry<RefundApplied>(a, program, what, (_trx, r) => {
     const fields: Record<string, { before?: unknown; after: unknown }> = { amountRefunded: { before: r.refundedBefore, after: r.refundedAfter }, amendmentType: { after: r.amendmentType } };
     for (const k of ['refundId', 'refundAmount', 'refundStatus', 'currency'] as const) if (body[k] != null) fields[k] = { after: body[k] };

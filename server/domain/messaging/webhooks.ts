@@ -8,7 +8,7 @@ import type { Sealer } from '../../crypto.ts';
 import { newId, newOrderedId } from '../../crypto.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Jobs } from '../platform/jobs.ts';
-import { SharedCache, outermost, type InvalidationBus } from '../platform/invalidation.ts';
+import { ProgramLists, type InvalidationBus } from '../platform/invalidation.ts';
 import { toProgram, type PendingCounts, type Program, type Programs } from '../programs/programs.ts';
 import { checkTarget, TargetRefusedError } from '../platform/ssrf.ts';
 import type { EventParticipant } from '../participants/serialize.ts';
@@ -65,11 +65,11 @@ export class Webhooks {
     private readonly jobs: Jobs,
     private readonly sealer: Sealer,
     private readonly programs: Programs,
-    private readonly bus: InvalidationBus | null = null,
+    bus: InvalidationBus | null = null,
     /** The audit trail, for the SYSTEM entry of a webhook that switches itself off. */
     audit: AuditLog | null = null,
   ) {
-    this.#shared = bus ? new SharedCache(bus, Webhooks.SHARED_PROGRAMS, (change, programId) => change.kind === 'program' && change.id === programId) : null;
+    this.#shared = bus ? new ProgramLists(bus, Webhooks.SHARED_PROGRAMS) : null;
     this.#delivery = new WebhookDeliveries(db, clock, config, log, jobs, sealer, (trx) => this.#subscriptions.delete(trx), (trx, programId) => this.#changed(trx, programId), audit);
     programs.hooks.ended.push(async (trx, program) => {
       // Re-read: hooks that ran before this one (winners, prizes) may have changed the counts.
@@ -150,15 +150,15 @@ export class Webhooks {
     let perTrx = inTrx ? this.#subscriptions.get(trx) : undefined;
     const hit = perTrx?.get(programId);
     if (hit) return hit;
-    const shareable = inTrx && this.#shared !== null && !this.#writers.has(outermost(trx) ?? trx);
-    let list = shareable ? this.#shared!.get(programId) : undefined;
+    const shared = inTrx ? this.#shared : null;
+    let list = shared?.get(trx as Knex.Transaction, programId);
     if (!list) {
-      const since = this.bus?.generation ?? 0;
+      const since = shared?.generation ?? 0;
       const rows: Array<{ id: string; events: string; payload_url: string | null }> = inTrx
         ? await trxRows(trx as Knex.Transaction, 'SELECT "id", "events", "payload_url" FROM "webhooks" WHERE "program_id" = ? AND "is_enabled" = ?', [programId, true])
         : await trx('webhooks').where({ program_id: programId, is_enabled: true }).select('id', 'events', 'payload_url');
       list = rows.filter((h) => h.payload_url).map((h) => ({ id: h.id, events: JSON.parse(h.events) as string[] }));
-      if (shareable) this.#shared!.set(programId, list, since);
+      shared?.set(trx as Knex.Transaction, programId, list, since);
     }
     if (inTrx) {
       if (!perTrx) this.#subscriptions.set(trx, (perTrx = new Map()));
@@ -173,15 +173,12 @@ export class Webhooks {
   /** `#subscribed`'s lists by transaction; entries go with their transaction object. */
   readonly #subscriptions = new WeakMap<object, Map<string, Array<{ id: string; events: string[] }>>>();
   /** `#subscribed`'s lists between transactions, by program (with Redis only). */
-  readonly #shared: SharedCache<Array<{ id: string; events: string[] }>> | null;
-  /** Outermost transactions that changed which webhooks listen: they neither take nor give shared lists. */
-  readonly #writers = new WeakSet<object>();
+  readonly #shared: ProgramLists<Array<{ id: string; events: string[] }>> | null;
 
   /** A change in `trx` to which of the program's webhooks listen (created, edited, removed, switched off): published once it commits. */
   #changed(trx: Knex.Transaction, programId: string): void {
     this.#subscriptions.delete(trx);
-    this.#writers.add(outermost(trx) ?? trx);
-    this.bus?.publishAfterCommit(trx, { kind: 'program', id: programId });
+    this.#shared?.wrote(trx, programId);
   }
 
   /** `GET /campaign/{id}/webhooks`: oldest first, so `primary` leads. */

@@ -204,7 +204,7 @@ export class Accounts {
           teamId,
           source: SYSTEM.accountPurge,
           action: 'system.account.purge_unverified',
-          resourceType: 'teams',
+          resourceType: 'team',
           resourceId: teamId,
           changes: { ids: { teamId, userId }, fields: { team: { after: 'DELETED' }, ownerEmailVerified: { after: false }, createdAt: { after: Number(user.created_at) } } },
         });

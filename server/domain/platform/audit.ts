@@ -47,6 +47,36 @@ export const SYSTEM = {
   paddle: { id: 'billing.paddle', label: 'Paddle webhook' },
 } as const satisfies Record<string, { id: string; label: string }>;
 
+/** What an inbound billing webhook's change was (`billing.<provider>.<what>`). */
+export type BillingChange = 'customer_add' | 'sale' | 'refund' | 'refund_undone' | 'refund_reversed' | 'chargeback' | 'chargeback_reversed' | 'subscription_end';
+
+/** Every action a SYSTEM entry carries (`audit.prune` apart): the console names and groups each one. */
+export const SYSTEM_ACTIONS = [
+  'system.referral.delayed_credit',
+  'system.referral.credit_expired',
+  'system.reward.leaderboard_month',
+  'system.commission.auto_approve',
+  'system.payout.monthly_run',
+  'system.webhook.auto_disable',
+  'system.billing.unmatched_refund',
+  'system.account.purge_unverified',
+  'billing.stripe.customer_add',
+  'billing.stripe.sale',
+  'billing.stripe.refund',
+  'billing.stripe.refund_undone',
+  'billing.stripe.subscription_end',
+  'billing.paddle.customer_add',
+  'billing.paddle.sale',
+  'billing.paddle.refund',
+  'billing.paddle.refund_reversed',
+  'billing.paddle.chargeback',
+  'billing.paddle.chargeback_reversed',
+  'billing.paddle.subscription_end',
+] as const;
+/** One of `SYSTEM_ACTIONS`. */
+export type SystemAction = (typeof SYSTEM_ACTIONS)[number];
+const systemActions = new Set<string>(SYSTEM_ACTIONS);
+
 /** One of the SYSTEM sources. */
 export type SystemSource = (typeof SYSTEM)[keyof typeof SYSTEM];
 
@@ -54,7 +84,7 @@ export type SystemSource = (typeof SYSTEM)[keyof typeof SYSTEM];
 export interface SystemDraft {
   teamId: string;
   source: SystemSource;
-  action: string;
+  action: SystemAction;
   resourceType: string;
   resourceId: string | null;
   /** `{ ids, fields: { name: { before?, after } } }`, as REST entries carry them, plus anything the source adds (`event`). */
@@ -181,6 +211,21 @@ function toEntry(r: any): AuditEntry {
 /** Entries read per statement by `verify` and removed per prune step. */
 const BATCH = 2000;
 
+/** The access events (`AuditLog.access`): what a person did or tried at the door, refused tries included. */
+export const ACCESS_EVENTS = [
+  'access.signIn',
+  'access.signInFailed',
+  'access.signInCodeFailed',
+  'access.signOut',
+  'access.lockout',
+  'access.reauthenticateFailed',
+  'access.twoFactorConfirmFailed',
+  'access.keyCreate',
+  'access.keyRevoke',
+  'access.memberInvite',
+] as const;
+export type AccessEvent = (typeof ACCESS_EVENTS)[number];
+
 /** The audit trail: append (inside the change's transaction), read, verify, prune. */
 export class AuditLog {
   constructor(
@@ -216,6 +261,8 @@ export class AuditLog {
 
   /** Appends a SYSTEM entry in `trx`, the transaction of the change it records; secrets are removed and destinations masked as in REST entries. */
   system(trx: Knex.Transaction, d: SystemDraft): Promise<void> {
+    // An action the console cannot name is a programming error: refuse it before it enters the chain.
+    if (!systemActions.has(d.action)) throw new Error(`Unknown SYSTEM audit action ${d.action}; add it to SYSTEM_ACTIONS.`);
     return this.append(trx, {
       teamId: d.teamId,
       actor: { type: 'SYSTEM', id: d.source.id, label: d.source.label },
@@ -234,7 +281,7 @@ export class AuditLog {
    * session it concerns is written by owners.ts). A failed sign-in names the email typed, never the
    * password; an email nobody has is recorded nowhere (no team to tell).
    */
-  async access(event: string, who: { email: string; userId?: string; teamId?: string }, from: { ip: string | null; userAgent: string | null }, details: Record<string, unknown> = {}): Promise<void> {
+  async access(event: AccessEvent, who: { email: string; userId?: string; teamId?: string }, from: { ip: string | null; userAgent: string | null }, details: Record<string, unknown> = {}): Promise<void> {
     const email = who.email.trim().toLowerCase().slice(0, 254);
     if (!email && !who.userId) return;
     const q = this.db.knex('users as u').join('memberships as m', 'm.user_id', 'u.id');

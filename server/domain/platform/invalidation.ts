@@ -250,3 +250,48 @@ export class SharedCache<V> {
     return this.#entries.size;
   }
 }
+
+/**
+ * Per-program lists kept between transactions (a program's live reward configurations, its
+ * listening webhooks), through a `SharedCache` keyed by program id: read once per program until a
+ * change to that program is published. A transaction that changed a program's list (`wrote`) neither
+ * takes nor gives, since what it reads is not committed yet; its change is published for every
+ * process once it commits.
+ */
+export class ProgramLists<V> {
+  readonly #cache: SharedCache<V>;
+  /** Outermost transactions that changed a list. */
+  readonly #writers = new WeakSet<object>();
+
+  constructor(
+    private readonly bus: InvalidationBus,
+    max: number,
+  ) {
+    this.#cache = new SharedCache(bus, max, (change, programId) => change.kind === 'program' && change.id === programId);
+  }
+
+  #wroteIn(trx: Knex.Transaction): boolean {
+    return this.#writers.has(outermost(trx) ?? trx);
+  }
+
+  /** The list kept for the program, unless `trx` changed one. */
+  get(trx: Knex.Transaction, programId: string): V | undefined {
+    return this.#wroteIn(trx) ? undefined : this.#cache.get(programId);
+  }
+
+  /** The bus generation to pass to `set`, taken before reading. */
+  get generation(): number {
+    return this.bus.generation;
+  }
+
+  /** Keeps what `trx` read, unless it changed a list or anything was invalidated since `since`. */
+  set(trx: Knex.Transaction, programId: string, value: V, since: number): void {
+    if (this.#cache.enabled && !this.#wroteIn(trx)) this.#cache.set(programId, value, since);
+  }
+
+  /** Before a change of the program's list in `trx`: marks `trx`, and publishes the program once it commits. */
+  wrote(trx: Knex.Transaction, programId: string): void {
+    this.#writers.add(outermost(trx) ?? trx);
+    this.bus.publishAfterCommit(trx, { kind: 'program', id: programId });
+  }
+}

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
 import { newSecret, sha256 } from '../../crypto.ts';
@@ -15,6 +16,22 @@ export const LAST_SEEN_EVERY_MS = 60_000;
 /** How long a session stays "recently re-authenticated" (the sensitive actions' window). */
 export const REAUTH_WINDOW_MS = 5 * 60_000;
 const ID_LENGTH = 16;
+/** Why a session ended early, kept on its expired row until the hourly prune so its browser can be told. */
+export type SessionEndReason = 'PRIVILEGES_CHANGED';
+
+/**
+ * Ends every signed-in session of a member whose privileges changed (issue #35, "sessions rotate on
+ * privilege change"), in `q` (the change's transaction): the rows expire now and say why, so no
+ * token issued under the old role opens anything, and the browser's next request is asked to sign
+ * in again. Sign-ins still waiting for their code grant nothing and open a new session under the
+ * new role, so they stay. Returns how many sessions ended.
+ */
+export async function endSessionsForPrivilegeChange(q: Knex | Knex.Transaction, userId: string, now: number): Promise<number> {
+  return q('sessions')
+    .where({ user_id: userId, pending_two_factor: false })
+    .where('expires_at', '>', now)
+    .update({ expires_at: now, ended_reason: 'PRIVILEGES_CHANGED' satisfies SessionEndReason, flash: null, reauthenticated_at: null });
+}
 
 /** One session as listed. */
 export interface SessionView {
@@ -117,6 +134,13 @@ export class OwnerSessions {
     const token = newSecret(32);
     const n = await this.db.knex('sessions').where({ hash }).update({ hash: sha256(token) });
     return n === 1 ? token : null;
+  }
+
+  /** Why the session behind a cookie token ended early (its row is kept, expired, until the hourly prune); null otherwise. */
+  async endedReason(token: string | undefined): Promise<SessionEndReason | null> {
+    if (!token || token.length > 100) return null;
+    const row = await this.db.knex('sessions').where({ hash: sha256(token) }).whereNotNull('ended_reason').first('ended_reason');
+    return row?.ended_reason === 'PRIVILEGES_CHANGED' ? 'PRIVILEGES_CHANGED' : null;
   }
 
   /** Marks the session as re-authenticated now (password, and the code when two-factor sign-in is on). */

@@ -8,6 +8,7 @@ import { parseScopes, type KeySummary, type Keys } from './keys.ts';
 import { hashPassword, newId, sha256, type Sealer } from '../../crypto.ts';
 import { InvalidStateError, NotAuthorizedError, NotFoundError, RateLimitedError, ValidationError } from '../../errors.ts';
 import type { Scope } from '../../../shared/scopes.ts';
+import { endSessionsForPrivilegeChange } from './owner-sessions.ts';
 import {
   MAX_LABEL,
   canInvite,
@@ -300,6 +301,42 @@ export class TeamAdmin {
         .onConflict(['team_id', 'user_id'])
         .ignore();
       return { email: inv.email, teamName: inv.teamName };
+    });
+  }
+
+  /** A member's role and "Manage API" flag as stored, by email; null when the address is not a member (TM8's audit `before`). */
+  async memberPrivileges(teamId: string, emailInput: string): Promise<{ role: Role; manageApi: boolean } | null> {
+    const row = await this.db
+      .knex('memberships as m')
+      .join('users as u', 'u.id', 'm.user_id')
+      .where({ 'm.team_id': teamId, 'u.email': emailInput.trim().toLowerCase() })
+      .first('m.role', 'm.manage_api');
+    return row ? { role: row.role, manageApi: Boolean(row.manage_api) } : null;
+  }
+
+  /**
+   * Changes another member's role (Admin or Member) and "Manage API" flag (the team's Owner only;
+   * issue #35). When either changes, every session of that member ends at once, in every team and
+   * browser, so no session opened under the old privileges keeps them, and they sign in again
+   * (password and second factor) to get the new ones. 404 when the address is not a member; 406 for
+   * an Owner, the Owner themself included. Nothing changed: nothing ends.
+   */
+  async changeMember(actor: TeamActor, emailInput: string, change: { role?: 'ADMIN' | 'MEMBER'; manageApi?: boolean }): Promise<{ email: string; role: 'ADMIN' | 'MEMBER'; manageApi: boolean; sessionsEnded: number }> {
+    if (actor.member.role !== 'OWNER') throw new NotAuthorizedError('Only the team’s Owner may change a member’s role or Manage API access.');
+    const email = emailInput.trim().toLowerCase();
+    if (email === actor.session.email.toLowerCase()) throw new InvalidStateError('You cannot change your own role: you are this team’s Owner.');
+    return this.db.knex.transaction(async (trx) => {
+      const row = await trx('memberships as m').join('users as u', 'u.id', 'm.user_id').where({ 'm.team_id': actor.member.teamId, 'u.email': email }).first('u.id', 'm.role', 'm.manage_api');
+      if (!row) throw new NotFoundError('No member of this team has this email address.');
+      if (row.role === 'OWNER') throw new InvalidStateError('An Owner’s role cannot be changed.');
+      const role: 'ADMIN' | 'MEMBER' = change.role ?? row.role;
+      const manageApi = change.manageApi ?? Boolean(row.manage_api);
+      if (role === row.role && manageApi === Boolean(row.manage_api)) return { email, role, manageApi, sessionsEnded: 0 };
+      const n = await trx('memberships').where({ team_id: actor.member.teamId, user_id: row.id, role: row.role }).update({ role, manage_api: manageApi });
+      if (n !== 1) throw new InvalidStateError('This member’s role changed a moment ago. Reload the list.');
+      const sessionsEnded = await endSessionsForPrivilegeChange(trx, row.id, this.clock.now());
+      // Audited as the TM8 write by the REST pipeline (before and after of role and manageApi).
+      return { email, role, manageApi, sessionsEnded };
     });
   }
 

@@ -91,6 +91,17 @@ export class TwoFactor {
     });
   }
 
+  /**
+   * Makes a fresh set of ten recovery codes for a member with two-factor sign-in on, shown once:
+   * every earlier code, used or not, stops working in the same transaction. 406 when it is off.
+   */
+  async regenerateRecoveryCodes(userId: string): Promise<string[]> {
+    return this.db.knex.transaction(async (trx) => {
+      if (!(await this.enabled(userId, trx))) throw new InvalidStateError('Two-factor sign-in is off, so there are no recovery codes to replace. Turn it on first.');
+      return this.#newRecoveryCodes(trx, userId);
+    });
+  }
+
   /** Replaces the member's recovery codes with ten new ones (shown once); the old ones stop working. */
   async #newRecoveryCodes(trx: Knex.Transaction, userId: string): Promise<string[]> {
     const now = this.clock.now();

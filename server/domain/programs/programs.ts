@@ -9,8 +9,8 @@ import { defaultDocuments, type ProgramDocuments } from './program-config.ts';
 import type { Campaign, CampaignCreate, CampaignUpdate } from '../../../shared/schemas/campaign.ts';
 import { deepFreeze } from '../../../shared/freeze.ts';
 import { selectRows } from '../../db/rows.ts';
-import { SharedCache, type InvalidationBus } from '../platform/invalidation.ts';
-import { SharedConfigRows } from './reward-configs.ts';
+import { ProgramLists, SharedCache, type InvalidationBus } from '../platform/invalidation.ts';
+import { SHARED_CONFIG_PROGRAMS, type SharedConfigRows } from './reward-configs.ts';
 
 /** The counters `toCampaign` reads (a narrow row of their own, off the wide `programs` row: issue #26). */
 const COUNTS_SQL = 'SELECT referral_count, participant_count, impression_count, invite_count, winner_count FROM program_counters WHERE program_id = ?';
@@ -124,7 +124,7 @@ export class Programs {
   ) {
     // A `team` change drops the team's programs too: a purged team's rows went with it.
     this.#rows = bus ? new SharedCache<Record<string, any>>(bus, ROW_CACHE_SIZE, (change, id, row) => (change.kind === 'program' ? id === change.id : change.kind === 'team' && row.team_id === change.id)) : null;
-    this.configRows = bus ? new SharedConfigRows(bus) : null;
+    this.configRows = bus ? new ProgramLists<readonly Record<string, unknown>[]>(bus, SHARED_CONFIG_PROGRAMS) : null;
   }
 
   /** The documents last parsed for each program, with the stored texts they came from. */

@@ -8,7 +8,7 @@ import { ERROR_CODES } from '../../../shared/errors.ts';
 import { COPY_DOCUMENTS, findRewardReferences, metadataRenames, renameRewardReferences, type RewardReference } from './reward-references.ts';
 import type { FieldError } from '../../../shared/errors.ts';
 import type { Program, Programs } from './programs.ts';
-import { SharedCache, outermost, type InvalidationBus } from '../platform/invalidation.ts';
+import type { ProgramLists } from '../platform/invalidation.ts';
 import { campaignReward, type CampaignReward, type RewardConfigCreate, type RewardConfigUpdate } from '../../../shared/schemas/reward-config.ts';
 import { mergeCommission, resolveReward, sentKeys, type Fields } from './reward-config-rules.ts';
 import { fromRow, toColumns, toWire } from './reward-config-rows.ts';
@@ -19,49 +19,15 @@ const LIVE_ROWS_SQL = 'SELECT * FROM reward_configs WHERE program_id IN (?) AND 
 /** `liveConfigRows`' answers by transaction, then program; entries go with their transaction object. */
 const liveRowsByTrx = new WeakMap<object, Map<string, readonly Record<string, unknown>[]>>();
 
-/** Programs whose live rows one process keeps between transactions (SharedConfigRows). */
-const SHARED_CONFIG_PROGRAMS = 10_000;
+/** Programs whose live rows one process keeps between transactions (`SharedConfigRows`). */
+export const SHARED_CONFIG_PROGRAMS = 10_000;
 
 /**
  * Live rows between transactions (issue #34): while the invalidation bus can hear every process
  * (Redis), a program's live rows are read once and kept until a change to them is published (every
- * write here publishes its program after it commits) or CACHE_TTL_MS passes. A transaction that
- * wrote reward_configs neither takes nor gives: what it reads is not committed yet.
+ * write here marks its transaction with `wrote`) or CACHE_TTL_MS passes.
  */
-export class SharedConfigRows {
-  readonly #cache: SharedCache<readonly Record<string, unknown>[]>;
-  /** Outermost transactions that wrote reward_configs. */
-  readonly #writers = new WeakSet<object>();
-
-  constructor(private readonly bus: InvalidationBus) {
-    this.#cache = new SharedCache(bus, SHARED_CONFIG_PROGRAMS, (change, programId) => change.kind === 'program' && change.id === programId);
-  }
-
-  #wroteIn(trx: Knex.Transaction): boolean {
-    return this.#writers.has(outermost(trx) ?? trx);
-  }
-
-  /** The rows kept for the program, unless `trx` wrote configurations. */
-  get(trx: Knex.Transaction, programId: string): readonly Record<string, unknown>[] | undefined {
-    return this.#wroteIn(trx) ? undefined : this.#cache.get(programId);
-  }
-
-  /** The bus generation to pass to `set`, taken before reading. */
-  get generation(): number {
-    return this.bus.generation;
-  }
-
-  /** Keeps what `trx` read, unless it wrote configurations or anything was invalidated since `since`. */
-  set(trx: Knex.Transaction, programId: string, rows: readonly Record<string, unknown>[], since: number): void {
-    if (this.#cache.enabled && !this.#wroteIn(trx)) this.#cache.set(programId, rows, since);
-  }
-
-  /** Before a write of the program's configurations in `trx`: marks it, and publishes the program once it commits. */
-  wrote(trx: Knex.Transaction, programId: string): void {
-    this.#writers.add(outermost(trx) ?? trx);
-    this.bus.publishAfterCommit(trx, { kind: 'program', id: programId });
-  }
-}
+export type SharedConfigRows = ProgramLists<readonly Record<string, unknown>[]>;
 
 /**
  * A program's live reward configurations as stored (hidden ones included), in `Campaign.rewards`

@@ -37,6 +37,8 @@ const NEEDS_REAUTH: Record<string, (body: unknown) => boolean> = {
   TK2: () => true, // creating an API key reveals its secret
   TF4: () => true, // turning two-factor sign-in off
   TM7: () => true, // removing a member
+  TM8: () => true, // changing a member's role or Manage API access
+  TF5: () => true, // new recovery codes (each signs in without the app)
   CF6: (body) => Boolean(body && typeof body === 'object' && 'payoutSettings' in body), // payout settings
 };
 
@@ -47,10 +49,19 @@ export class NotSignedInError extends AppError {
   }
 }
 
+/** 401 PRIVILEGES_CHANGED_ERROR: the session ended because the team's Owner changed this member's role or Manage API access (TM8). */
+export class PrivilegesChangedError extends AppError {
+  constructor() {
+    super(401, ERROR_CODES.PRIVILEGES_CHANGED, 'PrivilegesChangedError', 'Your role or API access in a team changed, so your sessions ended: sign in again to continue with your new privileges.');
+  }
+}
+
 async function liveSession(ctx: Koa.Context, deps: Deps): Promise<Session> {
-  const session = await deps.owners.session(ctx.cookies.get(SESSION_COOKIE));
-  if (!session) throw new NotSignedInError();
-  return session;
+  const token = ctx.cookies.get(SESSION_COOKIE);
+  const session = await deps.owners.session(token);
+  if (session) return session;
+  if ((await deps.owners.sessions.endedReason(token)) === 'PRIVILEGES_CHANGED') throw new PrivilegesChangedError();
+  throw new NotSignedInError();
 }
 
 /** The session as the REST pipeline's credential; writes need the CSRF value and our own origin. */

@@ -5,7 +5,7 @@ import { esc } from './html.ts';
 import { t } from './i18n/index.ts';
 import { alertBox } from './owner-views.ts';
 import { DEVICE_COOKIE, deviceCookie, sessionCookie } from './session-cookie.ts';
-import { SESSION_TTL_MS } from '../../domain/platform/owners.ts';
+import { SESSION_TTL_MS, type Session } from '../../domain/platform/owners.ts';
 import { TRUSTED_DEVICE_TTL_MS } from '../../domain/platform/two-factor.ts';
 
 // The sign-in page's second step (issue #35 part 2): after a right password, a member with
@@ -64,6 +64,55 @@ ${withCode ? `<label for="reveal-code">${esc(t('code.label'))}</label>
 </section>`;
 }
 
+/**
+ * The keys page's answer to creating a key without a recent sign-in (issue #35): the password (and
+ * code) form in place, carrying the key's scopes, programs and label, so confirming creates the key
+ * in the same step. It posts to `/keys` again.
+ */
+export function keyReauthView(session: { csrf: string }, withCode: boolean, values: { scopes: string[]; programIds: string; label: string }, error?: string | null): string {
+  const kept = [
+    ...values.scopes.map((s) => `<input type="hidden" name="scopes" value="${esc(s)}">`),
+    `<input type="hidden" name="programIds" value="${esc(values.programIds)}">`,
+    `<input type="hidden" name="label" value="${esc(values.label)}">`,
+  ].join('\n');
+  return `<section class="card" aria-labelledby="key-reauth-title">
+<h1 id="key-reauth-title">${esc(t('keyReauth.title'))}</h1>
+<p>${esc(t(withCode ? 'keyReauth.bodyCode' : 'keyReauth.body'))}</p>
+${alertBox(error)}
+<form method="post" action="/keys">
+<input type="hidden" name="csrf" value="${esc(session.csrf)}">
+<input type="hidden" name="reauth" value="1">
+${kept}
+<label for="key-reauth-password">${esc(t('signin.password'))}</label>
+<input type="password" id="key-reauth-password" name="password" autocomplete="current-password" maxlength="800" required autofocus>
+${withCode ? `<label for="key-reauth-code">${esc(t('code.label'))}</label>
+<input type="text" id="key-reauth-code" name="code" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="40" required>` : ''}
+<button type="submit">${esc(t('keyReauth.submit'))}</button>
+</form>
+<p><a href="/keys">${esc(t('keyReauth.cancel'))}</a></p>
+</section>`;
+}
+
+/**
+ * Checks the password (and code) a signed-in owner page took for a re-authentication, counting and
+ * recording a wrong one as RA1 and `/keys/reveal` do. Null when it was right (the session is marked
+ * re-authenticated); otherwise the status and sentence to show at the form.
+ */
+export async function reauthenticateOnPage(deps: Deps, ctx: Koa.Context, session: Session, password: string, code: string): Promise<{ status: number; error: string } | null> {
+  const locked = (ms: number) => ({ status: 429, error: t('code.locked', { minutes: String(Math.max(1, Math.ceil(ms / 60_000))) }) });
+  const wait = await deps.limits.codeLockout(session.userId, ctx.ip);
+  if (wait > 0) return locked(wait);
+  const done = await deps.owners.reauthenticate(session, password, code);
+  if (done.ok) return null;
+  const lockout = await deps.limits.wrongCode(session.userId, ctx.ip);
+  await deps.audit.access('access.reauthenticateFailed', { email: session.email, userId: session.userId }, from(ctx), { field: done.field ?? null });
+  if (lockout > 0) {
+    await deps.audit.access('access.lockout', { email: session.email, userId: session.userId }, from(ctx));
+    return locked(lockout);
+  }
+  return { status: 400, error: t(done.field === 'password' ? 'reveal.wrongPassword' : 'code.wrong') };
+}
+
 /** Where a sign-in waiting for its code is sent by the password step. */
 export function codePath(next: string | null): string {
   return `/signin/code${next ? `?next=${encodeURIComponent(next)}` : ''}`;
@@ -84,17 +133,8 @@ export function secondFactorRoutes(deps: Deps, kit: PageKit): Record<string, Han
       if (!session) return kit.seeOther(ctx, '/signin');
       if (!safeEqual(kit.field(ctx, 'csrf'), session.csrf)) return kit.seeOther(ctx, '/keys');
       const withCode = await owners.twoFactor.enabled(session.userId);
-      const again = (status: number, error: string) => kit.html(ctx, status, t('keys.title'), revealGate(session, true, withCode, error));
-      const wait = await deps.limits.codeLockout(session.userId, ctx.ip);
-      if (wait > 0) return again(429, t('code.locked', { minutes: String(Math.max(1, Math.ceil(wait / 60_000))) }));
-      const done = await owners.reauthenticate(session, kit.field(ctx, 'password'), kit.field(ctx, 'code'));
-      if (!done.ok) {
-        const lockout = await deps.limits.wrongCode(session.userId, ctx.ip);
-        await deps.audit.access('access.reauthenticateFailed', { email: session.email, userId: session.userId }, from(ctx), { field: done.field ?? null });
-        if (lockout > 0) await deps.audit.access('access.lockout', { email: session.email, userId: session.userId }, from(ctx));
-        if (lockout > 0) return again(429, t('code.locked', { minutes: String(Math.max(1, Math.ceil(lockout / 60_000))) }));
-        return again(400, t(done.field === 'password' ? 'reveal.wrongPassword' : 'code.wrong'));
-      }
+      const refused = await reauthenticateOnPage(deps, ctx, session, kit.field(ctx, 'password'), kit.field(ctx, 'code'));
+      if (refused) return kit.html(ctx, refused.status, t('keys.title'), revealGate(session, true, withCode, refused.error));
       kit.seeOther(ctx, '/keys');
     },
 

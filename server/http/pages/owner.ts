@@ -16,7 +16,7 @@ import { createAccountRequest } from '../../../shared/schemas/team.ts';
 import { PENDING_SIGN_IN_TTL_MS, SESSION_TTL_MS, canInvite, type Actor, type Session } from '../../domain/platform/owners.ts';
 import { consoleKey } from '../../domain/platform/console-access.ts';
 import { sessionCookie } from './session-cookie.ts';
-import { codePath, deviceToken, revealGate, secondFactorRoutes } from './owner-second-factor.ts';
+import { codePath, deviceToken, keyReauthView, reauthenticateOnPage, revealGate, secondFactorRoutes } from './owner-second-factor.ts';
 import {
   chrome,
   COPY_SCRIPT,
@@ -215,7 +215,9 @@ export function ownerPages(deps: Deps): Koa.Middleware {
 
     async 'GET /signin'(ctx) {
       const asked = ctx.query.notice;
-      const notice = typeof asked === 'string' && Object.hasOwn(NOTICES, asked) ? t(NOTICES[asked as keyof typeof NOTICES]) : null;
+      let notice = typeof asked === 'string' && Object.hasOwn(NOTICES, asked) ? t(NOTICES[asked as keyof typeof NOTICES]) : null;
+      // A session the team's Owner ended by changing this member's role (TM8) says so (issue #35).
+      if (!notice && (await owners.sessions.endedReason(ctx.cookies.get(SESSION_COOKIE))) === 'PRIVILEGES_CHANGED') notice = t('signin.notice.privileges');
       html(ctx, 200, t('signedOut.action'), signInView('', formToken(ctx), null, notice, undefined, consoleNext(ctx.query.next)));
     },
 
@@ -304,7 +306,14 @@ export function ownerPages(deps: Deps): Koa.Middleware {
       const actor = await requireActor(ctx, true);
       if (!actor) return;
       const values = { scopes: fieldList(ctx, 'scopes'), programIds: field(ctx, 'programIds'), label: field(ctx, 'label') };
-      if (!actor.session.recentlyReauthenticated) return renderKeys(ctx, actor, 403, t('keys.reauth'), values);
+      // No sign-in in the last five minutes (issue #35): ask for the password (and code) in place, keeping the key's fields; the form posts here again.
+      if (!actor.session.recentlyReauthenticated) {
+        const withCode = await owners.twoFactor.enabled(actor.session.userId);
+        const ask = (status: number, error?: string) => html(ctx, status, t('keys.title'), keyReauthView(actor.session, withCode, values, error), chrome(actor.session, actor.member.teamName, ctx.path));
+        if (field(ctx, 'reauth') !== '1') return ask(403);
+        const refused = await reauthenticateOnPage(deps, ctx, actor.session, field(ctx, 'password'), field(ctx, 'code'));
+        if (refused) return ask(refused.status, refused.error);
+      }
       try {
         await owners.team.createKey(actor, values);
         await deps.audit.access('access.keyCreate', { email: actor.session.email, userId: actor.session.userId, teamId: actor.member.teamId }, accessFrom(ctx), { scopes: values.scopes, programIds: values.programIds, label: values.label });

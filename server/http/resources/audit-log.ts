@@ -13,7 +13,7 @@ export const listAuditLog = operation({
   path: '/team/audit-log',
   access: { scopes: ['team:read'] },
   summary:
-    'refloop extension. The team’s audit trail, newest first: one entry per successful write through the REST API or the console (operation id as action), the owner pages’ access events (sign-in, failed sign-in, sign-out, keys made or revoked there), and the changes refloop makes itself (actor type SYSTEM, id the job or webhook source: `system.…` actions of background jobs such as delayed referral credits, commission hold ends and monthly payout runs; `billing.stripe.…` / `billing.paddle.…` of the billing webhooks), each with who (member email, API key prefix or system source), when, IP, user agent, resource and changed fields (secrets and tax data never; payout destinations masked), hash-chained per team. limit 1–100 (default 50), cursor = nextCursor; filters actor, resourceType, resourceId, action, from, to.',
+    'refloop extension. The team’s audit trail, newest first: one entry per successful write through the REST API or the console (operation id as action) and per export of participants, referrals, rewards, commissions, payouts or the trail itself (DX1–DX4, PO3, AU2, with their filters), the owner pages’ access events (sign-in, failed sign-in, sign-out, keys made or revoked there), and the changes refloop makes itself (actor type SYSTEM, id the job or webhook source: `system.…` actions of background jobs such as delayed referral credits, commission hold ends and monthly payout runs; `billing.stripe.…` / `billing.paddle.…` of the billing webhooks), each with who (member email, API key prefix or system source), when, IP, user agent, resource and changed fields (secrets and tax data never; payout destinations masked), hash-chained per team. limit 1–100 (default 50), cursor = nextCursor; filters actor, resourceType, resourceId, action, from, to.',
   query: auditLogQuery,
   response: auditLogPage,
   handler: ({ query, auth, deps }) =>
@@ -45,6 +45,7 @@ export const exportAuditLog = operation({
   response: csvFile,
   contentType: 'text/csv',
   download: () => 'audit-log.csv',
+  audit: { reads: true, mode: 'after', resource: 'audit_log' },
   handler: ({ query, auth, deps }) => {
     const filters = { actor: query.actor, resourceType: query.resourceType, resourceId: query.resourceId, action: query.action, from: auditTime(query.from, 'from'), to: auditTime(query.to, 'to') };
     return csvStream<AuditEntry>({

@@ -36,6 +36,7 @@ function exportOperation<R>(id: string, table: ExportTable, scope: 'participant:
     response: csvFile,
     contentType: 'text/csv',
     download: (program) => `${table}-${program!.id}.csv`,
+    audit: { reads: true, mode: 'after' },
     handler: ({ program, deps }: OperationInput<unknown, unknown>) => csvStream(build(deps.db.knex, program!)),
   });
 }

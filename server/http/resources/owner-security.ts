@@ -10,6 +10,9 @@ import {
   ownerSessionEnded,
   ownerSessionList,
   teamMemberRemoved,
+  teamMemberUpdate,
+  teamMemberUpdated,
+  recoveryCodesRegenerated,
   reauthenticate,
   reauthenticated,
   teamSecurity,
@@ -21,6 +24,7 @@ import {
   twoFactorStatus,
 } from '../../../shared/schemas/owner-security.ts';
 import { sessionsEnded } from '../../../shared/schemas/team-admin.ts';
+import type { AccessEvent } from '../../domain/platform/audit.ts';
 
 // Two-factor sign-in, re-authentication and sessions for the owner console (issue #35 parts 2 and
 // 3), refloop extensions and a person's acts like the rest of team administration: only an owner's
@@ -39,13 +43,13 @@ async function notLockedOut(deps: Deps, userId: string, ip: string): Promise<voi
 }
 
 /** Counts a wrong code or password and throws its refusal: 400 at the field, or 429 when this one started a lockout. */
-async function refuse(deps: Deps, userId: string, ip: string, error: ValidationError, event = 'access.reauthenticateFailed'): Promise<never> {
+async function refuse(deps: Deps, userId: string, ip: string, error: ValidationError, event: AccessEvent = 'access.reauthenticateFailed'): Promise<never> {
   const wait = await deps.limits.wrongCode(userId, ip);
   // Access events (issue #35): recorded once the request's transaction, which this refusal rolls
   // back, has ended (on SQLite it holds the one connection), outside it, and before the refusal is
-  // answered (the REST pipeline waits for it: `answeringAfter` in server/http/rest.ts).
+  // answered (the REST pipeline waits for it: `settleAfter` in server/http/rest.ts).
   const from = { ip: ip || null, userAgent: null };
-  afterTransaction(async () => {
+  await afterTransaction(async () => {
     await deps.audit.access(event, { email: '', userId }, from, { field: error.errors?.[0]?.field ?? null });
     if (wait > 0) await deps.audit.access('access.lockout', { email: '', userId }, from);
   });
@@ -127,6 +131,23 @@ export const disableTwoFactor = operation({
     // Audited as this write (TF4) by the REST pipeline.
     s.owner.newSessionToken = (await deps.owners.sessions.rotate(s.hash)) ?? undefined;
     return { enabled: false as const };
+  },
+});
+
+/** TF5 `POST /owner/two-factor/recovery-codes` (refloop extension). */
+export const regenerateRecoveryCodes = operation({
+  id: 'TF5',
+  name: 'ownerTwoFactor.regenerateRecoveryCodes',
+  method: 'POST',
+  path: '/owner/two-factor/recovery-codes',
+  access: { scopes: ['team:read'] },
+  summary: `refloop extension. Replaces the signed-in person’s recovery codes with ten new single-use ones, answered this once (stored only hashed); every earlier code, used or not, stops working at once. 406 when two-factor sign-in is off.${REAUTH}${PERSON_ONLY}`,
+  body: emptyBody,
+  response: recoveryCodesRegenerated,
+  async handler({ auth, deps }) {
+    const s = consoleSessionOf(auth);
+    // Audited as this write (TF5) by the REST pipeline; the codes are an answer, never recorded.
+    return { recoveryCodes: await deps.owners.twoFactor.regenerateRecoveryCodes(s.userId) };
   },
 });
 
@@ -219,9 +240,25 @@ export const removeTeamMember = operation({
   },
 });
 
-/** TS1 `PATCH /team/security` (refloop extension). */
+/** TM8 `PATCH /team/members/{email}` (refloop extension). */
+export const updateTeamMember = operation({
+  id: 'TM8',
+  name: 'teamMembers.update',
+  method: 'PATCH',
+  path: '/team/members/:email',
+  access: { scopes: ['team:write'] },
+  summary: `refloop extension. Changes another member’s role (ADMIN or MEMBER) and whether a Member may manage API keys (their email as TM1 lists it, URL-encoded). When either changes, every session of that member ends at once, in every browser (the session ids issued under the old privileges stop working; their console is asked to sign in again, 401 PRIVILEGES_CHANGED_ERROR), and an OAuth connection they approved works only while they may still manage keys. The team’s Owner only; 404 when the address is not a member; 406 for an Owner, the Owner’s own role included.${REAUTH}${PERSON_ONLY}`,
+  body: teamMemberUpdate,
+  response: teamMemberUpdated,
+  audit: { before: ({ params, auth, deps }) => deps.owners.team.memberPrivileges(auth!.teamId, params.email ?? '') },
+  async handler({ params, body, auth, deps }) {
+    return deps.owners.team.changeMember(teamActorOf(auth), params.email ?? '', body);
+  },
+});
+
+/** T6 `PATCH /team/security` (refloop extension). */
 export const updateTeamSecurity = operation({
-  id: 'TS1',
+  id: 'T6',
   name: 'teamSecurity.update',
   method: 'PATCH',
   path: '/team/security',

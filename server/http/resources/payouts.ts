@@ -96,6 +96,7 @@ export const exportPayouts = operation({
     'refloop extension. A CSV for PayPal / Wise batch payments: one row per payout (default UPCOMING and QUEUED, or ?status=), with the affiliate, amount in major and minor units, currency and the affiliate’s current payout destination (provider, account, country, status). Cells starting with = + - @ are prefixed with an apostrophe. ?format=paypal or wise writes that provider’s upload file instead, and ?currency= keeps one currency.',
   query: payoutExportQuery,
   response: z.string(),
+  audit: { reads: true, mode: 'after' },
   contentType: 'text/csv',
   handler: async ({ query, program, deps }) => (await deps.payouts.exportBatch(program!, { status: query.status, format: query.format, currency: query.currency })).body,
 });

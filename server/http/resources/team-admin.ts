@@ -128,6 +128,7 @@ export const createTeamApiKey = operation({
   summary: `refloop extension. Creates an API key with the given scopes, optionally limited to some programs, and returns its secret this once. Owners, Admins and Members with "Manage API".${PERSON_ONLY}`,
   body: teamApiKeyCreate,
   response: teamApiKeyCreated,
+  audit: { resource: 'apiKey' },
   async handler({ body, auth, deps }) {
     const k = await deps.owners.team.issueKey(teamActorOf(auth), { scopes: body.scopes, programIds: body.programIds ?? [], label: body.label ?? '' });
     return { apiKey: k.secret, key: { prefix: k.prefix, label: k.label, scopes: k.scopes, programIds: k.programIds, origin: 'DASHBOARD', createdAt: deps.clock.now() } };
@@ -143,6 +144,7 @@ export const revokeTeamApiKey = operation({
   access: { scopes: ['team:read'] },
   summary: `refloop extension. Revokes the team’s active key with this prefix (as listed); it stops working at once. 404 when no active key of the team has it.${PERSON_ONLY}`,
   response: teamApiKeyRevoked,
+  audit: { resource: 'apiKey' },
   async handler({ params, auth, deps }) {
     const prefix = params.prefix ?? '';
     if (!(await deps.owners.team.revokeKey(teamActorOf(auth), prefix))) throw new NotFoundError('No active key of this team starts with that prefix.');

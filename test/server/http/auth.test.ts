@@ -127,4 +127,11 @@ describe('routes table', () => {
     const none = { ...bad, access: undefined } as never;
     expect(() => assertOperationsDeclared([none])).toThrow(/declares no scope/);
   });
+
+  it('fails at start-up when two operations share an id, and the routes table has none that do', () => {
+    const a = operation({ id: 'X1', name: 'x.a', method: 'GET', path: '/x', access: { scopes: ['team:read'] }, summary: '', response: z.object({}), handler: async () => ({}) });
+    expect(() => assertOperationsDeclared([a, { ...a, name: 'x.b', path: '/y' }])).toThrow(/has the id of GET \/x/);
+    expect(() => assertOperationsDeclared(operations)).not.toThrow();
+    expect(new Set(operations.map((op) => op.id)).size).toBe(operations.length);
+  });
 });

@@ -157,11 +157,12 @@ async function member(role: 'ADMIN' | 'MEMBER') {
   const joined = await joinedTeammate(app, email, await mailLink(app, email, '/invite/accept?'));
   const begun = await consoleCall(joined.b, joined.csrf, 'POST', '/owner/two-factor', {});
   app.clock.advance(30_000);
-  expect((await consoleCall(joined.b, joined.csrf, 'POST', '/owner/two-factor/confirm', { code: totpCode(begun.body.secret, app.clock.now()) })).status).toBe(200);
-  return { ...joined, secret: begun.body.secret as string };
+  const confirmed = await consoleCall(joined.b, joined.csrf, 'POST', '/owner/two-factor/confirm', { code: totpCode(begun.body.secret, app.clock.now()) });
+  expect(confirmed.status).toBe(200);
+  return { ...joined, secret: begun.body.secret as string, recoveryCodes: confirmed.body.recoveryCodes as string[] };
 }
 
-describe('PATCH /team/security (TS1)', () => {
+describe('PATCH /team/security (T6)', () => {
   it('requires two-factor sign-in of every member: one without it may only enrol, then everything opens', async () => {
     const email = newEmail('plain');
     expect((await consoleCall(owner.b, csrf, 'POST', '/team/invitations', { email, role: 'ADMIN' })).status).toBe(200);
@@ -206,6 +207,58 @@ describe('POST /owner/reauthenticate (RA1) before sensitive actions', () => {
   });
 });
 
+describe('POST /owner/two-factor/recovery-codes (TF5)', () => {
+  it('replaces the recovery codes after a re-authentication: shown once, the old ones refused at sign-in at once, a new one works once', async () => {
+    // A member of their own: the Owner's wrong codes above count toward the five that lock a member out.
+    const mate = await member('MEMBER');
+    const mateCode = () => {
+      app.clock.advance(30_000);
+      return totpCode(mate.secret, app.clock.now());
+    };
+    const old = mate.recoveryCodes;
+    expect(old).toHaveLength(10);
+    app.clock.advance(6 * 60_000);
+    const refused = await consoleCall(mate.b, mate.csrf, 'POST', '/owner/two-factor/recovery-codes', {});
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('REAUTHENTICATION_REQUIRED_ERROR');
+    expect((await app.request('POST', '/v2/owner/two-factor/recovery-codes', { key: owner.key, body: {} })).status).toBe(403);
+    expect((await consoleCall(mate.b, mate.csrf, 'POST', '/owner/reauthenticate', { password: PASSWORD, code: mateCode() })).status).toBe(200);
+    expect((await consoleCall(mate.b, mate.csrf, 'POST', '/owner/two-factor/recovery-codes', { extra: true })).status).toBe(400);
+    const before = Number((await app.deps.db.knex('audit_log').where({ team_id: owner.teamId }).max({ n: 'seq' }).first())!.n);
+    const done = await consoleCall(mate.b, mate.csrf, 'POST', '/owner/two-factor/recovery-codes', {});
+    expect(done.status).toBe(200);
+    const fresh: string[] = done.body.recoveryCodes;
+    expect(fresh).toHaveLength(10);
+    expect(new Set(fresh).size).toBe(10);
+    for (const c of fresh) expect(c).toMatch(/^[A-Za-z0-9_-]{5}-[A-Za-z0-9_-]{5}$/);
+    expect(fresh.some((c) => old.includes(c))).toBe(false);
+    expect((await consoleCall(mate.b, mate.csrf, 'GET', '/owner/two-factor')).body.recoveryCodesLeft).toBe(10);
+    // One audit entry (TF5, the member), never the codes themselves.
+    const rows = await app.deps.db.knex('audit_log').where({ team_id: owner.teamId }).where('seq', '>', before).orderBy('seq');
+    expect(rows.map((r) => r.action)).toEqual(['TF5']);
+    expect(rows[0]).toMatchObject({ actor_type: 'MEMBER', actor_label: mate.email });
+    for (const c of [...fresh, ...old]) expect(JSON.stringify(rows)).not.toContain(c);
+    // An old, unused code is refused at sign-in; a new one signs in once.
+    const stale = await signInWithCode(mate.email, old[0]!);
+    expect(stale.done.status).toBe(400);
+    expect(stale.done.text).toContain('That code is not right');
+    const first = await signInWithCode(mate.email, fresh[3]!);
+    expect(first.done.status).toBe(303);
+    expect((await first.b.json('GET', '/console/api/session')).status).toBe(200);
+    expect((await signInWithCode(mate.email, fresh[3]!)).done.status).toBe(400);
+    expect((await consoleCall(first.b, await consoleCsrf(first.b), 'GET', '/owner/two-factor')).body.recoveryCodesLeft).toBe(9);
+  });
+
+  it('answers 406 to a member with two-factor sign-in off', async () => {
+    const email = newEmail('norc');
+    expect((await consoleCall(owner.b, csrf, 'POST', '/team/invitations', { email, role: 'MEMBER' })).status).toBe(200);
+    const plain = await joinedTeammate(app, email, await mailLink(app, email, '/invite/accept?'));
+    const res = await consoleCall(plain.b, plain.csrf, 'POST', '/owner/two-factor/recovery-codes', {});
+    expect(res.status).toBe(406);
+    expect(res.body).toMatchObject({ code: 'INVALID_STATE_ERROR', message: expect.stringContaining('Two-factor sign-in is off') });
+  });
+});
+
 describe('GET /keys and POST /keys/reveal: revealing a waiting key', () => {
   it('shows the first sign-in’s key only to a session re-authenticated in the last five minutes', async () => {
     const acct = await verifiedAccount(app);
@@ -224,6 +277,36 @@ describe('GET /keys and POST /keys/reveal: revealing a waiting key', () => {
     const shown = shownKeys((await b.get('/keys')).text);
     expect(shown).toHaveLength(1);
     expect((await app.request('GET', '/v2/team', { key: shown[0] })).status).toBe(200);
+  });
+});
+
+describe('POST /keys on the owner pages without a recent sign-in', () => {
+  it('asks for the password and code in place, keeping the key’s fields, and creates the key once they are right', async () => {
+    const mate = await member('ADMIN');
+    const mateCode = () => {
+      app.clock.advance(30_000);
+      return totpCode(mate.secret, app.clock.now());
+    };
+    app.clock.advance(6 * 60_000);
+    const keyCsrf = await mate.b.csrf('/keys');
+    const fields = { csrf: keyCsrf, scopes: ['team:read', 'program:read'], programIds: '', label: 'Nightly export' };
+    const asked = await mate.b.post('/keys', fields);
+    expect(asked.status).toBe(403);
+    expect(asked.text).toContain('Confirm it is you to create the key');
+    expect(asked.text).toContain('name="scopes" value="program:read"');
+    expect(asked.text).toContain('name="label" value="Nightly export"');
+    expect(asked.text).toContain('id="key-reauth-code"');
+    const count = async () => (await app.deps.db.knex('api_keys').where({ label: 'Nightly export' }).count({ n: '*' }).first())!.n;
+    const wrong = await mate.b.post('/keys', { ...fields, reauth: '1', password: 'not my password', code: mateCode() });
+    expect(wrong.status).toBe(400);
+    expect(wrong.text).toContain('That password is not right.');
+    expect(Number(await count())).toBe(0);
+    const done = await mate.b.post('/keys', { ...fields, reauth: '1', password: PASSWORD, code: mateCode() });
+    expect(done.status).toBe(303);
+    expect(done.location).toBe('/keys');
+    const [secretKey] = shownKeys((await mate.b.get('/keys')).text);
+    expect((await app.request('GET', '/v2/campaigns', { key: secretKey })).status).toBe(200);
+    expect(Number(await count())).toBe(1);
   });
 });
 

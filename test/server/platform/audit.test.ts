@@ -271,6 +271,35 @@ describe('GET /v2/team/audit-log', () => {
   });
 });
 
+describe('audited exports', () => {
+  it('record who took a copy of participants, referrals, rewards, commissions, payouts or the trail, with the filters, and a refused export records nothing', async () => {
+    const t = await team();
+    const exports: Array<[string, string]> = [
+      ['DX1', `/v2/campaign/${t.referral}/export/participants.csv`],
+      ['DX2', `/v2/campaign/${t.referral}/export/referrals.csv`],
+      ['DX3', `/v2/campaign/${t.referral}/export/rewards.csv`],
+      ['DX4', `/v2/campaign/${t.affiliate}/export/commissions.csv`],
+      ['PO3', `/v2/campaign/${t.affiliate}/payouts/export.csv?format=paypal`],
+      ['AU2', '/v2/team/audit-log/export.csv?action=P3'],
+    ];
+    const prefix = t.key.slice(0, 11);
+    for (const [id, path] of exports) {
+      const before = await count(t.teamId);
+      const res = await app.request('GET', path, { key: t.key });
+      expect(res.status, `${id} ${res.text.slice(0, 200)}`).toBe(200);
+      const entries = await app.deps.db.knex('audit_log').where({ team_id: t.teamId }).where('seq', '>', 0).orderBy('seq', 'desc').limit((await count(t.teamId)) - before);
+      expect(entries.map((e: { action: string }) => e.action), id).toEqual([id]);
+      expect(entries[0].actor_label).toBe(prefix);
+    }
+    const payouts = await app.deps.db.knex('audit_log').where({ team_id: t.teamId, action: 'PO3' }).first();
+    expect(JSON.parse(payouts.changes).fields.format).toEqual({ after: 'paypal' });
+    // A referral program has no commissions: refused (422), and not recorded.
+    const before = await count(t.teamId);
+    expect((await app.request('GET', `/v2/campaign/${t.referral}/export/commissions.csv`, { key: t.key })).status).toBe(422);
+    expect(await count(t.teamId)).toBe(before);
+  });
+});
+
 describe('owner page access events', () => {
   it('records a sign-in, a failed sign-in by email (never the password), an invitation and a sign-out', async () => {
     const owner = await signedInOwner(app);

@@ -195,7 +195,7 @@ describe('issue #35: SYSTEM entries of the background jobs', () => {
     app.clock.advance(7 * DAY + 1);
     await app.deps.jobs.runDue(100);
     expect(await app.deps.db.knex('teams').where({ id: doomed.teamId }).first()).toBeUndefined();
-    expect(await systemEntries(app, doomed.teamId)).toMatchObject([{ actor_id: 'account.purge_unverified', action: 'system.account.purge_unverified', resource_type: 'teams', resource_id: doomed.teamId }]);
+    expect(await systemEntries(app, doomed.teamId)).toMatchObject([{ actor_id: 'account.purge_unverified', action: 'system.account.purge_unverified', resource_type: 'team', resource_id: doomed.teamId }]);
     await expectChainIntact(app, doomed.teamId);
   });
 

@@ -11,6 +11,7 @@ export const enAccount = {
   'signin.notice.password': 'Your password is set. Sign in with it now.',
   'signin.notice.joined': 'You joined the team. Sign in to continue.',
   'signin.notice.signedout': 'You are signed out.',
+  'signin.notice.privileges': 'Your role or API access in a team changed, so you were signed out everywhere. Sign in again to continue with your new access.',
   'signup.title': 'Create an account',
   'signup.intro': 'Start a 14-day trial. Use your work email address: free-mail and disposable addresses are not accepted.',
   'signup.email': 'Work email address',

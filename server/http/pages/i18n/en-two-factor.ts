@@ -16,5 +16,9 @@ export const enTwoFactor = {
   'reveal.wrongPassword': 'That password is not right.',
   'reveal.elsewhere': 'Your new API key is waiting on the API keys page; it is shown once you confirm it is you.',
   'reveal.link': 'Go to API keys',
-  'keys.reauth': 'Creating a key needs a recent sign-in: sign out and sign in again, then create it within five minutes.',
+  'keyReauth.title': 'Confirm it is you to create the key',
+  'keyReauth.body': 'Creating an API key shows its secret, so it needs your password again. The key is created as soon as you confirm.',
+  'keyReauth.bodyCode': 'Creating an API key shows its secret, so it needs your password and a code from your authenticator app (or a recovery code) again. The key is created as soon as you confirm.',
+  'keyReauth.submit': 'Confirm and create the key',
+  'keyReauth.cancel': 'Back to API keys without creating it',
 } as const;
