@@ -162,7 +162,8 @@ async function runKind(kind: Kind): Promise<{ on: ModeTotal; off: ModeTotal; che
       const stored = kind === 'trigger'
         ? Number((await db.knex('participants').where({ program_id: programId, referral_status: 'CREDIT_AWARDED' }).count({ n: '*' }).first())?.n ?? 0)
         : Number((await db.knex('affiliate_transactions').where({ program_id: programId }).count({ n: '*' }).first())?.n ?? 0);
-      const check = `${entries.toLocaleString('en')} entries stored for ${expected.toLocaleString('en')} operations answered with the trail on (warm-up included) and ${stored.toLocaleString('en')} stored in all${entries === expected ? '' : ' — MISMATCH'}`;
+      const ranOut = totals.on.blocks + totals.off.blocks < blocks ? `; ran out of prepared referrals after ${totals.on.blocks + totals.off.blocks} of ${blocks} blocks (raise BENCH_TRIGGERS)` : '';
+      const check = `${entries.toLocaleString('en')} entries stored for ${expected.toLocaleString('en')} operations answered with the trail on (warm-up included) and ${stored.toLocaleString('en')} stored in all${entries === expected ? '' : ' — MISMATCH'}${ranOut}`;
       return { ...totals, check };
     } finally {
       await db.close();
