@@ -15,6 +15,7 @@ import { importRow } from './import-rows.ts';
 import { floorRatios, triggerFloorRows } from './trigger-floor.ts';
 import { readRows } from './read-rows.ts';
 import { pgFloorRows } from './pg-floor.ts';
+import { auditRows } from './audit-rows.ts';
 
 // `npm run bench`: throughput, latency and server CPU per request of the real server (a child
 // process running `refloop serve`) against a bare Koa app, with the load generated here over
@@ -54,6 +55,10 @@ import { pgFloorRows } from './pg-floor.ts';
 //                       or `hosts` (b, mh1–mh3: referred sign-ups, triggers and a mix with visits on one `refloop serve` host, then on two hosts
 //                       sharing one PostgreSQL and one Redis behind the loopback proxy, issue #34; needs BENCH_DATABASE_URL
 //                       and redis-server; see hosts-rows.ts)
+//                       or `audit` (au1, au2: a trigger and an affiliate sale over HTTP with the audit trail, and with
+//                       `deps.audit.append` a no-op in the bench's own server process, bench/audit-server.ts; runs
+//                       on, off, off, on on fresh databases, prints both and their ratio; SQLite, or PostgreSQL with
+//                       BENCH_DATABASE_URL, whose database CPU is measured too; BENCH_TRIGGERS referrals seeded; see audit-rows.ts)
 //   BENCH_CLUSTER_WORKERS  the worker counts of BENCH_ONLY=cluster (default 1,2,4)
 //   BENCH_MOBILE_ONLY=1 / BENCH_AFFILIATE_ONLY=1  the same as BENCH_ONLY=mobile / affiliate
 //   BENCH_CPU_PROF      a directory: each server process writes a V8 CPU profile (.cpuprofile) there when it stops
@@ -97,6 +102,12 @@ async function main(): Promise<void> {
     const floor = await pgFloorRows();
     printTable(floor.rows, floor.bare.reqPerSec);
     console.log(`\nreal ÷ floor (ratios within this run):\n${floor.lines.join('\n')}`);
+    return;
+  }
+  if (ONLY === 'audit') {
+    const audit = await auditRows();
+    printTable(audit.rows, NaN);
+    console.log(`\nthe audit trail's cost (ratios within this run; issue #35's bound is 1.10):\n${audit.lines.join('\n')}`);
     return;
   }
   if (ONLY === 'cache') {

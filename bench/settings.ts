@@ -24,7 +24,7 @@ export const PARTICIPANTS = process.env.BENCH_PARTICIPANTS === '0' ? 0 : Math.fl
 export const IN_PROCESS_CALLS = 1000;
 export const TRIGGERS = process.env.BENCH_TRIGGERS === '0' ? 0 : Math.floor(positive(process.env.BENCH_TRIGGERS, 30_000));
 export const ONLY = process.env.BENCH_ONLY ?? (process.env.BENCH_MOBILE_ONLY === '1' ? 'mobile' : process.env.BENCH_AFFILIATE_ONLY === '1' ? 'affiliate' : '');
-if (!['', 'mobile', 'affiliate', 'trigger', 'cli', 'console', 'export', 'list', 'durability', 'reads', 'widget', 'cluster', 'import', 'cache', 'hosts', 'pg-floor'].includes(ONLY)) throw new Error(`BENCH_ONLY must be mobile, affiliate, trigger, cli, console, export, list, durability, reads, widget, cluster, import, cache, hosts or pg-floor, not ${JSON.stringify(ONLY)}`);
+if (!['', 'mobile', 'affiliate', 'trigger', 'cli', 'console', 'export', 'list', 'durability', 'reads', 'widget', 'cluster', 'import', 'cache', 'hosts', 'pg-floor', 'audit'].includes(ONLY)) throw new Error(`BENCH_ONLY must be mobile, affiliate, trigger, cli, console, export, list, durability, reads, widget, cluster, import, cache, hosts, pg-floor or audit, not ${JSON.stringify(ONLY)}`);
 export const MOBILE_ONLY = ONLY === 'mobile';
 export const AFFILIATE_ONLY = ONLY === 'affiliate';
 export const TRIGGER_ONLY = ONLY === 'trigger';

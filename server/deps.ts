@@ -86,7 +86,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // Caches of keys and programs, invalidated in every process through Redis (only used with REDIS_URL).
   const invalidation = new InvalidationBus(redis, log);
   const keys = new Keys(db, clock, invalidation);
-  const accounts = new Accounts(db, clock, config, mailer, jobs, keys);
+  const audit = new AuditLog(db, clock);
+  const accounts = new Accounts(db, clock, config, mailer, jobs, keys, audit);
   const teams = new Teams(db, clock, mailer, accounts, keys);
   const programs = new Programs(db, clock, config, invalidation);
   const programConfig = new ProgramConfig(db, clock, config, sealer);
@@ -95,19 +96,18 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   registerTranslationHooks(programs);
   const rewardConfigs = new RewardConfigs(db, clock, programs.configRows);
   registerRewardConfigHooks(programs, rewardConfigs);
-  const audit = new AuditLog(db, clock);
   const maintenance = new Maintenance(db, clock, jobs, audit, config.auditRetentionDays);
   const owners = new Owners(db, clock, config, mailer, accounts, keys, sealer);
   // Built after the other services so CAMPAIGN_ENDED runs after their `ended` hooks and sees the final program.
-  const webhooks = new Webhooks(db, clock, config, log, jobs, sealer, programs, invalidation);
+  const webhooks = new Webhooks(db, clock, config, log, jobs, sealer, programs, invalidation, audit);
   const limits = new Limits(config, db, redis);
   const storage = new LocalDiskStorage(path.join(config.dataDir, 'uploads'));
   const resources = new Resources(db, clock, config, log, jobs, storage, programs, secret);
   const participants = new Participants(db, clock, config, log, webhooks);
   const activity = new Activity(db, clock);
   registerParticipantActivity(participants, activity);
-  const rewards = new Rewards(db, clock, jobs, programs, participants, activity, webhooks);
-  const referralTriggers = new ReferralTriggers(db, clock, log, jobs, participants, activity);
+  const rewards = new Rewards(db, clock, jobs, programs, participants, activity, webhooks, audit);
+  const referralTriggers = new ReferralTriggers(db, clock, log, jobs, participants, activity, audit);
   const fraud = new Fraud(db, clock, log, participants, activity, webhooks, programs);
   registerFraudHooks(participants, fraud);
   const analytics = new Analytics(db, clock, participants);
@@ -149,12 +149,12 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const taxInfo = new TaxInfo(db, clock, config, programEmails, secret);
   const payoutDestinations = new PayoutDestinations(db, clock, config, participants, programEmails, activity);
   const exchangeRates = new ExchangeRates(config.exchangeRates);
-  const commissions = new Commissions(db, clock, participants);
+  const commissions = new Commissions(db, clock, participants, audit);
   const transactions = new Transactions(db, clock, programs, participants, rewardConfigs, webhooks, exchangeRates, programEmails, jobs);
   const billing = new BillingConnections(db, clock, config, sealer);
   const billingCodes = new BillingCodes(db, clock, participants);
-  const stripeInbound = new StripeInbound(db, clock, log, billing, participants, transactions, referralTriggers, config.stripeApiUrl);
-  const payouts = new Payouts(db, clock, programs, participants, commissions, webhooks, () => payoutDestinations, programEmails, jobs, undefined, participantCodes);
+  const stripeInbound = new StripeInbound(db, clock, log, billing, participants, transactions, referralTriggers, audit, config.stripeApiUrl);
+  const payouts = new Payouts(db, clock, programs, participants, commissions, webhooks, () => payoutDestinations, programEmails, jobs, audit, undefined, participantCodes);
   const consoleImports = new ConsoleImports({ db, clock, config, log, jobs, sealer, imports: new ProgramImports({ db, clock, programConfig, rewardConfigs, sealer }) });
   consoleImports.register();
   // The preview pages it photographs need every service, so it reaches them through the finished object.
@@ -215,7 +215,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     billing,
     stripeInbound,
     billingCodes,
-    unmatchedRefunds: new UnmatchedRefunds(db, clock, jobs),
+    unmatchedRefunds: new UnmatchedRefunds(db, clock, jobs, audit),
     consoleImports,
     async close() {
       // Visits in flight and impression counts waiting in memory are written before the database closes.

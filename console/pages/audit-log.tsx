@@ -19,7 +19,7 @@ interface Entry {
   userAgent: string | null;
   action: string;
   resource: { type: string | null; id: string | null };
-  changes: { ids?: Record<string, string>; fields?: Record<string, { before?: unknown; after?: unknown }> | string[] } | null;
+  changes: { ids?: Record<string, string>; fields?: Record<string, { before?: unknown; after?: unknown }> | string[]; event?: { id: string; type: string } } | null;
   hash: string;
 }
 interface AuditPage {
@@ -61,17 +61,22 @@ const show = (v: unknown): string => (v === undefined ? '' : typeof v === 'strin
 
 function Changes({ e }: { e: Entry }) {
   const fields = e.changes?.fields;
-  if (!fields || (Array.isArray(fields) ? fields.length === 0 : Object.keys(fields).length === 0)) return <span class="hint">{t('audit.noChanges')}</span>;
+  // A billing webhook's entry names the provider's event it applied.
+  const event = e.changes?.event ? <span class="hint">{t('audit.event', { id: e.changes.event.id, type: e.changes.event.type })}</span> : null;
+  if (!fields || (Array.isArray(fields) ? fields.length === 0 : Object.keys(fields).length === 0)) return event ?? <span class="hint">{t('audit.noChanges')}</span>;
   if (Array.isArray(fields)) return <span>{fields.join(', ')}</span>;
   return (
-    <ul class="audit-changes">
-      {Object.entries(fields).map(([name, c]) => (
-        <li key={name}>
-          <code>{name}</code>: {'before' in c ? <>{show(c.before)} → </> : null}
-          {show(c.after)}
-        </li>
-      ))}
-    </ul>
+    <>
+      {event}
+      <ul class="audit-changes">
+        {Object.entries(fields).map(([name, c]) => (
+          <li key={name}>
+            <code>{name}</code>: {'before' in c ? <>{show(c.before)} → </> : null}
+            {show(c.after)}
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 

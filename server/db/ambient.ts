@@ -17,6 +17,8 @@ export interface Ambient {
   readonly conn: unknown;
   /** False once the transaction has settled: work that outlived it goes back to the pool. */
   open: boolean;
+  /** What `afterTransaction` queued, for whoever opened the transaction to wait for (`settleAfter`). */
+  readonly after: Array<Promise<unknown>>;
 }
 
 const scope = new AsyncLocalStorage<Ambient>();
@@ -42,10 +44,14 @@ export function ambient(): Ambient | undefined {
   return a?.open ? a : undefined;
 }
 
-/** Runs `fn` with `trx` as the request transaction of everything it starts. */
-export async function withinTransaction<T>(trx: Knex.Transaction, fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` with `trx` as the request transaction of everything it starts. `after` collects the work
+ * `fn` left for after the transaction (`afterTransaction`); pass it to `settleAfter` once the
+ * transaction has ended.
+ */
+export async function withinTransaction<T>(trx: Knex.Transaction, fn: () => Promise<T>, after: Array<Promise<unknown>> = []): Promise<T> {
   const conn = await (trx.client as unknown as { acquireConnection(): Promise<object> }).acquireConnection();
-  const a: Ambient = { trx, conn, open: true };
+  const a: Ambient = { trx, conn, open: true, after };
   held.add(conn);
   open++;
   try {
@@ -84,4 +90,24 @@ export function routeIntoAmbient(knex: Knex): void {
     return transaction(fn, config);
   };
   Object.defineProperty(knex, 'transaction', { value: routed, configurable: true, writable: true });
+}
+
+/**
+ * Runs `fn` once the request transaction has ended, committed or rolled back, outside it, on a
+ * connection of its own: for records that must outlive a refusal (the access events of a wrong
+ * password). The transaction's opener waits for it before answering (`settleAfter`). Without a
+ * request transaction it runs now, and the returned promise settles when it is done. A failure is
+ * dropped.
+ */
+export function afterTransaction(fn: () => Promise<void>): Promise<void> {
+  const a = ambient();
+  const run = () => detached(fn).catch(() => undefined);
+  if (!a) return run();
+  a.after.push(a.trx.executionPromise.then(run, run));
+  return Promise.resolve();
+}
+
+/** Waits for the work a request transaction left for after it (`withinTransaction`'s `after`), including work that work queued. */
+export async function settleAfter(after: Array<Promise<unknown>>): Promise<void> {
+  while (after.length) await Promise.allSettled(after.splice(0));
 }

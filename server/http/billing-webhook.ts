@@ -41,7 +41,7 @@ export function stripeWebhookEndpoint(deps: Deps): Koa.Middleware {
     await deps.limits.guardIp(ctx.ip, (headers) => ctx.set(headers), async () => {
       const raw = await rawBody(ctx);
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = await deps.stripeInbound.receive(m[1]!, raw, ctx.get('stripe-signature') || undefined);
+      ctx.body = await deps.stripeInbound.receive(m[1]!, raw, ctx.get('stripe-signature') || undefined, { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null });
     });
   };
 }

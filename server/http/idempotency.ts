@@ -14,7 +14,7 @@
 // is taken over after `STALE_CLAIM_MS`.
 import type { Knex } from 'knex';
 import type { Deps } from './deps.ts';
-import { withinTransaction } from '../db/ambient.ts';
+import { settleAfter, withinTransaction } from '../db/ambient.ts';
 import { runSql, trxRows } from '../db/rows.ts';
 import { IDEMPOTENCY_TTL_MS } from '../domain/platform/maintenance.ts';
 import { ConflictError, ValidationError } from '../errors.ts';
@@ -99,13 +99,20 @@ export async function runKeyed<R>(deps: Deps, keyId: string, idemKey: string, fp
       }
     } else {
       let claimed = false;
-      const result = await deps.db.knex.transaction(async (trx) => {
-        claimed = await claim(deps, trx, keyId, key, fp);
-        if (!claimed) return undefined as R;
-        const r = await withinTransaction(trx, run);
-        await record(deps, trx, keyId, key, r);
-        return r;
-      });
+      const after: Array<Promise<unknown>> = [];
+      let result: R;
+      try {
+        result = await deps.db.knex.transaction(async (trx) => {
+          claimed = await claim(deps, trx, keyId, key, fp);
+          if (!claimed) return undefined as R;
+          const r = await withinTransaction(trx, run, after);
+          await record(deps, trx, keyId, key, r);
+          return r;
+        });
+      } finally {
+        // What the handler left for after the transaction (a refusal's access events) is stored before the answer.
+        await settleAfter(after);
+      }
       if (claimed) {
         // Work the handler queued (webhooks, emails) became visible only now.
         deps.jobs.kick();

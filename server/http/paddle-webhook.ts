@@ -13,14 +13,14 @@ const PATH = /^\/integrations\/paddle\/([A-Za-z0-9]{1,32})\/webhook\/?$/;
  * applying failed unexpectedly (Paddle retries).
  */
 export function paddleWebhookEndpoint(deps: Deps): Koa.Middleware {
-  const inbound = new PaddleInbound(deps.db, deps.clock, deps.billing, deps.participants, deps.transactions, deps.referralTriggers, deps.config.paddleApiUrl);
+  const inbound = new PaddleInbound(deps.db, deps.clock, deps.billing, deps.participants, deps.transactions, deps.referralTriggers, deps.audit, deps.config.paddleApiUrl);
   return async (ctx, next) => {
     const m = PATH.exec(ctx.path);
     if (!m || ctx.method !== 'POST') return next();
     await deps.limits.guardIp(ctx.ip, (headers) => ctx.set(headers), async () => {
       const raw = await rawBody(ctx, 'A Paddle notification');
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = await inbound.receive(m[1]!, raw, ctx.get('paddle-signature') || undefined);
+      ctx.body = await inbound.receive(m[1]!, raw, ctx.get('paddle-signature') || undefined, { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null });
     });
   };
 }

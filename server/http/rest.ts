@@ -24,7 +24,7 @@ import { ERROR_CODES, type FieldError } from '../../shared/errors.ts';
 import type { KeyRecord } from '../domain/platform/keys.ts';
 import { JSON_MEDIA_TYPES, parseJsonBody } from './json-body.ts';
 import { fieldErrors } from '../../shared/field-errors.ts';
-import { ambient, withinTransaction } from '../db/ambient.ts';
+import { ambient, settleAfter, withinTransaction } from '../db/ambient.ts';
 import { changesOf, type AuditActor, type AuditWrite } from '../domain/platform/audit.ts';
 import type { Knex } from 'knex';
 
@@ -242,7 +242,14 @@ export function auditedRun(op: Operation, input: Parameters<Operation['handler']
  */
 export async function runWrite(deps: Deps, op: Operation, run: () => Promise<unknown>): Promise<unknown> {
   if (op.outbound || op.audit?.mode) return run();
-  const result = await deps.db.knex.transaction((trx) => withinTransaction(trx, run));
+  const after: Array<Promise<unknown>> = [];
+  let result: unknown;
+  try {
+    result = await deps.db.knex.transaction((trx) => withinTransaction(trx, run, after));
+  } finally {
+    // What the handler left for after the transaction (a refusal's access events) is stored before the answer.
+    await settleAfter(after);
+  }
   // Work the handler queued (webhooks, emails) became visible only now.
   deps.jobs.kick();
   return result;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../server/http/routes.ts';
-import { ACCESS_EVENTS } from '../../server/domain/platform/audit.ts';
+import { ACCESS_EVENTS, SYSTEM_ACTIONS } from '../../server/domain/platform/audit.ts';
 import { en } from '../../console/i18n/index.ts';
 import { AUDIT_ACTION_GROUPS, actionLabel, agentLabel, resourceLabel } from '../../console/audit-actions.ts';
 
@@ -12,7 +12,7 @@ const grouped = Object.values(AUDIT_ACTION_GROUPS).flat() as string[];
 
 describe('the audit log page’s vocabulary', () => {
   it('has a label and a filter group for every audited operation and access event, and names no action that does not exist', () => {
-    const actions = [...audited.map((op) => op.id), ...ACCESS_EVENTS, 'audit.prune'];
+    const actions = [...audited.map((op) => op.id), ...ACCESS_EVENTS, 'audit.prune', ...SYSTEM_ACTIONS];
     const unlabelled = actions.filter((a) => !(`audit.op.${a}` in en));
     expect(unlabelled).toEqual([]);
     expect(actions.filter((a) => !grouped.includes(a))).toEqual([]);
@@ -26,6 +26,8 @@ describe('the audit log page’s vocabulary', () => {
     const types = new Set(audited.map((op) => op.audit?.resource ?? op.name.split('.')[0]!));
     types.add('owner');
     types.add('audit_log');
+    // The resource types of SYSTEM entries (jobs and billing webhooks) beyond the operations' own.
+    for (const type of ['participants', 'rewards', 'commissions', 'payouts', 'webhooks', 'billingEvents', 'team', 'transactions', 'subscriptions']) types.add(type);
     expect([...types].filter((type) => !(`audit.res.${type}` in en))).toEqual([]);
   });
 

@@ -5,6 +5,7 @@ import type { Clock } from '../../clock.ts';
 import type { Program } from '../programs/programs.ts';
 import type { Participants } from '../participants/service.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../../errors.ts';
+import { SYSTEM, type AuditLog } from '../platform/audit.ts';
 import { readRows } from '../participants/leaderboard.ts';
 import { newId } from '../../crypto.ts';
 import type { Commission, CommissionCounts, CommissionList, CommissionListQuery } from '../../../shared/schemas/commission.ts';
@@ -142,15 +143,42 @@ export class Commissions {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly participants: Participants,
+    private readonly audit: AuditLog,
   ) {}
 
-  /** Approves every commission of the program whose hold has ended and that needs no manual approval. */
+  /**
+   * Approves every commission of the program whose hold has ended and that needs no manual approval,
+   * each with its SYSTEM audit entry in the same transaction (`q`'s, or one of its own when `q` is
+   * none: a read found them due).
+   */
   async settle(q: Knex | Knex.Transaction, programId: string): Promise<number> {
     const now = this.clock.now();
-    const due = () => q('commissions').where({ program_id: programId, status: 'PENDING' }).whereNotNull('auto_approve_at').where('auto_approve_at', '<=', now);
+    const due = (k: Knex | Knex.Transaction) => k('commissions').where({ program_id: programId, status: 'PENDING' }).whereNotNull('auto_approve_at').where('auto_approve_at', '<=', now);
     // Read first: an UPDATE takes SQLite's write lock even when it matches nothing, and most reads find nothing due.
-    if (!(await due().first('id'))) return 0;
-    return Number(await due().update({ status: 'APPROVED', approved_at: q.ref('auto_approve_at') as never, updated_at: now }));
+    if (!(await due(q).first('id'))) return 0;
+    const approve = async (trx: Knex.Transaction): Promise<number> => {
+      // RETURNING: exactly the rows this statement moved (a concurrent settle's are not repeated).
+      const moved: Array<{ id: string; referrer_id: string; auto_approve_at: number | string; amount: number | string; currency_iso: string }> = await due(trx)
+        .update({ status: 'APPROVED', approved_at: trx.ref('auto_approve_at') as never, updated_at: now })
+        .returning(['id', 'referrer_id', 'auto_approve_at', 'amount', 'currency_iso']);
+      if (!moved.length) return 0;
+      const program = await trx('programs').where({ id: programId }).first('team_id');
+      for (const c of moved) {
+        await this.audit.system(trx, {
+          teamId: program.team_id,
+          source: SYSTEM.commissionHold,
+          action: 'system.commission.auto_approve',
+          resourceType: 'commissions',
+          resourceId: c.id,
+          changes: {
+            ids: { id: programId, participantId: c.referrer_id },
+            fields: { status: { before: 'PENDING', after: 'APPROVED' }, approvedAt: { after: Number(c.auto_approve_at) }, amount: { after: Number(c.amount) }, currencyISO: { after: c.currency_iso } },
+          },
+        });
+      }
+      return moved.length;
+    };
+    return (q as Knex.Transaction).isTransaction ? approve(q as Knex.Transaction) : this.db.knex.transaction(approve);
   }
 
   /** AF10 (no participant) and AF11: newest first, `nextId` = the last id of the previous page, optional status filter. */

@@ -19,6 +19,7 @@ import { Activity } from '../platform/activity.ts';
 import { payoutMoney } from './payout-money.ts';
 import type { ProgramEmails } from '../messaging/program-emails.ts';
 import type { Jobs } from '../platform/jobs.ts';
+import { SYSTEM, type AuditLog } from '../platform/audit.ts';
 import { toProgram } from '../programs/programs.ts';
 import type { Payout, PayoutCounts, PayoutList, PayoutListQuery, PayoutRunResponse } from '../../../shared/schemas/payout.ts';
 import { TRANSITIONS, toPayout, type PayoutRow } from './payout-model.ts';
@@ -69,6 +70,7 @@ export class Payouts {
     private readonly destinations: () => DestinationSource | null,
     private readonly emails: Pick<ProgramEmails, 'sendProgramEmail'>,
     jobs: Pick<Jobs, 'register'>,
+    private readonly audit: AuditLog,
     /** The payout provider adapters; `manual` is built in. */
     readonly providers: PayoutProviders = new PayoutProviders(),
     /** Affiliates' coupon and promotion codes for the generic CSV (billing's reader; none: the column stays empty). */
@@ -82,7 +84,7 @@ export class Payouts {
   async scheduledRun(programId: string): Promise<void> {
     const row = await this.db.knex('programs').where({ id: programId }).first();
     if (!row || row.status === 'DELETED' || row.type !== 'AFFILIATE') return;
-    await this.run(toProgram(row));
+    await this.run(toProgram(row), { scheduled: true });
   }
 
   /** AF14 (no participant) and AF15: newest first, cursor and status filter. */
@@ -124,8 +126,12 @@ export class Payouts {
     return row ? { provider: row.provider, account: row.account, status: row.status, country: row.country ?? null } : null;
   }
 
-  /** The payout run: one UPCOMING payout per affiliate and currency at or above the threshold. */
-  async run(program: Program): Promise<PayoutRunResponse> {
+  /**
+   * The payout run: one UPCOMING payout per affiliate and currency at or above the threshold.
+   * `scheduled`: the monthly job's run, which records each payout it makes as a SYSTEM audit entry
+   * (a REST or CLI run is recorded as its operation).
+   */
+  async run(program: Program, opts: { scheduled?: boolean } = {}): Promise<PayoutRunResponse> {
     const created = await this.db.knex.transaction(async (trx) => {
       await this.commissions.settle(trx, program.id);
       const now = this.clock.now();
@@ -194,6 +200,19 @@ export class Payouts {
         for (let i = 0; i < g.adjustmentIds.length; i += 500) await trx('commission_adjustments').whereIn('id', g.adjustmentIds.slice(i, i + 500)).update({ payout_id: row.id });
         const affiliate = (await trx('participants').where({ id: g.referrerId }).first()) as ParticipantRow;
         await this.emails.sendProgramEmail(trx, program, affiliate, 'payoutPending', { payoutAmount: money(g.amount, g.currency) });
+        if (opts.scheduled) {
+          await this.audit.system(trx, {
+            teamId: program.teamId,
+            source: SYSTEM.payoutRun,
+            action: 'system.payout.monthly_run',
+            resourceType: 'payouts',
+            resourceId: row.id,
+            changes: {
+              ids: { id: program.id, participantId: g.referrerId },
+              fields: { status: { after: 'UPCOMING' }, amount: { after: g.amount }, currencyISO: { after: g.currency }, commissions: { after: g.commissionIds.length }, adjustments: { after: g.adjustmentIds.length }, provider: { after: row.provider } },
+            },
+          });
+        }
         out.push(row);
       }
       return out;

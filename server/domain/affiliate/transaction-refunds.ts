@@ -10,6 +10,23 @@ import { convertMinor } from '../platform/exchange-rates.ts';
 import { counts, proportion, type CommissionRow } from './commissions.ts';
 import { TRANSACTION_ID_FIELDS, type TransactionIdField, type TransactionRefund, type TransactionRefunded } from '../../../shared/schemas/transaction.ts';
 import { ERROR_CODES } from '../../../shared/errors.ts';
+import type { AuditWrite } from '../platform/audit.ts';
+
+/** A commission as an amendment's audit entry shows it, before or after. */
+interface CommissionState {
+  id: string;
+  status: string;
+  amount: number;
+}
+
+/** What an applied amendment changed, given to its audit write (an inbound webhook's SYSTEM entry). */
+export interface RefundApplied {
+  transactionId: string;
+  amendmentType: 'REFUND' | 'CHARGEBACK';
+  refundedBefore: number;
+  refundedAfter: number;
+  commissions: Array<{ before: CommissionState; after: CommissionState }>;
+}
 
 /** The identifiers a request names, as (kind, value) pairs. */
 export function identifiersOf(body: Partial<Record<TransactionIdField, string | null | undefined>>): Array<{ kind: TransactionIdField; value: string }> {
@@ -59,8 +76,8 @@ export class Refunds {
     private readonly announce: Announce,
   ) {}
 
-  /** Applies one amendment; `body` is already validated. */
-  async apply(program: Program, idOrEmail: string, body: TransactionRefund): Promise<TransactionRefunded> {
+  /** Applies one amendment; `body` is already validated. `audit` writes its entry in the amendment's transaction, given a `RefundApplied`. */
+  async apply(program: Program, idOrEmail: string, body: TransactionRefund, audit?: AuditWrite): Promise<TransactionRefunded> {
     const type = body.amendmentType ?? 'REFUND';
     return this.db.knex.transaction(async (trx) => {
       const customer = await this.participants.resolve(trx, program, idOrEmail, { lock: true });
@@ -84,7 +101,8 @@ export class Refunds {
         throw new ValidationError(`The refunded total (${refunded}) cannot exceed the sale's gross amount (${gross}).`, [{ field: 'amountRefunded', code: 'TOO_BIG', message: `At most ${gross}.` }]);
       }
       await trx('affiliate_transactions').where({ id: tx.id }).update({ amount_refunded: refunded, amendment_type: type, updated_at: now });
-      const out = await this.rescale(trx, program, tx, gross, refunded, before, now);
+      const { changes, ...out } = await this.rescale(trx, program, tx, gross, refunded, before, now);
+      await audit?.(trx, { transactionId: tx.id, amendmentType: type, refundedBefore: before, refundedAfter: refunded, commissions: changes } satisfies RefundApplied);
       const what = refunded === before ? 'No change to the refunded total' : `Refunded total is now ${refunded} of ${gross}`;
       return {
         success: true,
@@ -154,6 +172,7 @@ export class Refunds {
     const rows: CommissionRow[] = await trx('commissions').where({ transaction_id: tx.id }).orderBy('created_at').forUpdate();
     const out = { matched: rows.length, reversed: 0, adjusted: 0, deleted: 0, matchingCommissionIds: rows.map((r) => r.id) };
     const changed: CommissionRow[] = [];
+    const changes: RefundApplied['commissions'] = [];
     let totalDelta = 0;
     for (const c of rows) {
       // An owner's deletion is final; a refund's deletion is remembered in pre_refund_status.
@@ -202,12 +221,13 @@ export class Refunds {
       await trx('commissions').where({ id: c.id }).update({ ...patch, updated_at: now });
       totalDelta += (counts(next.status) ? Number(next.amount_in_campaign_currency) : 0) - (counts(c.status) ? Number(c.amount_in_campaign_currency) : 0);
       changed.push(next);
+      changes.push({ before: { id: c.id, status: c.status, amount: Number(c.amount) }, after: { id: c.id, status: next.status, amount: Number(next.amount) } });
     }
     if (tx.referrer_id) {
       const revenueDelta = -proportion(Number(tx.gross_amount_in_campaign_currency), refunded - before, gross);
       if (totalDelta || revenueDelta) await this.participants.adjustCounters(trx, program.id, tx.referrer_id, { commission_total: totalDelta, revenue_total: revenueDelta });
       if (changed.length) await this.announce(trx, program, tx.referrer_id, changed);
     }
-    return out;
+    return { ...out, changes };
   }
 }

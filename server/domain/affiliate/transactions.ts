@@ -152,9 +152,9 @@ export class Transactions {
     }
   }
 
-  /** AF9 (also the MCP tool `growsurf_refund_transaction`). Returns exactly the REST response object. */
-  refund(program: Program, idOrEmail: string, input: unknown): Promise<TransactionRefunded> {
-    return this.refunds.apply(program, idOrEmail, parseBody(transactionRefund, input));
+  /** AF9 (also the MCP tool `growsurf_refund_transaction`). Returns exactly the REST response object; `audit`: see `Refunds.apply`. */
+  refund(program: Program, idOrEmail: string, input: unknown, audit?: AuditWrite): Promise<TransactionRefunded> {
+    return this.refunds.apply(program, idOrEmail, parseBody(transactionRefund, input), audit);
   }
 
   /**

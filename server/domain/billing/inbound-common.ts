@@ -9,6 +9,70 @@ import type { ReferralTriggers } from '../referral/referral-triggers.ts';
 import type { Transactions } from '../affiliate/transactions.ts';
 import { matchingTransactions } from '../affiliate/transaction-refunds.ts';
 import type { BillingConnections, EventResult } from './billing-connections.ts';
+import { creditChange } from '../referral/referral-triggers.ts';
+import { SYSTEM, type AuditLog, type AuditWrite, type BillingChange, type SystemAction } from '../platform/audit.ts';
+import type { Knex } from 'knex';
+import type { TransactionRecorded } from '../../../shared/schemas/transaction.ts';
+import type { RefundApplied } from '../affiliate/transaction-refunds.ts';
+import type { Participant } from '../../../shared/schemas/participant.ts';
+import type { TriggerReferralResponse } from '../../../shared/schemas/reward.ts';
+
+/**
+ * Who an inbound event's changes are recorded as in the audit trail (issue #35): the provider's
+ * webhook as a SYSTEM actor, the event that caused them, and its sender's address. Made once a
+ * delivery is verified and claimed, so a refused signature or a re-delivery records nothing.
+ */
+export interface InboundAudit {
+  log: AuditLog;
+  provider: 'stripe' | 'paddle';
+  event: { id: string; type: string };
+  from: { ip: string | null; userAgent: string | null };
+}
+
+/** What one change of an inbound event did, for its entry; null: it changed nothing (no entry). */
+type Described = { resourceType: string; resourceId: string | null; ids?: Record<string, string>; fields: Record<string, { before?: unknown; after: unknown }> } | null;
+
+/**
+ * The audit write of one change an inbound event makes (`billing.<provider>.<what>`), handed to the
+ * domain write so the entry is the last statement of the change's own transaction.
+ */
+export function inboundEntry<R>(a: InboundAudit, program: Program, what: BillingChange, describe: (trx: Knex.Transaction, result: R) => Promise<Described> | Described): AuditWrite {
+  return async (trx, result) => {
+    // Never outside the change's transaction: an entry alone would record a change that may not exist.
+    if (!trx) return;
+    const d = await describe(trx, result as R);
+    if (!d) return;
+    await a.log.system(trx, {
+      teamId: program.teamId,
+      source: a.provider === 'stripe' ? SYSTEM.stripe : SYSTEM.paddle,
+      action: `billing.${a.provider}.${what}` as SystemAction,
+      resourceType: d.resourceType,
+      resourceId: d.resourceId,
+      changes: { ids: { id: program.id, ...d.ids }, fields: d.fields, event: a.event },
+      ip: a.from.ip,
+      userAgent: a.from.userAgent,
+    });
+  };
+}
+
+/** The entry of a new participant an inbound sale added (its referral or code named a new customer); an existing email changes nothing. */
+export function customerAddEntry(a: InboundAudit, program: Program, referrerId: string): AuditWrite {
+  return inboundEntry<Participant>(a, program, 'customer_add', (_trx, added) =>
+    added.isNew
+      ? { resourceType: 'participants', resourceId: added.id, fields: { email: { after: added.email }, referredBy: { after: referrerId }, firstName: { after: added.firstName ?? null }, lastName: { after: added.lastName ?? null } } }
+      : null,
+  );
+}
+
+/** The entry of a refund, a cancelled refund or a chargeback applied through AF9 (`what`: refund, refund_undone, chargeback …). */
+export function refundEntry(a: InboundAudit, program: Program, what: BillingChange, customerId: string, body: Record<string, unknown>): AuditWrite {
+  return inboundEntry<RefundApplied>(a, program, what, (_trx, r) => {
+    const fields: Record<string, { before?: unknown; after: unknown }> = { amountRefunded: { before: r.refundedBefore, after: r.refundedAfter }, amendmentType: { after: r.amendmentType } };
+    for (const k of ['refundId', 'refundAmount', 'refundStatus', 'currency'] as const) if (body[k] != null) fields[k] = { after: body[k] };
+    if (r.commissions.length) fields.commissions = { before: r.commissions.map((c) => c.before), after: r.commissions.map((c) => c.after) };
+    return { resourceType: 'transactions', resourceId: r.transactionId, ids: { participantId: customerId }, fields };
+  });
+}
 
 /**
  * Applies a freshly claimed event and settles its claim with the result. A ConflictError means another
@@ -66,6 +130,8 @@ export interface SaleRecorder {
   clock: Clock;
   transactions: Transactions;
   triggers: ReferralTriggers;
+  /** The event being applied, for the audit entries of the changes it makes. */
+  audit: InboundAudit;
 }
 
 /**
@@ -104,7 +170,13 @@ export async function recordSale(
 
   if (program.type === 'REFERRAL') {
     try {
-      const res = await r.triggers.trigger(program, customer.id, undefined);
+      const before = customer.referral_status;
+      const entry = inboundEntry<TriggerReferralResponse>(r.audit, program, 'sale', (_trx, res) => {
+        const after = creditChange(res);
+        if (!after) return null;
+        return { resourceType: 'participants', resourceId: customer.id, fields: { referralStatus: { before, after }, referredBy: { after: customer.referred_by }, amount: { after: sale.amount }, currency: { after: sale.currency }, ...saleIdFields(sale.ids) } };
+      });
+      const res = await r.triggers.trigger(program, customer.id, undefined, undefined, entry);
       return { outcome: res.success ? 'ACCEPTED' : 'IGNORED', reason: by(res.message ?? 'Referral credit awarded to the referrer.'), participantId: customer.id };
     } catch (err) {
       if (err instanceof ValidationError && (err.errors ?? []).some((e) => e.code === 'NOT_REFERRED')) {
@@ -114,14 +186,29 @@ export async function recordSale(
     }
   }
 
-  const recorded = await r.transactions.record(program, customer.id, {
-    currency: sale.currency,
-    grossAmount: sale.amount,
-    taxAmount: Math.min(sale.tax, sale.amount) || null,
-    paidAt: sale.paidAt,
-    ...sale.ids,
-  });
   const idList = Object.entries(sale.ids).map(([kind, value]) => ({ kind, value }));
+  const taxAmount = Math.min(sale.tax, sale.amount) || null;
+  const entry = inboundEntry<TransactionRecorded>(r.audit, program, 'sale', async (trx, out) => {
+    if (out.duplicate) return null;
+    const txId = [...(await matchingTransactions(trx, program.id, idList)).keys()][0] ?? null;
+    const commissions: Array<{ id: string; referrer_id: string; amount: number | string; currency_iso: string; status: string }> = txId
+      ? await trx('commissions').where({ transaction_id: txId }).orderBy('created_at').select('id', 'referrer_id', 'amount', 'currency_iso', 'status')
+      : [];
+    return {
+      resourceType: 'transactions',
+      resourceId: txId,
+      ids: { participantId: customer.id },
+      fields: {
+        grossAmount: { after: sale.amount },
+        taxAmount: { after: taxAmount },
+        currency: { after: sale.currency },
+        paidAt: { after: sale.paidAt },
+        ...saleIdFields(sale.ids),
+        commissions: { after: commissions.map((c) => ({ id: c.id, referrerId: c.referrer_id, amount: Number(c.amount), currency: c.currency_iso, status: c.status })) },
+      },
+    };
+  });
+  const recorded = await r.transactions.record(program, customer.id, { currency: sale.currency, grossAmount: sale.amount, taxAmount, paidAt: sale.paidAt, ...sale.ids }, { audit: entry });
   const tx = [...(await matchingTransactions(knex, program.id, idList)).keys()][0] ?? null;
   if (recorded.duplicate) return { outcome: 'DUPLICATE', reason: recorded.message, participantId: customer.id, transactionId: tx };
   if (tx && found.code) {
@@ -133,6 +220,11 @@ export async function recordSale(
   }
   if (tx) await applyDeferred(sale.ids);
   return { outcome: 'ACCEPTED', reason: by(recorded.message), participantId: customer.id, transactionId: tx };
+}
+
+/** A sale's identifiers (externalId, invoiceId …) as entry fields. */
+function saleIdFields(ids: Record<string, string>): Record<string, { after: string }> {
+  return Object.fromEntries(Object.entries(ids).map(([k, v]) => [k, { after: v }]));
 }
 
 /**
@@ -179,12 +271,20 @@ export async function recordSubscriptionEnd(
   connectionId: string,
   end: { subscriptionRef: string; customerRef?: string | null; endedAt?: number | null },
   reason: string,
+  audit: { a: InboundAudit; program: Program },
 ): Promise<EventResult> {
   const now = clock.now();
-  await db.knex('billing_subscriptions')
-    .insert({ connection_id: connectionId, subscription_ref: end.subscriptionRef, ended_at: end.endedAt ?? now, created_at: now })
-    .onConflict(['connection_id', 'subscription_ref'])
-    .ignore();
+  const endedAt = end.endedAt ?? now;
+  const entry = inboundEntry<null>(audit.a, audit.program, 'subscription_end', () => ({ resourceType: 'subscriptions', resourceId: end.subscriptionRef, fields: { endedAt: { after: endedAt }, customerRef: { after: end.customerRef ?? null } } }));
+  await db.knex.transaction(async (trx) => {
+    // Once: a second end of the same subscription changes nothing and records nothing.
+    const added = await trx('billing_subscriptions')
+      .insert({ connection_id: connectionId, subscription_ref: end.subscriptionRef, ended_at: endedAt, created_at: now })
+      .onConflict(['connection_id', 'subscription_ref'])
+      .ignore()
+      .returning('subscription_ref');
+    if (added.length) await entry(trx, null);
+  });
   const known = end.customerRef ? await db.knex('billing_customers').where({ connection_id: connectionId, customer_ref: end.customerRef }).first('participant_id') : null;
   return { outcome: 'ACCEPTED', reason, participantId: known?.participant_id ?? null };
 }

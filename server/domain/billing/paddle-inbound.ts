@@ -10,7 +10,8 @@ import { matchingTransactions } from '../affiliate/transaction-refunds.ts';
 import { teamBilling } from '../affiliate/affiliate-invites.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { BillingConnections, EventResult } from './billing-connections.ts';
-import { applyClaimed, applyDeferredRefunds, recordSale, recordSubscriptionEnd, type SaleCustomer } from './inbound-common.ts';
+import { applyClaimed, applyDeferredRefunds, customerAddEntry, recordSale, recordSubscriptionEnd, refundEntry, type InboundAudit, type SaleCustomer } from './inbound-common.ts';
+import type { AuditLog } from '../platform/audit.ts';
 import { participantCreate } from '../../../shared/schemas/participant.ts';
 import { codeOwner } from './codes.ts';
 import { paddleSdk } from './sdks.ts';
@@ -61,11 +62,12 @@ export class PaddleInbound {
     private readonly participants: Participants,
     private readonly transactions: Transactions,
     private readonly triggers: ReferralTriggers,
+    private readonly audit: AuditLog,
     private readonly apiUrl: string | null = null,
   ) {}
 
   /** Verifies and applies one delivery; answers what its log row says. */
-  async receive(connectionId: string, raw: Buffer, signature: string | undefined): Promise<{ received: true; outcome: string }> {
+  async receive(connectionId: string, raw: Buffer, signature: string | undefined, from: InboundAudit['from'] = { ip: null, userAgent: null }): Promise<{ received: true; outcome: string }> {
     const conn = await this.connections.forInbound(connectionId, 'PADDLE');
     if (!conn) throw new NotFoundError('No connected Paddle integration at this address.');
     const text = raw.toString('utf8');
@@ -99,10 +101,11 @@ export class PaddleInbound {
       created: Number.isFinite(occurred) ? occurred : null,
     });
     if (!claim.fresh) return { received: true, outcome: claim.outcome };
-    return applyClaimed(this.connections, claim.id, () => this.apply(conn.row.id, conn.row.program_id, conn.apiKey, event));
+    const audit: InboundAudit = { log: this.audit, provider: 'paddle', event: { id: eventId, type: typeof event.event_type === 'string' ? event.event_type.slice(0, 100) : 'unknown' }, from };
+    return applyClaimed(this.connections, claim.id, () => this.apply(conn.row.id, conn.row.program_id, conn.apiKey, event, audit));
   }
 
-  private async apply(connectionId: string, programId: string, apiKey: string | null, event: { event_type?: unknown; data?: unknown }): Promise<EventResult> {
+  private async apply(connectionId: string, programId: string, apiKey: string | null, event: { event_type?: unknown; data?: unknown }, audit: InboundAudit): Promise<EventResult> {
     const row = await this.db.knex('programs').where({ id: programId }).first();
     if (!row || row.status === 'DELETED') return { outcome: 'IGNORED', reason: 'The program was deleted.' };
     const program = toProgram(row);
@@ -111,23 +114,23 @@ export class PaddleInbound {
       case 'skip':
         return { outcome: 'IGNORED', reason: facts.reason };
       case 'sale':
-        return this.sale(connectionId, program, apiKey, facts);
+        return this.sale(connectionId, program, apiKey, facts, audit);
       case 'refund':
-        return this.refund(program, facts);
+        return this.refund(program, facts, audit);
       case 'subscription-end':
-        return this.subscriptionEnd(connectionId, facts);
+        return this.subscriptionEnd(connectionId, program, facts, audit);
     }
   }
 
-  private sale(connectionId: string, program: Program, apiKey: string | null, sale: PaddleSaleFacts): Promise<EventResult> {
+  private sale(connectionId: string, program: Program, apiKey: string | null, sale: PaddleSaleFacts, audit: InboundAudit): Promise<EventResult> {
     return recordSale(
-      { db: this.db, clock: this.clock, transactions: this.transactions, triggers: this.triggers },
+      { db: this.db, clock: this.clock, transactions: this.transactions, triggers: this.triggers, audit },
       connectionId,
       program,
       { ...sale, ids: { externalId: sale.transactionId } },
-      () => this.customerOf(connectionId, program, apiKey, sale),
+      () => this.customerOf(connectionId, program, apiKey, sale, audit),
       (sub) => `Subscription ${sub} was canceled before this transaction; its recurring crediting is over.`,
-      () => this.applyDeferred(connectionId, program, sale.transactionId),
+      () => this.applyDeferred(connectionId, program, sale.transactionId, audit),
     );
   }
 
@@ -152,7 +155,7 @@ export class PaddleInbound {
    * the referral, else by a mapped discount (BC1's paddleDiscountId), and added with the email
    * Paddle's API gives; else the participant with that email.
    */
-  private async customerOf(connectionId: string, program: Program, apiKey: string | null, sale: PaddleSaleFacts): Promise<SaleCustomer | { unattributed: string }> {
+  private async customerOf(connectionId: string, program: Program, apiKey: string | null, sale: PaddleSaleFacts, audit: InboundAudit): Promise<SaleCustomer | { unattributed: string }> {
     const knex = this.db.knex;
     if (sale.customerRef) {
       const known = await knex('billing_customers').where({ connection_id: connectionId, customer_ref: sale.customerRef }).first('participant_id');
@@ -173,7 +176,7 @@ export class PaddleInbound {
       }
       const input = participantCreate.safeParse({ email: looked.email, referredBy: referrer.id, ...splitName(looked.name) });
       if (!input.success) return { unattributed: `The customer’s email or name is not one a participant can have (${input.error.issues[0]?.message ?? 'invalid'}).` };
-      const added = await this.participants.create(program, await teamBilling(knex, program.teamId), input.data);
+      const added = await this.participants.create(program, await teamBilling(knex, program.teamId), input.data, { audit: customerAddEntry(audit, program, referrer.id) });
       const customer = await findParticipant(knex, program.id, added.id);
       if (customer) return { customer, ...(byCode ? { via: `Attributed by the ${named}`, code: { id: byCode.id, code: byCode.code } } : {}) };
     }
@@ -195,7 +198,7 @@ export class PaddleInbound {
    * a chargeback_reverse (Paddle won the dispute) takes back the sale's latest counted chargeback of
    * its amount. One that arrives before its sale waits.
    */
-  private async refund(program: Program, refund: PaddleRefundFacts, deferredFrom?: string): Promise<EventResult> {
+  private async refund(program: Program, refund: PaddleRefundFacts, audit: InboundAudit, deferredFrom?: string): Promise<EventResult> {
     if (program.type !== 'AFFILIATE') return { outcome: 'IGNORED', reason: 'Referral programs record no sales, so a refund changes nothing.' };
     const what = refund.action === 'refund' ? 'refund' : refund.action === 'chargeback' ? 'chargeback' : 'chargeback reversal';
     const matches = await matchingTransactions(this.db.knex, program.id, [{ kind: 'externalId', value: refund.transactionId }]);
@@ -210,7 +213,7 @@ export class PaddleInbound {
     const txId = [...matches.keys()][0]!;
     const tx = await this.db.knex('affiliate_transactions').where({ id: txId }).first('customer_id');
     const at = { participantId: tx.customer_id as string, transactionId: txId };
-    if (refund.action === 'chargeback_reverse') return this.chargebackReverse(program, txId, refund, at);
+    if (refund.action === 'chargeback_reverse') return this.chargebackReverse(program, txId, refund, at, audit);
     const refundId = refund.action === 'chargeback' ? `${CHARGEBACK_PREFIX}${refund.adjustmentId}` : refund.adjustmentId;
     const known = await this.db.knex('transaction_refunds').where({ transaction_id: txId, refund_id: refundId }).first('status');
     if (refund.status === 'approved' && known && known.status !== 'CANCELED') return { outcome: 'DUPLICATE', reason: `${refund.action === 'chargeback' ? 'Chargeback' : 'Refund'} ${refund.adjustmentId} was already applied.`, ...at };
@@ -218,19 +221,21 @@ export class PaddleInbound {
       if (!known) return { outcome: 'IGNORED', reason: `Refund ${refund.adjustmentId} was never applied.`, ...at };
       if (known.status === 'CANCELED') return { outcome: 'DUPLICATE', reason: `Refund ${refund.adjustmentId} was already taken back.`, ...at };
     }
-    const res = await this.transactions.refund(program, tx.customer_id, {
+    const body = {
       externalId: refund.transactionId,
       refundId,
       refundAmount: refund.amount,
       currency: refund.currency,
       ...(refund.status === 'reversed' ? { refundStatus: 'canceled' } : {}),
-    });
+    };
+    const action = refund.action === 'chargeback' ? (refund.status === 'reversed' ? 'chargeback_reversed' : 'chargeback') : refund.status === 'reversed' ? 'refund_reversed' : 'refund';
+    const res = await this.transactions.refund(program, tx.customer_id, body, refundEntry(audit, program, action, tx.customer_id, body));
     const message = refund.status === 'reversed' ? `Refund ${refund.adjustmentId} reversed: ${res.message}` : refund.action === 'chargeback' ? `Chargeback ${refund.adjustmentId}: ${res.message}` : res.message;
     return { outcome: res.success ? 'ACCEPTED' : 'REJECTED', reason: deferredFrom ? `${message} (applied when its sale arrived)` : message, ...at };
   }
 
   /** A chargeback_reverse: the sale's latest counted chargeback of the same amount (else its latest) is cancelled through AF9. */
-  private async chargebackReverse(program: Program, txId: string, reverse: PaddleRefundFacts, at: { participantId: string; transactionId: string }): Promise<EventResult> {
+  private async chargebackReverse(program: Program, txId: string, reverse: PaddleRefundFacts, at: { participantId: string; transactionId: string }, audit: InboundAudit): Promise<EventResult> {
     const chargebacks: Array<{ refund_id: string; amount: number | string; status: string }> = await this.db.knex('transaction_refunds')
       .where({ transaction_id: txId })
       .where('refund_id', 'like', `${CHARGEBACK_PREFIX}%`)
@@ -243,18 +248,13 @@ export class PaddleInbound {
         ? { outcome: 'DUPLICATE', reason: `The sale’s chargebacks were already reversed (chargeback reversal ${reverse.adjustmentId}).`, ...at }
         : { outcome: 'IGNORED', reason: `No chargeback of this sale was applied, so chargeback reversal ${reverse.adjustmentId} changes nothing.`, ...at };
     }
-    const res = await this.transactions.refund(program, at.participantId, {
-      externalId: reverse.transactionId,
-      refundId: target.refund_id,
-      refundAmount: Number(target.amount),
-      refundStatus: 'canceled',
-      currency: reverse.currency,
-    });
+    const body = { externalId: reverse.transactionId, refundId: target.refund_id, refundAmount: Number(target.amount), refundStatus: 'canceled', currency: reverse.currency };
+    const res = await this.transactions.refund(program, at.participantId, body, refundEntry(audit, program, 'chargeback_reversed', at.participantId, body));
     return { outcome: res.success ? 'ACCEPTED' : 'REJECTED', reason: `Chargeback ${target.refund_id.slice(CHARGEBACK_PREFIX.length)} reversed by ${reverse.adjustmentId}: ${res.message}`, ...at };
   }
 
   /** Refunds that arrived before their sale: applied now, oldest first, each settling its own log row. */
-  private async applyDeferred(connectionId: string, program: Program, transactionId: string): Promise<void> {
+  private async applyDeferred(connectionId: string, program: Program, transactionId: string, audit: InboundAudit): Promise<void> {
     await applyDeferredRefunds<PaddleRefundFacts>(
       this.db,
       this.connections,
@@ -264,11 +264,11 @@ export class PaddleInbound {
         const refund: PaddleRefundFacts = { kind: 'refund', adjustmentId: String(p.adjustmentId), transactionId: String(p.transactionId), amount: Number(p.amount), currency: String(p.currency), status: p.status === 'reversed' ? 'reversed' : 'approved', action };
         return refund.transactionId === transactionId && Number.isSafeInteger(refund.amount) ? refund : null;
       },
-      (refund, rowId) => this.refund(program, refund, rowId),
+      (refund, rowId) => this.refund(program, refund, audit, rowId),
     );
   }
 
-  private subscriptionEnd(connectionId: string, end: PaddleSubscriptionEndFacts): Promise<EventResult> {
-    return recordSubscriptionEnd(this.db, this.clock, connectionId, end, `Subscription ${end.subscriptionRef} was canceled: transactions billed after it are not credited.`);
+  private subscriptionEnd(connectionId: string, program: Program, end: PaddleSubscriptionEndFacts, audit: InboundAudit): Promise<EventResult> {
+    return recordSubscriptionEnd(this.db, this.clock, connectionId, end, `Subscription ${end.subscriptionRef} was canceled: transactions billed after it are not credited.`, { a: audit, program });
   }
 }

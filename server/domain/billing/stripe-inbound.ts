@@ -12,7 +12,8 @@ import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { BillingConnections, EventResult } from './billing-connections.ts';
 import { participantCreate } from '../../../shared/schemas/participant.ts';
 import { codeOwner, stripeDiscountRefs, type CodeRefs } from './codes.ts';
-import { applyClaimed, recordSale, recordSubscriptionEnd, type SaleCustomer } from './inbound-common.ts';
+import { applyClaimed, customerAddEntry, recordSale, recordSubscriptionEnd, type InboundAudit, type SaleCustomer } from './inbound-common.ts';
+import type { AuditLog } from '../platform/audit.ts';
 import { factsOf, type SaleFacts, type SubscriptionEndFacts } from './stripe-facts.ts';
 import { StripeRefunds, type Conn } from './stripe-refunds.ts';
 import { stripeSdk } from './sdks.ts';
@@ -45,13 +46,14 @@ export class StripeInbound {
     private readonly participants: Participants,
     private readonly transactions: Transactions,
     private readonly triggers: ReferralTriggers,
+    private readonly audit: AuditLog,
     apiUrl: string | null = null,
   ) {
     this.refunds = new StripeRefunds(db, clock, connections, transactions, apiUrl);
   }
 
-  /** Verifies and applies one delivery; answers what its log row says. */
-  async receive(connectionId: string, raw: Buffer, signature: string | undefined): Promise<{ received: true; outcome: string }> {
+  /** Verifies and applies one delivery; answers what its log row says. `from`: the sender, for the audit entries of what it changes. */
+  async receive(connectionId: string, raw: Buffer, signature: string | undefined, from: InboundAudit['from'] = { ip: null, userAgent: null }): Promise<{ received: true; outcome: string }> {
     const conn = await this.connections.forInbound(connectionId);
     if (!conn) throw new NotFoundError('No connected Stripe integration at this address.');
     const sdk = await stripeSdk();
@@ -71,10 +73,11 @@ export class StripeInbound {
       created: typeof event.created === 'number' ? event.created * 1000 : null,
     });
     if (!claim.fresh) return { received: true, outcome: claim.outcome };
-    return applyClaimed(this.connections, claim.id, () => this.apply({ id: conn.row.id, apiKey: conn.apiKey }, conn.row.program_id, event));
+    const audit: InboundAudit = { log: this.audit, provider: 'stripe', event: { id: String(event.id).slice(0, 255), type: String(event.type) }, from };
+    return applyClaimed(this.connections, claim.id, () => this.apply({ id: conn.row.id, apiKey: conn.apiKey }, conn.row.program_id, event, audit));
   }
 
-  private async apply(conn: Conn, programId: string, event: Stripe.Event): Promise<EventResult> {
+  private async apply(conn: Conn, programId: string, event: Stripe.Event, audit: InboundAudit): Promise<EventResult> {
     const row = await this.db.knex('programs').where({ id: programId }).first();
     if (!row || row.status === 'DELETED') return { outcome: 'IGNORED', reason: 'The program was deleted.' };
     const program = toProgram(row);
@@ -83,29 +86,29 @@ export class StripeInbound {
       case 'skip':
         return { outcome: 'IGNORED', reason: facts.reason };
       case 'sale':
-        return this.sale(conn, program, facts, stripeDiscountRefs(event.data.object));
+        return this.sale(conn, program, facts, audit, stripeDiscountRefs(event.data.object));
       case 'refund':
-        return this.refunds.refund(conn, program, facts);
+        return this.refunds.refund(conn, program, facts, audit);
       case 'refund-one':
-        return this.refunds.refundOne(conn, program, facts);
+        return this.refunds.refundOne(conn, program, facts, audit);
       case 'refund-undone':
-        return this.refunds.refundUndone(conn, program, facts);
+        return this.refunds.refundUndone(conn, program, facts, audit);
       case 'invoice-payment':
-        return this.refunds.invoicePayment(conn, program, facts);
+        return this.refunds.invoicePayment(conn, program, facts, audit);
       case 'subscription-end':
-        return this.subscriptionEnd(conn.id, facts);
+        return this.subscriptionEnd(conn.id, program, facts, audit);
     }
   }
 
-  private sale(conn: Conn, program: Program, sale: SaleFacts, codes: CodeRefs = {}): Promise<EventResult> {
+  private sale(conn: Conn, program: Program, sale: SaleFacts, audit: InboundAudit, codes: CodeRefs = {}): Promise<EventResult> {
     return recordSale(
-      { db: this.db, clock: this.clock, transactions: this.transactions, triggers: this.triggers },
+      { db: this.db, clock: this.clock, transactions: this.transactions, triggers: this.triggers, audit },
       conn.id,
       program,
       { ...sale, ids: sale.ids as Record<string, string> },
-      () => this.customerOf(conn.id, program, sale, codes),
+      () => this.customerOf(conn.id, program, sale, codes, audit),
       (sub) => `Subscription ${sub} ended before this invoice; its recurring attribution is over.`,
-      (ids) => this.refunds.applyDeferred(conn, program, ids),
+      (ids) => this.refunds.applyDeferred(conn, program, ids, audit),
     );
   }
 
@@ -116,7 +119,7 @@ export class StripeInbound {
    * the email. A referrer found by either of the first two names a new customer only: a participant
    * already known by email, or the Stripe customer of an earlier sale, keeps who they are.
    */
-  private async customerOf(connectionId: string, program: Program, sale: SaleFacts, codes: CodeRefs): Promise<SaleCustomer | { unattributed: string }> {
+  private async customerOf(connectionId: string, program: Program, sale: SaleFacts, codes: CodeRefs, audit: InboundAudit): Promise<SaleCustomer | { unattributed: string }> {
     const knex = this.db.knex;
     const byEmail = sale.email ? await findParticipant(knex, program.id, sale.email) : null;
     const byReferral = sale.referral ? await findReferrer(knex, program.id, sale.referral) : null;
@@ -139,7 +142,7 @@ export class StripeInbound {
         ...(sale.lastName ? { lastName: sale.lastName } : {}),
       });
       if (!input.success) return { unattributed: `The customer’s email or name is not one a participant can have (${input.error.issues[0]?.message ?? 'invalid'}).` };
-      const added = await this.participants.create(program, await teamBilling(knex, program.teamId), input.data);
+      const added = await this.participants.create(program, await teamBilling(knex, program.teamId), input.data, { audit: customerAddEntry(audit, program, referrer.id) });
       const customer = await findParticipant(knex, program.id, added.id);
       if (customer) return { customer, via, ...(byCode ? { code: { id: byCode.id, code: byCode.code } } : {}) };
     }
@@ -154,7 +157,7 @@ export class StripeInbound {
   }
 
 
-  private subscriptionEnd(connectionId: string, end: SubscriptionEndFacts): Promise<EventResult> {
-    return recordSubscriptionEnd(this.db, this.clock, connectionId, end, `Subscription ${end.subscriptionRef} ended: invoices issued after it are not credited.`);
+  private subscriptionEnd(connectionId: string, program: Program, end: SubscriptionEndFacts, audit: InboundAudit): Promise<EventResult> {
+    return recordSubscriptionEnd(this.db, this.clock, connectionId, end, `Subscription ${end.subscriptionRef} ended: invoices issued after it are not credited.`, { a: audit, program });
   }
 }

@@ -6,7 +6,7 @@ import type { Program } from '../programs/programs.ts';
 import type { Transactions } from '../affiliate/transactions.ts';
 import { matchingTransactions } from '../affiliate/transaction-refunds.ts';
 import type { BillingConnections, EventResult } from './billing-connections.ts';
-import { applyDeferredRefunds } from './inbound-common.ts';
+import { applyDeferredRefunds, refundEntry, type InboundAudit } from './inbound-common.ts';
 import type { InvoicePaymentFacts, OneRefund, RefundFacts, RefundOneFacts, RefundUndoneFacts, SaleIds } from './stripe-facts.ts';
 
 const idList = (ids: SaleIds) => Object.entries(ids).map(([kind, value]) => ({ kind, value: value as string }));
@@ -133,7 +133,7 @@ export class StripeRefunds {
    * invoice_payment.paid: the link from an invoice to the payment intent and charge that paid it is
    * kept, so a refund of that charge finds the invoice's sale; refunds that waited for it are applied.
    */
-  async invoicePayment(conn: Conn, program: Program, p: InvoicePaymentFacts): Promise<EventResult> {
+  async invoicePayment(conn: Conn, program: Program, p: InvoicePaymentFacts, audit: InboundAudit): Promise<EventResult> {
     await this.link(conn.id, p);
     const paidBy = [p.paymentIntentId, p.chargeId].filter(Boolean).join(' / ');
     if (program.type !== 'AFFILIATE') return { outcome: 'IGNORED', reason: 'Referral programs record no sales, so which payment paid an invoice changes nothing.' };
@@ -141,7 +141,7 @@ export class StripeRefunds {
     const txId = [...matches.keys()][0];
     if (!txId) return { outcome: 'ACCEPTED', reason: `Invoice ${p.invoiceId} was paid by ${paidBy}; no sale of it is recorded (yet): when there is one, refunds of this payment find it.` };
     const tx = await this.db.knex('affiliate_transactions').where({ id: txId }).first('customer_id');
-    await this.applyDeferred(conn, program, { invoiceId: p.invoiceId, ...(p.paymentIntentId ? { paymentIntentId: p.paymentIntentId } : {}), ...(p.chargeId ? { chargeId: p.chargeId } : {}) });
+    await this.applyDeferred(conn, program, { invoiceId: p.invoiceId, ...(p.paymentIntentId ? { paymentIntentId: p.paymentIntentId } : {}), ...(p.chargeId ? { chargeId: p.chargeId } : {}) }, audit);
     return { outcome: 'ACCEPTED', reason: `Invoice ${p.invoiceId} was paid by ${paidBy}: refunds of this payment are applied to its sale.`, participantId: tx.customer_id, transactionId: txId };
   }
 
@@ -150,7 +150,7 @@ export class StripeRefunds {
    * is first recorded by its id (so a later failure takes back exactly its amount); a total above
    * the recorded refunds is counted as it stands.
    */
-  async refund(conn: Conn, program: Program, refund: RefundFacts, deferredFrom?: string): Promise<EventResult> {
+  async refund(conn: Conn, program: Program, refund: RefundFacts, audit: InboundAudit, deferredFrom?: string): Promise<EventResult> {
     if (program.type !== 'AFFILIATE') return { outcome: 'IGNORED', reason: 'Referral programs record no sales, so a refund changes nothing.' };
     const { ids, matches } = await this.saleOf(conn, program.id, refund.ids);
     if (matches.size === 0) {
@@ -165,7 +165,7 @@ export class StripeRefunds {
     const customerId = (await this.db.knex('affiliate_transactions').where({ id: txId }).first('customer_id')).customer_id as string;
     let counted: EventResult | null = null;
     for (const one of refund.refunds ?? []) {
-      const res = await this.countRefund(program, txId, customerId, { ...one, kind: 'refund-one', currency: refund.currency, ids });
+      const res = await this.countRefund(program, txId, customerId, { ...one, kind: 'refund-one', currency: refund.currency, ids }, audit);
       if (res.outcome !== 'DUPLICATE') counted = res;
     }
     const after = await this.db.knex('affiliate_transactions').where({ id: txId }).first('amount_refunded');
@@ -174,12 +174,13 @@ export class StripeRefunds {
       if (counted) return { ...counted, reason: applied(counted.reason ?? '') };
       return { outcome: 'DUPLICATE', reason: `The sale’s refunded total is already ${Number(after.amount_refunded)} (this event says ${refund.amountRefunded}).`, participantId: customerId, transactionId: txId };
     }
-    const res = await this.transactions.refund(program, customerId, { ...ids, amountRefunded: refund.amountRefunded, currency: refund.currency });
+    const body = { ...ids, amountRefunded: refund.amountRefunded, currency: refund.currency };
+    const res = await this.transactions.refund(program, customerId, body, refundEntry(audit, program, 'refund', customerId, body));
     return { outcome: res.success ? 'ACCEPTED' : 'REJECTED', reason: applied(res.message), participantId: customerId, transactionId: txId };
   }
 
   /** refund.created (or an update that is not a failure): one refund, counted by its id. */
-  async refundOne(conn: Conn, program: Program, one: RefundOneFacts, deferredFrom?: string): Promise<EventResult> {
+  async refundOne(conn: Conn, program: Program, one: RefundOneFacts, audit: InboundAudit, deferredFrom?: string): Promise<EventResult> {
     if (program.type !== 'AFFILIATE') return { outcome: 'IGNORED', reason: 'Referral programs record no sales, so a refund changes nothing.' };
     const { ids, matches } = await this.saleOf(conn, program.id, one.ids);
     if (matches.size === 0) {
@@ -192,7 +193,7 @@ export class StripeRefunds {
     if (matches.size > 1) return { outcome: 'REJECTED', reason: 'The refund’s identifiers name more than one recorded sale.' };
     const txId = [...matches.keys()][0]!;
     const customerId = (await this.db.knex('affiliate_transactions').where({ id: txId }).first('customer_id')).customer_id as string;
-    const res = await this.countRefund(program, txId, customerId, { ...one, ids });
+    const res = await this.countRefund(program, txId, customerId, { ...one, ids }, audit);
     return deferredFrom && res.outcome === 'ACCEPTED' ? { ...res, reason: `${res.reason} (applied when its sale arrived)` } : res;
   }
 
@@ -201,7 +202,7 @@ export class StripeRefunds {
    * holds (a charge.refunded counted it before its own event arrived) fills in the history without
    * changing the total; otherwise the total grows by its amount.
    */
-  private async countRefund(program: Program, txId: string, customerId: string, one: RefundOneFacts): Promise<EventResult> {
+  private async countRefund(program: Program, txId: string, customerId: string, one: RefundOneFacts, audit: InboundAudit): Promise<EventResult> {
     const knex = this.db.knex;
     const at = { participantId: customerId, transactionId: txId };
     const known = await knex('transaction_refunds').where({ transaction_id: txId, refund_id: one.refundId }).first('status');
@@ -209,7 +210,8 @@ export class StripeRefunds {
     const tx = await knex('affiliate_transactions').where({ id: txId }).first('amount_refunded');
     const tracked = await knex('transaction_refunds').where({ transaction_id: txId, status: 'ACTIVE' }).sum({ n: 'amount' }).first();
     const total = Math.max(Number(tx.amount_refunded), Number(tracked?.n ?? 0) + one.amount);
-    const res = await this.transactions.refund(program, customerId, { ...one.ids, refundId: one.refundId, refundAmount: one.amount, amountRefunded: total, currency: one.currency });
+    const body = { ...one.ids, refundId: one.refundId, refundAmount: one.amount, amountRefunded: total, currency: one.currency };
+    const res = await this.transactions.refund(program, customerId, body, refundEntry(audit, program, 'refund', customerId, body));
     return { outcome: res.success ? 'ACCEPTED' : 'REJECTED', reason: `Refund ${one.refundId} (${one.amount}): ${res.message}`, ...at };
   }
 
@@ -221,7 +223,7 @@ export class StripeRefunds {
    * Stripe with the restricted key and recorded by id, so AF9 has the whole history. AF9's refusals
    * (a history it still cannot reconcile) are REJECTED.
    */
-  async refundUndone(conn: Conn, program: Program, undone: RefundUndoneFacts): Promise<EventResult> {
+  async refundUndone(conn: Conn, program: Program, undone: RefundUndoneFacts, audit: InboundAudit): Promise<EventResult> {
     if (program.type !== 'AFFILIATE') return { outcome: 'IGNORED', reason: 'Referral programs record no sales, so a refund changes nothing.' };
     const knex = this.db.knex;
     const { ids, matches } = await this.saleOf(conn, program.id, undone.ids);
@@ -241,14 +243,17 @@ export class StripeRefunds {
     if (s.untracked > (s.known ? 0 : undone.amount) && conn.apiKey && ids.chargeId) {
       // Other refunds are in the total without their ids: Stripe's list of the charge's refunds names them.
       for (const one of (await this.lookUpRefunds(conn.apiKey, ids.chargeId, undone.refundId)) ?? []) {
-        await this.countRefund(program, txId, customerId, { ...one, kind: 'refund-one', currency: undone.currency, ids });
+        await this.countRefund(program, txId, customerId, { ...one, kind: 'refund-one', currency: undone.currency, ids }, audit);
       }
       s = await state();
     }
     if (!s.known) {
-      await this.transactions.refund(program, customerId, { ...ids, refundId: undone.refundId, refundAmount: undone.amount, amountRefunded: s.before, currency: undone.currency });
+      // Recorded by its id first (the total already holds it): its own change, its own entry.
+      const known = { ...ids, refundId: undone.refundId, refundAmount: undone.amount, amountRefunded: s.before, currency: undone.currency };
+      await this.transactions.refund(program, customerId, known, refundEntry(audit, program, 'refund', customerId, known));
     }
-    const res = await this.transactions.refund(program, customerId, { ...ids, refundId: undone.refundId, refundAmount: undone.amount, refundStatus: undone.status, currency: undone.currency });
+    const body = { ...ids, refundId: undone.refundId, refundAmount: undone.amount, refundStatus: undone.status, currency: undone.currency };
+    const res = await this.transactions.refund(program, customerId, body, refundEntry(audit, program, 'refund_undone', customerId, body));
     return { outcome: res.success ? 'ACCEPTED' : 'REJECTED', reason: `Refund ${undone.refundId} ${undone.status}: ${res.message}`, ...at };
   }
 
@@ -257,7 +262,7 @@ export class StripeRefunds {
    * row. A refund waits for the identifiers of its charge: the sale's own, and the payment intent
    * and charge that paid its invoice (billing_invoice_payments).
    */
-  async applyDeferred(conn: Conn, program: Program, ids: Record<string, string>): Promise<void> {
+  async applyDeferred(conn: Conn, program: Program, ids: Record<string, string>, audit: InboundAudit): Promise<void> {
     const wanted = new Set(Object.values(ids));
     if (ids.invoiceId) {
       const links = await this.db.knex('billing_invoice_payments').where({ connection_id: conn.id, invoice_ref: ids.invoiceId }).select('payment_intent_ref', 'charge_ref');
@@ -274,7 +279,7 @@ export class StripeRefunds {
         const refunds = Array.isArray(p.refunds) ? (p.refunds as OneRefund[]).map((r) => ({ refundId: String(r.refundId), amount: Number(r.amount) })) : null;
         return { kind: 'refund', amountRefunded: Number(p.amountRefunded), currency: String(p.currency), ids: refIds, refunds };
       },
-      (refund, rowId) => (refund.kind === 'refund-one' ? this.refundOne(conn, program, refund, rowId) : this.refund(conn, program, refund, rowId)),
+      (refund, rowId) => (refund.kind === 'refund-one' ? this.refundOne(conn, program, refund, audit, rowId) : this.refund(conn, program, refund, audit, rowId)),
     );
   }
 }

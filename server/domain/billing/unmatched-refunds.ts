@@ -6,6 +6,7 @@ import type { Db } from '../../db/connect.ts';
 import type { Clock } from '../../clock.ts';
 import type { Jobs } from '../platform/jobs.ts';
 import { formatMoney } from '../platform/exchange-rates.ts';
+import { SYSTEM, type AuditLog } from '../platform/audit.ts';
 
 const HOUR = 3_600_000;
 /** How long a refund waits for its sale before it is reported UNMATCHED (the log's own 30 days). */
@@ -71,6 +72,7 @@ export class UnmatchedRefunds {
     private readonly db: Db,
     private readonly clock: Clock,
     jobs: Jobs,
+    private readonly audit: AuditLog,
   ) {
     this.schedule = jobs.registerPeriodic('billing.unmatched-refunds', HOUR, 'unmatched-refunds', () => this.report());
   }
@@ -78,19 +80,41 @@ export class UnmatchedRefunds {
   /** Makes sure the run for the hour containing `at` is queued. */
   readonly schedule: (at?: number) => Promise<void>;
 
-  /** Reports every refund that waited past its 30 days; answers how many. */
+  /** Reports every refund that waited past its 30 days, each with its SYSTEM audit entry in the same transaction; answers how many. */
   async report(): Promise<number> {
     const now = this.clock.now();
     const k = this.db.knex;
-    const rows: Array<{ id: string; pending: string | null; received_at: number | string }> = await k('billing_events')
-      .where({ outcome: 'DEFERRED' })
-      .where('received_at', '<', now - UNMATCHED_AFTER_MS)
-      .select('id', 'pending', 'received_at');
+    const rows: Array<{ id: string; pending: string | null; received_at: number | string; provider_event_id: string; type: string; provider: string; program_id: string; team_id: string }> = await k('billing_events as e')
+      .join('billing_connections as c', 'c.id', 'e.connection_id')
+      .join('programs as p', 'p.id', 'c.program_id')
+      .where('e.outcome', 'DEFERRED')
+      .where('e.received_at', '<', now - UNMATCHED_AFTER_MS)
+      .select('e.id', 'e.pending', 'e.received_at', 'e.provider_event_id', 'e.type', 'c.provider', 'c.program_id', 'p.team_id');
     let n = 0;
     for (const r of rows) {
-      const reason = unmatchedReason(pendingRefund(r.pending), Number(r.received_at)).slice(0, 500);
-      // Only a row still DEFERRED: a sale that took it meanwhile wins.
-      n += await k('billing_events').where({ id: r.id, outcome: 'DEFERRED' }).update({ outcome: 'UNMATCHED', reason, received_at: now, updated_at: now });
+      const refund = pendingRefund(r.pending);
+      const reason = unmatchedReason(refund, Number(r.received_at)).slice(0, 500);
+      await k.transaction(async (trx) => {
+        // Only a row still DEFERRED: a sale that took it meanwhile wins.
+        const moved = await trx('billing_events').where({ id: r.id, outcome: 'DEFERRED' }).update({ outcome: 'UNMATCHED', reason, received_at: now, updated_at: now });
+        if (!moved) return;
+        n += moved;
+        await this.audit.system(trx, {
+          teamId: r.team_id,
+          source: SYSTEM.unmatchedRefunds,
+          action: 'system.billing.unmatched_refund',
+          resourceType: 'billingEvents',
+          resourceId: r.provider_event_id,
+          changes: {
+            ids: { id: r.program_id, provider: String(r.provider).toLowerCase(), eventType: r.type },
+            fields: {
+              outcome: { before: 'DEFERRED', after: 'UNMATCHED' },
+              receivedAt: { before: Number(r.received_at), after: now },
+              ...(refund ? { refundId: { after: refund.refundId }, amount: { after: refund.amount }, currency: { after: refund.currency }, saleRef: { after: refund.saleRef } } : {}),
+            },
+          },
+        });
+      });
     }
     return n;
   }

@@ -12,6 +12,7 @@ import type { Logger } from '../../log.ts';
 import type { Sealer } from '../../crypto.ts';
 import { newOrderedId } from '../../crypto.ts';
 import type { Jobs } from '../platform/jobs.ts';
+import { SYSTEM, type AuditLog } from '../platform/audit.ts';
 import { checkTarget, pinnedLookup, type Target } from '../platform/ssrf.ts';
 import type { WebhookDelivery, WebhookDeliveryAttempt } from '../../../shared/schemas/webhook.ts';
 
@@ -168,6 +169,8 @@ export class WebhookDeliveries {
     private readonly forgetSubscriptions: (trx: Knex.Transaction) => void,
     /** Tells the outbox that `trx` switched one of the program's webhooks off (published once it commits). */
     private readonly subscriptionsChanged: (trx: Knex.Transaction, programId: string) => void = () => undefined,
+    /** Records the switch-off as a SYSTEM audit entry (issue #35). */
+    private readonly audit: AuditLog | null = null,
   ) {
     jobs.register(JOB_TYPE, async ({ deliveryId }: { deliveryId: string }) => this.deliver(deliveryId));
   }
@@ -221,6 +224,20 @@ export class WebhookDeliveries {
       if (after && after.is_enabled && Number(after.failure_count) >= AUTO_DISABLE_AFTER_FAILURES && now - Number(after.failing_since) >= AUTO_DISABLE_FAILING_FOR_MS) {
         this.subscriptionsChanged(trx, current.program_id);
         await trx('webhooks').where(where).update({ is_enabled: false, auto_disabled: true });
+        const program = this.audit ? await trx('programs').where({ id: current.program_id }).first('team_id') : null;
+        if (program) {
+          await this.audit!.system(trx, {
+            teamId: program.team_id,
+            source: SYSTEM.webhookDelivery,
+            action: 'system.webhook.auto_disable',
+            resourceType: 'webhooks',
+            resourceId: current.webhook_id,
+            changes: {
+              ids: { id: current.program_id, webhookId: current.webhook_id },
+              fields: { isEnabled: { before: true, after: false }, autoDisabled: { before: false, after: true }, failureCount: { after: Number(after.failure_count) }, failingSince: { after: Number(after.failing_since) } },
+            },
+          });
+        }
         // This delivery is held like the rest of the backlog, unless it has used up its attempts.
         await trx('webhook_deliveries')
           .where({ id: deliveryId })

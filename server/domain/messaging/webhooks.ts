@@ -13,6 +13,7 @@ import { toProgram, type PendingCounts, type Program, type Programs } from '../p
 import { checkTarget, TargetRefusedError } from '../platform/ssrf.ts';
 import type { EventParticipant } from '../participants/serialize.ts';
 import { attemptsOf, targetPolicy, toDeliveries, WebhookDeliveries } from './webhook-delivery.ts';
+import type { AuditLog } from '../platform/audit.ts';
 import { mockEventData } from './webhook-test-events.ts';
 import type {
   Webhook,
@@ -65,9 +66,11 @@ export class Webhooks {
     private readonly sealer: Sealer,
     private readonly programs: Programs,
     bus: InvalidationBus | null = null,
+    /** The audit trail, for the SYSTEM entry of a webhook that switches itself off. */
+    audit: AuditLog | null = null,
   ) {
     this.#shared = bus ? new ProgramLists(bus, Webhooks.SHARED_PROGRAMS) : null;
-    this.#delivery = new WebhookDeliveries(db, clock, config, log, jobs, sealer, (trx) => this.#subscriptions.delete(trx), (trx, programId) => this.#changed(trx, programId));
+    this.#delivery = new WebhookDeliveries(db, clock, config, log, jobs, sealer, (trx) => this.#subscriptions.delete(trx), (trx, programId) => this.#changed(trx, programId), audit);
     programs.hooks.ended.push(async (trx, program) => {
       // Re-read: hooks that ran before this one (winners, prizes) may have changed the counts.
       const current = toProgram(await trx('programs').where({ id: program.id }).first());

@@ -12,6 +12,7 @@ import { ERROR_CODES } from '../../../shared/errors.ts';
 import { SCOPES } from '../../../shared/scopes.ts';
 import { TRIAL_MS } from './plans.ts';
 import type { CreateAccountRequest } from '../../../shared/schemas/team.ts';
+import { SYSTEM, type AuditLog } from './audit.ts';
 
 /** Unverified accounts are deleted this long after creation. */
 export const UNVERIFIED_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -30,6 +31,7 @@ export class Accounts {
     private readonly mailer: Mailer,
     private readonly jobs: Jobs,
     private readonly keys: Keys,
+    private readonly audit: AuditLog,
   ) {
     jobs.register('account.purge_unverified', async ({ userId }: { userId: string }) => {
       await this.purgeIfUnverified(userId);
@@ -196,6 +198,17 @@ export class Accounts {
       if (!user || user.email_verified_at != null) return false;
       if (Number(user.created_at) + UNVERIFIED_TTL_MS > this.clock.now()) return false;
       const owned = (await trx('memberships').where({ user_id: userId, role: 'OWNER' }).select('team_id')).map((r: any) => r.team_id);
+      // The purged team's trail outlives it (no cascade reaches audit_log) until its retention ends.
+      for (const teamId of owned) {
+        await this.audit.system(trx, {
+          teamId,
+          source: SYSTEM.accountPurge,
+          action: 'system.account.purge_unverified',
+          resourceType: 'team',
+          resourceId: teamId,
+          changes: { ids: { teamId, userId }, fields: { team: { after: 'DELETED' }, ownerEmailVerified: { after: false }, createdAt: { after: Number(user.created_at) } } },
+        });
+      }
       if (owned.length) await trx('teams').whereIn('id', owned).del();
       // Their keys and programs went with them (ON DELETE CASCADE): caches drop both by team.
       this.keys.teamsChanged(trx, owned);

@@ -23,6 +23,77 @@ export interface AuditActor {
   label: string | null;
 }
 
+/**
+ * The sources of SYSTEM entries: changes no person or key made at that moment (issue #35). The
+ * actor's id is the job type (or the inbound endpoint) that made the change, its label what the
+ * console shows after "System:".
+ *
+ * Action names: REST writes use the routes table's operation id (C4, AF8 …), owner-page access
+ * events `access.<event>`, the retention prune `audit.prune`; a job or a time-driven move is
+ * `system.<context>.<what>` (`system.referral.delayed_credit`); an inbound billing webhook is
+ * `billing.<provider>.<what>` (`billing.stripe.refund`). One entry per resource a change touched
+ * (a participant, a commission, a payout, a transaction), in the change's own transaction.
+ */
+export const SYSTEM = {
+  delayedCredit: { id: 'referral.trigger', label: 'Delayed referral credit' },
+  creditWindow: { id: 'referral.credit-window', label: 'Referral credit window' },
+  leaderboardMonth: { id: 'rewards.leaderboard-month', label: 'Monthly leaderboard prizes' },
+  commissionHold: { id: 'commissions.hold', label: 'Commission hold period' },
+  payoutRun: { id: 'payouts.monthly-run', label: 'Monthly payout run' },
+  webhookDelivery: { id: 'webhook.deliver', label: 'Webhook delivery' },
+  unmatchedRefunds: { id: 'billing.unmatched-refunds', label: 'Unmatched refunds report' },
+  accountPurge: { id: 'account.purge_unverified', label: 'Unverified account purge' },
+  stripe: { id: 'billing.stripe', label: 'Stripe webhook' },
+  paddle: { id: 'billing.paddle', label: 'Paddle webhook' },
+} as const satisfies Record<string, { id: string; label: string }>;
+
+/** What an inbound billing webhook's change was (`billing.<provider>.<what>`). */
+export type BillingChange = 'customer_add' | 'sale' | 'refund' | 'refund_undone' | 'refund_reversed' | 'chargeback' | 'chargeback_reversed' | 'subscription_end';
+
+/** Every action a SYSTEM entry carries (`audit.prune` apart): the console names and groups each one. */
+export const SYSTEM_ACTIONS = [
+  'system.referral.delayed_credit',
+  'system.referral.credit_expired',
+  'system.reward.leaderboard_month',
+  'system.commission.auto_approve',
+  'system.payout.monthly_run',
+  'system.webhook.auto_disable',
+  'system.billing.unmatched_refund',
+  'system.account.purge_unverified',
+  'billing.stripe.customer_add',
+  'billing.stripe.sale',
+  'billing.stripe.refund',
+  'billing.stripe.refund_undone',
+  'billing.stripe.subscription_end',
+  'billing.paddle.customer_add',
+  'billing.paddle.sale',
+  'billing.paddle.refund',
+  'billing.paddle.refund_reversed',
+  'billing.paddle.chargeback',
+  'billing.paddle.chargeback_reversed',
+  'billing.paddle.subscription_end',
+] as const;
+/** One of `SYSTEM_ACTIONS`. */
+export type SystemAction = (typeof SYSTEM_ACTIONS)[number];
+const systemActions = new Set<string>(SYSTEM_ACTIONS);
+
+/** One of the SYSTEM sources. */
+export type SystemSource = (typeof SYSTEM)[keyof typeof SYSTEM];
+
+/** A SYSTEM entry as its writer describes it (the actor comes from `source`; changes are redacted on append). */
+export interface SystemDraft {
+  teamId: string;
+  source: SystemSource;
+  action: SystemAction;
+  resourceType: string;
+  resourceId: string | null;
+  /** `{ ids, fields: { name: { before?, after } } }`, as REST entries carry them, plus anything the source adds (`event`). */
+  changes: Record<string, unknown>;
+  /** The sender of an inbound webhook; null for jobs. */
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
 /** An entry before it is numbered and chained. */
 export interface AuditDraft {
   teamId: string;
@@ -186,6 +257,22 @@ export class AuditLog {
     const sql = this.db.dialect === 'pg' ? PG_APPEND : SQLITE_APPEND;
     if (trx) await runSql(trx, sql, params);
     else await this.db.knex.transaction((t) => runSql(t, sql, params));
+  }
+
+  /** Appends a SYSTEM entry in `trx`, the transaction of the change it records; secrets are removed and destinations masked as in REST entries. */
+  system(trx: Knex.Transaction, d: SystemDraft): Promise<void> {
+    // An action the console cannot name is a programming error: refuse it before it enters the chain.
+    if (!systemActions.has(d.action)) throw new Error(`Unknown SYSTEM audit action ${d.action}; add it to SYSTEM_ACTIONS.`);
+    return this.append(trx, {
+      teamId: d.teamId,
+      actor: { type: 'SYSTEM', id: d.source.id, label: d.source.label },
+      ip: d.ip ?? null,
+      userAgent: d.userAgent ?? null,
+      action: d.action,
+      resourceType: d.resourceType,
+      resourceId: d.resourceId,
+      changes: capped(redact(d.changes)),
+    });
   }
 
   /**
@@ -386,6 +473,13 @@ export function changesOf(opts: { params: Record<string, string>; body: unknown;
   const text = JSON.stringify(out);
   if (text.length <= MAX_CHANGES) return out;
   return { ids: opts.params, fields: Object.keys(fields), truncated: true };
+}
+
+/** Changes past 8,000 characters keep only their field names, as `changesOf` does. */
+function capped(changes: unknown): unknown {
+  if (JSON.stringify(changes).length <= MAX_CHANGES) return changes;
+  const c = changes as { ids?: unknown; fields?: Record<string, unknown> };
+  return { ids: c.ids ?? {}, fields: Object.keys(c.fields ?? {}), truncated: true };
 }
 
 /** Parses the audit-log query's date bounds (epoch ms or ISO 8601). */

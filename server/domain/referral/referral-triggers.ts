@@ -12,7 +12,7 @@ import { forUpdate, trxRows } from '../../db/rows.ts';
 import { ValidationError } from '../../errors.ts';
 import type { TriggerReferralResponse } from '../../../shared/schemas/reward.ts';
 import { knowTeamVerified } from '../messaging/team-verification.ts';
-import type { AuditWrite } from '../platform/audit.ts';
+import { SYSTEM, type AuditLog, type AuditWrite } from '../platform/audit.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -23,6 +23,18 @@ const SWEEP_BATCH = 200;
 
 /** The message of a cancelled delayed trigger (the official fixture's wording). */
 export const CANCELLED_MESSAGE = 'Delayed referral cancelled';
+
+/** P8's answer when the referral was credited before: nothing changed. */
+export const ALREADY_AWARDED_MESSAGE = 'Referral credit was already awarded to the referrer.';
+/** P8's answer when the credit window had passed: the referral expired now. */
+export const EXPIRED_NOW_MESSAGE = 'The referral credit window has passed; the referral expired and no credit was awarded.';
+
+/** What an immediate P8 changed, by its answer: the credit awarded, the referral expired, or nothing. */
+export function creditChange(res: TriggerReferralResponse): 'CREDIT_AWARDED' | 'CREDIT_EXPIRED' | null {
+  if (res.success && res.message === undefined) return 'CREDIT_AWARDED';
+  if (!res.success && res.message === EXPIRED_NOW_MESSAGE) return 'CREDIT_EXPIRED';
+  return null;
+}
 
 /** options.referralCreditWindowDays in ms, or null when referrals never expire. */
 function creditWindowMs(program: Program): number | null {
@@ -45,6 +57,7 @@ export class ReferralTriggers {
     private readonly jobs: Jobs,
     private readonly participants: Participants,
     private readonly activity: Activity,
+    private readonly audit: AuditLog,
   ) {
     jobs.register(TRIGGER_JOB, (payload: { triggerId: string }) => this.runDelayed(payload.triggerId));
     jobs.register(CREDIT_WINDOW_JOB, async (payload: { programId: string }) => {
@@ -67,8 +80,8 @@ export class ReferralTriggers {
           { field: 'participantIdOrEmail', code: 'NOT_REFERRED', message: 'This participant has no referrer.' },
         ]);
       }
-      if (row.referral_status === 'CREDIT_AWARDED') return { success: true, message: 'Referral credit was already awarded to the referrer.' };
-      if (await this.expireIfLate(trx, program, row)) return { success: false, message: 'The referral credit window has passed; the referral expired and no credit was awarded.' };
+      if (row.referral_status === 'CREDIT_AWARDED') return { success: true, message: ALREADY_AWARDED_MESSAGE };
+      if (await this.expireIfLate(trx, program, row)) return { success: false, message: EXPIRED_NOW_MESSAGE };
       if (row.referral_status === 'CREDIT_EXPIRED') return { success: false, message: 'This referral has expired; no credit was awarded.' };
       const now = this.clock.now();
       // A literal status: SQLite re-plans a statement whose bound value may match a partial index's condition.
@@ -138,8 +151,17 @@ export class ReferralTriggers {
       if (!row || !current || current.status !== 'PENDING') return;
       await trx('referral_triggers').where({ id: triggerId }).update({ status: 'DONE', resolved_at: this.clock.now() });
       if (!row.referred_by || row.referral_status === 'CREDIT_AWARDED' || row.referral_status === 'CREDIT_EXPIRED') return;
+      const before = row.referral_status;
       // The referral's activity row comes from the participants core's hooks, like every credit.
-      await this.participants.setReferralStatus(trx, program, row.id, 'CREDIT_AWARDED', row);
+      if (!(await this.participants.setReferralStatus(trx, program, row.id, 'CREDIT_AWARDED', row))) return;
+      await this.audit.system(trx, {
+        teamId: program.teamId,
+        source: SYSTEM.delayedCredit,
+        action: 'system.referral.delayed_credit',
+        resourceType: 'participants',
+        resourceId: row.id,
+        changes: { ids: { id: program.id, participantId: row.id, triggerId }, fields: { referralStatus: { before, after: 'CREDIT_AWARDED' }, referredBy: { after: row.referred_by }, dueAt: { after: Number(current.run_at) } } },
+      });
     });
   }
 
@@ -198,7 +220,16 @@ export class ReferralTriggers {
           changed = 0;
           for (const id of ids) {
             const row: ParticipantRow | undefined = await trx('participants').where({ id }).forNoKeyUpdate().first();
-            if (row && row.referral_status === 'CREDIT_PENDING' && (await this.expire(trx, program, row))) changed++;
+            if (!row || row.referral_status !== 'CREDIT_PENDING' || !(await this.expire(trx, program, row))) continue;
+            changed++;
+            await this.audit.system(trx, {
+              teamId: program.teamId,
+              source: SYSTEM.creditWindow,
+              action: 'system.referral.credit_expired',
+              resourceType: 'participants',
+              resourceId: row.id,
+              changes: { ids: { id: program.id, participantId: row.id }, fields: { referralStatus: { before: 'CREDIT_PENDING', after: 'CREDIT_EXPIRED' }, referredAt: { after: Number(row.referred_at) }, creditWindowDays: { after: window / DAY } } },
+            });
           }
         });
         expired += changed;

@@ -4,6 +4,7 @@ import { selectArrays } from '../../db/rows.ts';
 import type { Clock } from '../../clock.ts';
 import type { Jobs } from '../platform/jobs.ts';
 import type { Activity } from '../platform/activity.ts';
+import { SYSTEM, type AuditLog } from '../platform/audit.ts';
 import type { Webhooks } from '../messaging/webhooks.ts';
 import { toProgram, type Program, type Programs } from '../programs/programs.ts';
 import type { Participants } from '../participants/service.ts';
@@ -74,6 +75,7 @@ export class Rewards {
     private readonly participants: Participants,
     private readonly activity: Activity,
     webhooks: Pick<Webhooks, 'emitMany' | 'listens'>,
+    private readonly audit: AuditLog,
   ) {
     this.issuer = new RewardIssuer(clock, programs, participants, activity, webhooks);
     this.queue = new RewardQueue(db);
@@ -266,6 +268,16 @@ export class Rewards {
           action: 'reward.leaderboard_month',
           text: `Leaderboard prizes of ${monthLabel(month)} issued to ${issued.length} participant${issued.length === 1 ? '' : 's'}`,
           data: { month: monthLabel(month), rewards: issued.map((r) => r.id) },
+        });
+      }
+      for (const r of issued) {
+        await this.audit.system(trx, {
+          teamId: program.teamId,
+          source: SYSTEM.leaderboardMonth,
+          action: 'system.reward.leaderboard_month',
+          resourceType: 'rewards',
+          resourceId: r.id,
+          changes: { ids: { id: program.id, participantId: r.participant_id }, fields: { month: { after: monthLabel(month) }, rewardConfigId: { after: r.reward_config_id }, approved: { after: !!r.approved } } },
         });
       }
     });

@@ -2,7 +2,7 @@ import { operation } from '../operation.ts';
 import { emptyBody } from '../../../shared/schemas/common.ts';
 import { ValidationError } from '../../errors.ts';
 import { Limits } from '../limits.ts';
-import { ambient, detached } from '../../db/ambient.ts';
+import { afterTransaction } from '../../db/ambient.ts';
 import type { Deps } from '../deps.ts';
 import { consoleSessionOf, teamActorOf } from '../../domain/platform/console-access.ts';
 import { setTeamRequiresTwoFactor, wrongCode } from '../../domain/platform/two-factor.ts';
@@ -42,21 +42,14 @@ async function notLockedOut(deps: Deps, userId: string, ip: string): Promise<voi
   if (wait > 0) throw Limits.codeLockedError(wait);
 }
 
-/** Runs `fn` after the request's transaction ends (committed or rolled back), or now outside one; a failure is dropped. */
-function afterRequest(fn: () => Promise<void>): void {
-  const a = ambient();
-  const run = () => detached(fn).catch(() => undefined);
-  if (a) a.trx.executionPromise.then(run, run);
-  else void run();
-}
-
 /** Counts a wrong code or password and throws its refusal: 400 at the field, or 429 when this one started a lockout. */
 async function refuse(deps: Deps, userId: string, ip: string, error: ValidationError, event: AccessEvent = 'access.reauthenticateFailed'): Promise<never> {
   const wait = await deps.limits.wrongCode(userId, ip);
   // Access events (issue #35): recorded once the request's transaction, which this refusal rolls
-  // back, has ended (on SQLite it holds the one connection), outside it.
+  // back, has ended (on SQLite it holds the one connection), outside it, and before the refusal is
+  // answered (the REST pipeline waits for it: `settleAfter` in server/http/rest.ts).
   const from = { ip: ip || null, userAgent: null };
-  afterRequest(async () => {
+  await afterTransaction(async () => {
     await deps.audit.access(event, { email: '', userId }, from, { field: error.errors?.[0]?.field ?? null });
     if (wait > 0) await deps.audit.access('access.lockout', { email: '', userId }, from);
   });
